@@ -1,0 +1,1 @@
+"""The ``toolrig`` command line."""

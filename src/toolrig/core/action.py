@@ -1,0 +1,220 @@
+"""What runs: an :class:`Action` holds the callable and its compiled validators."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolrig.core.context import ToolContext
+from toolrig.core.errors import ToolDefinitionError
+from toolrig.core.schema_compiler import SchemaCompileError, compile_schema
+from toolrig.core.signature import describe_function
+from toolrig.core.spec import ActionSpec, ToolAnnotations
+from toolrig.core.validation import ArgumentValidator, OutputValidator
+
+__all__ = ["Action", "action_from_function", "action_from_schema", "context_parameter"]
+
+
+class Action:
+    """One callable unit of a tool: its spec, its function and its validators.
+
+    Built once at definition time; per call only :meth:`validate`, :meth:`call` and
+    :meth:`check_output` run.
+    """
+
+    __slots__ = (
+        "context_param",
+        "func",
+        "is_async",
+        "name",
+        "output_validator",
+        "positional_only",
+        "spec",
+        "tool",
+        "validator",
+    )
+
+    def __init__(
+        self,
+        *,
+        spec: ActionSpec,
+        func: Callable[..., Any],
+        validator: ArgumentValidator,
+        output_validator: OutputValidator | None,
+        context_param: str | None,
+        positional_only: tuple[str, ...] = (),
+        tool: str = "",
+    ) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.func = func
+        self.is_async = inspect.iscoroutinefunction(func)
+        self.validator = validator
+        self.output_validator = output_validator
+        self.context_param = context_param
+        self.positional_only = positional_only
+        self.tool = tool
+
+    def bind(self, instance: object, tool: str) -> Action:
+        """This action with its function bound to ``instance`` (for methods of tool classes)."""
+        bound = Action.__new__(Action)
+        for slot in Action.__slots__:
+            setattr(bound, slot, getattr(self, slot))
+        bound.func = self.func.__get__(instance, type(instance))
+        bound.tool = tool
+        return bound
+
+    def call(self, values: dict[str, Any], ctx: ToolContext | None) -> Any:
+        """Call the function with validated ``values`` (never mutated); a coroutine for async actions."""
+        if self.context_param is not None:
+            values = {**values, self.context_param: ctx}
+        if self.positional_only:
+            values = dict(values)
+            args = [values.pop(name) for name in self.positional_only if name in values]
+            return self.func(*args, **values)
+        return self.func(**values)
+
+    def __repr__(self) -> str:
+        return f"<Action {self.tool}.{self.name}>" if self.tool != self.name else f"<Action {self.name}>"
+
+
+def context_parameter(func: Callable[..., Any]) -> str | None:
+    """The name of the parameter annotated with :class:`ToolContext`, if any."""
+    from toolrig.core.signature import _is_context
+
+    try:
+        hints = inspect.get_annotations(func, eval_str=True)
+    except Exception:
+        hints = getattr(func, "__annotations__", {})
+    for name, annotation in hints.items():
+        if name != "return" and _is_context(annotation):
+            return name
+    return None
+
+
+def action_from_function(
+    func: Callable[..., Any],
+    *,
+    name: str,
+    subject: str,
+    description: str | None = None,
+    skip_first: bool = False,
+    output_description: str | None = None,
+    when_to_use: str | None = None,
+    annotations: ToolAnnotations | None = None,
+    examples: tuple[str, ...] = (),
+) -> Action:
+    """An action whose parameters come from the function's type hints and docstring."""
+    if inspect.isasyncgenfunction(func) or inspect.isgeneratorfunction(func):
+        raise ToolDefinitionError(subject, "generator functions cannot be tools; return a list instead")
+    sig = describe_function(func, subject=subject, skip_first=skip_first)
+    text = description if description is not None else sig.description
+    spec = _action_spec(
+        subject,
+        name=name,
+        description=text,
+        parameters=sig.parameters,
+        output_schema=sig.output_schema,
+        output_type=sig.output_type,
+        output_description=output_description or sig.output_description,
+        when_to_use=when_to_use,
+        annotations=annotations,
+        examples=examples,
+    )
+    return Action(
+        spec=spec,
+        func=func,
+        validator=ArgumentValidator(sig.arguments_adapter.validator, sig.parameters, subject),  # type: ignore[arg-type]
+        output_validator=(
+            None if sig.output_adapter is None
+            else OutputValidator(sig.output_adapter.validator, subject)  # type: ignore[arg-type]
+        ),
+        context_param=sig.context_param,
+        positional_only=sig.positional_only,
+    )
+
+
+def action_from_schema(
+    func: Callable[..., Any],
+    *,
+    name: str,
+    subject: str,
+    description: str,
+    parameters: Mapping[str, Any],
+    output_schema: Mapping[str, Any] | None = None,
+    output_type: str | None = None,
+    output_description: str | None = None,
+    when_to_use: str | None = None,
+    annotations: ToolAnnotations | None = None,
+    examples: tuple[str, ...] = (),
+) -> Action:
+    """An action whose parameters are given as a JSON Schema (declared parameters, YAML, MCP)."""
+    params = dict(parameters)
+    params.setdefault("type", "object")
+    params.setdefault("properties", {})
+    problems: list[str] = []
+    try:
+        validator = compile_schema(params)
+    except SchemaCompileError as exc:
+        raise ToolDefinitionError(subject, f"parameter schema: {exc}") from exc
+    out_validator = None
+    if output_schema is not None:
+        try:
+            out_validator = OutputValidator(compile_schema(output_schema, forbid_extra=False), subject)
+        except SchemaCompileError as exc:
+            problems.append(f"output schema: {exc}")
+    problems.extend(_check_defaults(params, subject))
+    if problems:
+        raise ToolDefinitionError(subject, problems)
+    if output_type is None and output_schema is not None:
+        kind = output_schema.get("type")
+        output_type = kind if isinstance(kind, str) else None
+    spec = _action_spec(
+        subject,
+        name=name,
+        description=description,
+        parameters=params,
+        output_schema=dict(output_schema) if output_schema is not None else None,
+        output_type=output_type,
+        output_description=output_description,
+        when_to_use=when_to_use,
+        annotations=annotations,
+        examples=examples,
+    )
+    return Action(
+        spec=spec,
+        func=func,
+        validator=ArgumentValidator(validator, params, subject),
+        output_validator=out_validator,
+        context_param=context_parameter(func),
+    )
+
+
+def _check_defaults(schema: Mapping[str, Any], subject: str) -> list[str]:
+    """Every default must satisfy its own parameter's constraints."""
+    problems = []
+    for pname, prop in (schema.get("properties") or {}).items():
+        if isinstance(prop, Mapping) and "default" in prop:
+            probe = {k: v for k, v in prop.items() if k != "default"}
+            try:
+                compile_schema(probe, forbid_extra=False).validate_python(prop["default"], strict=True)
+            except SchemaCompileError as exc:
+                problems.append(f"parameter `{pname}`: {exc}")
+            except Exception as exc:
+                first = str(exc).splitlines()[-1].strip() if str(exc) else type(exc).__name__
+                problems.append(
+                    f"parameter `{pname}`: default {prop['default']!r} breaks its own constraints ({first})"
+                )
+    return problems
+
+
+def _action_spec(subject: str, **fields: Any) -> ActionSpec:
+    from pydantic import ValidationError
+
+    try:
+        return ActionSpec(**fields)
+    except ValidationError as exc:
+        raise ToolDefinitionError(
+            subject, [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
+        ) from None

@@ -1,0 +1,256 @@
+"""The structured answer of every tool call: :class:`ToolResult` and its renderings."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal, overload
+
+from pydantic_core import to_jsonable_python
+
+from toolrig.core.errors import ErrorCode, ToolResultError
+from toolrig.core.ids import new_call_id
+
+__all__ = [
+    "ErrorInfo",
+    "ResultMetadata",
+    "ToolResult",
+    "error_result",
+    "success_result",
+    "to_jsonable",
+]
+
+RenderType = Literal["object", "dict", "json", "str", "pretty"]
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert any value to JSON-native data; what cannot be converted becomes its ``repr``."""
+    return to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+
+
+def _fallback(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, set | frozenset):
+        return [to_jsonable(v) for v in value]
+    return repr(value)
+
+
+@dataclass(slots=True, kw_only=True)
+class ErrorInfo:
+    """Why a call failed, in words the model can act on."""
+
+    code: str
+    """One of :class:`~toolrig.ErrorCode` (stable), or a tool-specific code."""
+    message: str
+    """What went wrong, written for the model (and the developer reading logs)."""
+    hint: str | None = None
+    """What to do next, e.g. how to fix the arguments."""
+    details: Any = None
+    """Structured data, e.g. the list of argument problems with their paths."""
+    retryable: bool = False
+    """Whether trying the same call again may succeed (timeouts, transient failures)."""
+
+    def to_dict(self, *, drop_empty: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+            "details": to_jsonable(self.details),
+            "retryable": self.retryable,
+        }
+        if drop_empty:
+            return {k: v for k, v in data.items() if v not in (None, False, [], {}, "")}
+        return data
+
+
+@dataclass(slots=True, kw_only=True)
+class ResultMetadata:
+    """Facts about one call: which tool, which call id, when, how long, how many attempts."""
+
+    tool: str
+    action: str | None = None
+    tool_call_id: str
+    started_at: float
+    """Wall-clock start, seconds since the epoch (rendered as ISO 8601)."""
+    duration_ms: float = 0.0
+    attempts: int = 1
+    cost: float | None = None
+    extra: dict[str, Any] | None = None
+
+    def to_dict(self, *, drop_empty: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "tool": self.tool,
+            "action": self.action,
+            "tool_call_id": self.tool_call_id,
+            "started_at": datetime.fromtimestamp(self.started_at, UTC).isoformat(),
+            "duration_ms": round(self.duration_ms, 3),
+            "attempts": self.attempts,
+            "cost": self.cost,
+            "extra": to_jsonable(self.extra),
+        }
+        if drop_empty:
+            return {k: v for k, v in data.items() if v not in (None, {}, "")}
+        return data
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolResult:
+    """The outcome of a tool call. Never an exception: failures are data with a stable code."""
+
+    success: bool
+    output: Any = None
+    error: ErrorInfo | None = None
+    metadata: ResultMetadata | None = None
+
+    @property
+    def code(self) -> str | None:
+        """The error code, or ``None`` on success."""
+        return None if self.error is None else self.error.code
+
+    def unwrap(self) -> Any:
+        """Return the output, or raise :class:`~toolrig.ToolResultError` if the call failed."""
+        if self.error is not None:
+            raise ToolResultError(self.error.code, self.error.message)
+        return self.output
+
+    def to_dict(self, *, include_metadata: bool = True, drop_empty: bool = False) -> dict[str, Any]:
+        """A JSON-serialisable dict; outputs that are not JSON-native are converted."""
+        data: dict[str, Any] = {"success": self.success, "output": to_jsonable(self.output)}
+        data["error"] = None if self.error is None else self.error.to_dict(drop_empty=drop_empty)
+        if include_metadata:
+            data["metadata"] = (
+                None if self.metadata is None else self.metadata.to_dict(drop_empty=drop_empty)
+            )
+        if drop_empty:
+            data = {k: v for k, v in data.items() if k == "success" or v not in (None, {}, "")}
+        return data
+
+    def to_json(self, *, include_metadata: bool = True, drop_empty: bool = True) -> str:
+        """Compact JSON text of :meth:`to_dict`."""
+        return json.dumps(
+            self.to_dict(include_metadata=include_metadata, drop_empty=drop_empty),
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+    def to_text(self) -> str:
+        """The compact string a model reads as the tool's answer."""
+        if self.error is None:
+            if isinstance(self.output, str):
+                return self.output
+            return json.dumps(to_jsonable(self.output), ensure_ascii=False, separators=(",", ":"))
+        text = f"Error [{self.error.code}]: {self.error.message}"
+        if self.error.hint:
+            text += f"\nHint: {self.error.hint}"
+        return text
+
+    def to_pretty(self, *, include_metadata: bool = True) -> str:
+        """A multi-line rendering for people (logs, terminals)."""
+        meta = self.metadata
+        name = "?" if meta is None else (
+            meta.tool if meta.action in (None, meta.tool) else f"{meta.tool}.{meta.action}"
+        )
+        lines = [f"{'OK' if self.success else 'FAILED'}  {name}"]
+        if self.error is None:
+            body = self.output if isinstance(self.output, str) else json.dumps(
+                to_jsonable(self.output), ensure_ascii=False, indent=2
+            )
+            lines.append("output: " + body.replace("\n", "\n        "))
+        else:
+            lines.append(f"error:  [{self.error.code}] " + self.error.message.replace("\n", "\n        "))
+            if self.error.hint:
+                lines.append(f"hint:   {self.error.hint}")
+        if include_metadata and meta is not None:
+            lines.append(
+                f"call:   {meta.tool_call_id}  {meta.duration_ms:.2f} ms  attempts={meta.attempts}"
+                + ("" if meta.cost is None else f"  cost={meta.cost:g}")
+            )
+        return "\n".join(lines)
+
+    @overload
+    def render(
+        self, as_type: Literal["object"], *, include_metadata: bool = ..., drop_empty: bool = ...
+    ) -> ToolResult: ...
+    @overload
+    def render(
+        self, as_type: Literal["dict"], *, include_metadata: bool = ..., drop_empty: bool = ...
+    ) -> dict[str, Any]: ...
+    @overload
+    def render(
+        self,
+        as_type: Literal["json", "str", "pretty"] = ...,
+        *,
+        include_metadata: bool = ...,
+        drop_empty: bool = ...,
+    ) -> str: ...
+    def render(
+        self, as_type: RenderType = "str", *, include_metadata: bool = True, drop_empty: bool = False
+    ) -> ToolResult | dict[str, Any] | str:
+        """Render as ``object`` (itself), ``dict``, ``json``, ``str`` (compact) or ``pretty``."""
+        if as_type == "object":
+            return self
+        if as_type == "dict":
+            return self.to_dict(include_metadata=include_metadata, drop_empty=drop_empty)
+        if as_type == "json":
+            return self.to_json(include_metadata=include_metadata, drop_empty=drop_empty)
+        if as_type == "pretty":
+            return self.to_pretty(include_metadata=include_metadata)
+        if as_type == "str":
+            return self.to_text()
+        raise ValueError(
+            f"unknown as_type {as_type!r}; use one of 'object', 'dict', 'json', 'str', 'pretty'"
+        )
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _metadata(
+    tool: str, action: str | None, tool_call_id: str | None, started_at: float | None
+) -> ResultMetadata:
+    import time
+
+    return ResultMetadata(
+        tool=tool,
+        action=action,
+        tool_call_id=tool_call_id or new_call_id(),
+        started_at=time.time() if started_at is None else started_at,
+    )
+
+
+def success_result(
+    output: Any = None,
+    *,
+    tool: str = "",
+    action: str | None = None,
+    tool_call_id: str | None = None,
+    started_at: float | None = None,
+) -> ToolResult:
+    """A successful :class:`ToolResult` carrying ``output``."""
+    return ToolResult(
+        success=True, output=output, metadata=_metadata(tool, action, tool_call_id, started_at)
+    )
+
+
+def error_result(
+    code: ErrorCode | str,
+    message: str,
+    *,
+    hint: str | None = None,
+    details: Any = None,
+    retryable: bool = False,
+    tool: str = "",
+    action: str | None = None,
+    tool_call_id: str | None = None,
+    started_at: float | None = None,
+) -> ToolResult:
+    """A failed :class:`ToolResult` with an error code the caller and the model can act on."""
+    return ToolResult(
+        success=False,
+        error=ErrorInfo(
+            code=str(code), message=message, hint=hint, details=details, retryable=retryable
+        ),
+        metadata=_metadata(tool, action, tool_call_id, started_at),
+    )

@@ -1,0 +1,1 @@
+"""Runtime: the executor that validates, runs, times out, retries and reports tool calls."""

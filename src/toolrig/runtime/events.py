@@ -1,0 +1,51 @@
+"""Events an executor emits while calls run: started, succeeded, failed, retried."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from toolrig.core.result import ToolResult
+
+__all__ = ["EventKind", "ToolEvent", "Listener"]
+
+logger = logging.getLogger("toolrig.events")
+
+
+class EventKind(StrEnum):
+    """What happened to a call."""
+
+    STARTED = "started"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    RETRIED = "retried"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolEvent:
+    """One event: which call, which attempt, and the result when there is one."""
+
+    kind: EventKind
+    tool: str
+    action: str
+    tool_call_id: str
+    attempt: int
+    arguments: Mapping[str, Any] | None = None
+    result: ToolResult | None = None
+    delay: float | None = None
+    """For ``retried``: seconds waited before the next attempt."""
+
+
+Listener = Callable[[ToolEvent], None]
+
+
+def emit(listeners: tuple[Listener, ...], event: ToolEvent) -> None:
+    """Deliver ``event``; a failing listener is logged and never breaks the call."""
+    for listener in listeners:
+        try:
+            listener(event)
+        except Exception:
+            logger.exception("event listener %r failed on %s", listener, event.kind)
