@@ -66,7 +66,7 @@ class Action:
         return bound
 
     def call(self, values: dict[str, Any], ctx: ToolContext | None) -> Any:
-        """Call the function with validated ``values`` (never mutated); a coroutine for async actions."""
+        """Call the function with validated ``values`` (never mutated); async: a coroutine."""
         if self.context_param is not None:
             values = {**values, self.context_param: ctx}
         if self.positional_only:
@@ -76,7 +76,11 @@ class Action:
         return self.func(**values)
 
     def __repr__(self) -> str:
-        return f"<Action {self.tool}.{self.name}>" if self.tool != self.name else f"<Action {self.name}>"
+        return (
+            f"<Action {self.tool}.{self.name}>"
+            if self.tool != self.name
+            else f"<Action {self.name}>"
+        )
 
 
 def context_parameter(func: Callable[..., Any]) -> str | None:
@@ -107,7 +111,9 @@ def action_from_function(
 ) -> Action:
     """An action whose parameters come from the function's type hints and docstring."""
     if inspect.isasyncgenfunction(func) or inspect.isgeneratorfunction(func):
-        raise ToolDefinitionError(subject, "generator functions cannot be tools; return a list instead")
+        raise ToolDefinitionError(
+            subject, "generator functions cannot be tools; return a list instead"
+        )
     sig = describe_function(func, subject=subject, skip_first=skip_first)
     text = description if description is not None else sig.description
     spec = _action_spec(
@@ -127,7 +133,8 @@ def action_from_function(
         func=func,
         validator=ArgumentValidator(sig.arguments_adapter.validator, sig.parameters, subject),  # type: ignore[arg-type]
         output_validator=(
-            None if sig.output_adapter is None
+            None
+            if sig.output_adapter is None
             else OutputValidator(sig.output_adapter.validator, subject)  # type: ignore[arg-type]
         ),
         context_param=sig.context_param,
@@ -161,7 +168,9 @@ def action_from_schema(
     out_validator = None
     if output_schema is not None:
         try:
-            out_validator = OutputValidator(compile_schema(output_schema, forbid_extra=False), subject)
+            out_validator = OutputValidator(
+                compile_schema(output_schema, forbid_extra=False), subject
+            )
         except SchemaCompileError as exc:
             problems.append(f"output schema: {exc}")
     problems.extend(_check_defaults(params, subject))
@@ -198,13 +207,16 @@ def _check_defaults(schema: Mapping[str, Any], subject: str) -> list[str]:
         if isinstance(prop, Mapping) and "default" in prop:
             probe = {k: v for k, v in prop.items() if k != "default"}
             try:
-                compile_schema(probe, forbid_extra=False).validate_python(prop["default"], strict=True)
+                compile_schema(probe, forbid_extra=False).validate_python(
+                    prop["default"], strict=True
+                )
             except SchemaCompileError as exc:
                 problems.append(f"parameter `{pname}`: {exc}")
             except Exception as exc:
                 first = str(exc).splitlines()[-1].strip() if str(exc) else type(exc).__name__
                 problems.append(
-                    f"parameter `{pname}`: default {prop['default']!r} breaks its own constraints ({first})"
+                    f"parameter `{pname}`: default {prop['default']!r} breaks its own "
+                    f"constraints ({first})"
                 )
     return problems
 

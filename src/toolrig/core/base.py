@@ -67,8 +67,12 @@ def action(
 ) -> F | Callable[[F], F]:
     """Mark a method of a :class:`BaseTool` subclass as an action (bare or with options)."""
     options = _ActionOptions(
-        name=name, description=description, output_description=output_description,
-        when_to_use=when_to_use, annotations=annotations, examples=tuple(examples),
+        name=name,
+        description=description,
+        output_description=output_description,
+        when_to_use=when_to_use,
+        annotations=annotations,
+        examples=tuple(examples),
     )
 
     def mark(f: F) -> F:
@@ -99,8 +103,18 @@ class ActionSchema(BaseModel):
 
 
 _TOOL_FIELDS = (
-    "display_name", "version", "when_to_use", "type", "layer", "tags", "annotations",
-    "timeout", "max_retries", "dependencies", "cost", "examples",
+    "display_name",
+    "version",
+    "when_to_use",
+    "type",
+    "layer",
+    "tags",
+    "annotations",
+    "timeout",
+    "max_retries",
+    "dependencies",
+    "cost",
+    "examples",
 )
 
 
@@ -142,7 +156,9 @@ class BaseTool:
         cls._class_actions = _collect_actions(cls)
         if cls._class_actions:
             cls._class_spec = build_tool_spec(
-                cls.name, cls.description, {n: a.spec for n, a in cls._class_actions.items()},
+                cls.name,
+                cls.description,
+                {n: a.spec for n, a in cls._class_actions.items()},
                 {f: getattr(cls, f) for f in _TOOL_FIELDS},
             )
 
@@ -154,7 +170,9 @@ class BaseTool:
                 "a tool class needs at least one action: decorate a method with @action or "
                 "declare `actions = [ActionSchema(...)]`",
             )
-        self._install(spec, {n: a.bind(self, spec.name) for n, a in type(self)._class_actions.items()})
+        self._install(
+            spec, {n: a.bind(self, spec.name) for n, a in type(self)._class_actions.items()}
+        )
 
     def _install(self, spec: ToolSpec, actions: dict[str, Action]) -> None:
         for a in actions.values():
@@ -247,7 +265,9 @@ class BaseTool:
         bound = self._bound.get(action)
         if bound is None:
             return self._not_found(action, tool_call_id)
-        return await invoke_async(bound, _merge(params, kwargs), strict=strict, tool_call_id=tool_call_id)
+        return await invoke_async(
+            bound, _merge(params, kwargs), strict=strict, tool_call_id=tool_call_id
+        )
 
     def _unknown_action(self, action: str) -> str:
         names = self.get_action_names()
@@ -259,9 +279,12 @@ class BaseTool:
 
     def _not_found(self, action: str, tool_call_id: str | None) -> ToolResult:
         return error_result(
-            ErrorCode.NOT_FOUND, self._unknown_action(action),
+            ErrorCode.NOT_FOUND,
+            self._unknown_action(action),
             hint="Call one of the available actions.",
-            tool=self._spec.name, action=str(action), tool_call_id=tool_call_id or new_call_id(),
+            tool=self._spec.name,
+            action=str(action),
+            tool_call_id=tool_call_id or new_call_id(),
         )
 
     def __repr__(self) -> str:
@@ -286,13 +309,16 @@ def build_tool_spec(
     for key in ("tags", "dependencies", "examples"):
         if key in data:
             if isinstance(data[key], str):
-                raise ToolDefinitionError(name, f"`{key}` must be a list of strings, not one string")
+                raise ToolDefinitionError(
+                    name, f"`{key}` must be a list of strings, not one string"
+                )
             data[key] = tuple(data[key])
     try:
         return ToolSpec(name=name, description=description, actions=actions, **data)
     except ValidationError as exc:
         raise ToolDefinitionError(
-            name or "tool", [f"{'.'.join(map(str, e['loc'])) or 'tool'}: {e['msg']}" for e in exc.errors()]
+            name or "tool",
+            [f"{'.'.join(map(str, e['loc'])) or 'tool'}: {e['msg']}" for e in exc.errors()],
         ) from None
 
 
@@ -311,10 +337,15 @@ def _collect_actions(cls: type[BaseTool]) -> dict[str, Action]:
             continue
         try:
             actions[aname] = action_from_function(
-                value, name=aname, subject=f"{cls.name}.{aname}", description=options.description,
+                value,
+                name=aname,
+                subject=f"{cls.name}.{aname}",
+                description=options.description,
                 skip_first=True,
-                output_description=options.output_description, when_to_use=options.when_to_use,
-                annotations=options.annotations, examples=options.examples,
+                output_description=options.output_description,
+                when_to_use=options.when_to_use,
+                annotations=options.annotations,
+                examples=options.examples,
             )
         except ToolDefinitionError as exc:
             problems.extend(str(exc).splitlines())
@@ -331,14 +362,20 @@ def _collect_actions(cls: type[BaseTool]) -> dict[str, Action]:
             continue
         try:
             actions[schema.name] = action_from_schema(
-                method, name=schema.name, subject=f"{cls.name}.{schema.name}",
+                method,
+                name=schema.name,
+                subject=f"{cls.name}.{schema.name}",
                 description=schema.description,
-                parameters=parameters_to_schema(schema.parameters, subject=f"{cls.name}.{schema.name}"),
-                output_schema=schema.output_schema or (
-                    {"type": schema.output_type} if schema.output_type else None
+                parameters=parameters_to_schema(
+                    schema.parameters, subject=f"{cls.name}.{schema.name}"
                 ),
-                output_type=schema.output_type, output_description=schema.output_description,
-                when_to_use=schema.when_to_use, annotations=schema.annotations, examples=schema.examples,
+                output_schema=schema.output_schema
+                or ({"type": schema.output_type} if schema.output_type else None),
+                output_type=schema.output_type,
+                output_description=schema.output_description,
+                when_to_use=schema.when_to_use,
+                annotations=schema.annotations,
+                examples=schema.examples,
             )
         except ToolDefinitionError as exc:
             problems.extend(str(exc).splitlines())

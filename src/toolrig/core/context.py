@@ -32,10 +32,12 @@ class ToolContext:
 
     @property
     def cancelled(self) -> bool:
-        """True once the call timed out or was cancelled; long sync tools should check it and stop."""
+        """True once the call timed out or was cancelled; long sync tools should check it."""
         return self.cancel_event.is_set()
 
-    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
         """Report progress (e.g. 3 of 10) to whoever listens (CLI, MCP client)."""
         if self._progress is not None:
             self._progress(progress, total, message)

@@ -1,4 +1,4 @@
-"""Single-action tools: :class:`Tool` (built from data at run time) and the :func:`tool` decorator."""
+"""Single-action tools: :class:`Tool` (built from data) and the :func:`tool` decorator."""
 
 from __future__ import annotations
 
@@ -53,18 +53,32 @@ class Tool(BaseTool):
         if not tool_name or tool_name == "<lambda>":
             raise ToolDefinitionError("Tool", "give the tool a `name` (the function has none)")
         action = self._make_action(
-            func, tool_name, description, parameters, output_schema, output_description,
-            when_to_use, tuple(examples),
+            func,
+            tool_name,
+            description,
+            parameters,
+            output_schema,
+            output_description,
+            when_to_use,
+            tuple(examples),
         )
         spec = build_tool_spec(
             tool_name,
             action.spec.description,
             {tool_name: action.spec},
             {
-                "display_name": display_name, "version": version, "when_to_use": when_to_use,
-                "type": type, "layer": layer, "tags": tags,
-                "annotations": annotations, "timeout": timeout, "max_retries": max_retries,
-                "dependencies": dependencies, "cost": cost, "examples": examples,
+                "display_name": display_name,
+                "version": version,
+                "when_to_use": when_to_use,
+                "type": type,
+                "layer": layer,
+                "tags": tags,
+                "annotations": annotations,
+                "timeout": timeout,
+                "max_retries": max_retries,
+                "dependencies": dependencies,
+                "cost": cost,
+                "examples": examples,
             },
         )
         action.tool = tool_name
@@ -86,15 +100,25 @@ class Tool(BaseTool):
     ) -> Action:
         if parameters is None:
             action = action_from_function(
-                func, name=name, subject=name, description=description,
-                output_description=output_description, when_to_use=when_to_use, examples=examples,
+                func,
+                name=name,
+                subject=name,
+                description=description,
+                output_description=output_description,
+                when_to_use=when_to_use,
+                examples=examples,
             )
             if output_schema is not None:
                 return action_from_schema(
-                    func, name=name, subject=name, description=action.spec.description,
-                    parameters=action.spec.parameters, output_schema=output_schema,
+                    func,
+                    name=name,
+                    subject=name,
+                    description=action.spec.description,
+                    parameters=action.spec.parameters,
+                    output_schema=output_schema,
                     output_description=action.spec.output_description,
-                    when_to_use=when_to_use, examples=examples,
+                    when_to_use=when_to_use,
+                    examples=examples,
                 )
             return action
         if isinstance(parameters, Mapping):
@@ -103,12 +127,20 @@ class Tool(BaseTool):
             params = list(parameters)
             bad = [p for p in params if not isinstance(p, ToolParameter)]
             if bad:
-                raise ToolDefinitionError(name, f"`parameters` must be ToolParameter objects, got {bad[0]!r}")
+                raise ToolDefinitionError(
+                    name, f"`parameters` must be ToolParameter objects, got {bad[0]!r}"
+                )
             schema = parameters_to_schema(params, subject=name)
         return action_from_schema(
-            func, name=name, subject=name, description=description or (func.__doc__ or "").strip(),
-            parameters=schema, output_schema=output_schema, output_description=output_description,
-            when_to_use=when_to_use, examples=examples,
+            func,
+            name=name,
+            subject=name,
+            description=description or (func.__doc__ or "").strip(),
+            parameters=schema,
+            output_schema=output_schema,
+            output_description=output_description,
+            when_to_use=when_to_use,
+            examples=examples,
         )
 
     @property
@@ -126,7 +158,9 @@ class Tool(BaseTool):
         **kwargs: Any,
     ) -> ToolResult:
         """Validate and run the tool; always returns a :class:`ToolResult`."""
-        return self.execute(self._spec.name, arguments, strict=strict, tool_call_id=tool_call_id, **kwargs)
+        return self.execute(
+            self._spec.name, arguments, strict=strict, tool_call_id=tool_call_id, **kwargs
+        )
 
     async def arun(
         self,
@@ -192,9 +226,19 @@ def tool(
 
     def wrap(f: Callable[..., Any]) -> Tool:
         return Tool(
-            name=name, description=description, func=f, when_to_use=when_to_use, tags=tags,
-            timeout=timeout, max_retries=max_retries, version=version, annotations=annotations,
-            output_description=output_description, examples=examples, type=type, layer=layer,
+            name=name,
+            description=description,
+            func=f,
+            when_to_use=when_to_use,
+            tags=tags,
+            timeout=timeout,
+            max_retries=max_retries,
+            version=version,
+            annotations=annotations,
+            output_description=output_description,
+            examples=examples,
+            type=type,
+            layer=layer,
             cost=cost,
         )
 

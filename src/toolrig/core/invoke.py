@@ -30,7 +30,10 @@ def error_from_exception(exc: BaseException, subject: str) -> ErrorInfo:
     """The model-facing error for an exception raised inside a tool."""
     if isinstance(exc, ToolError):
         return ErrorInfo(
-            code=exc.code, message=exc.message, hint=exc.hint, details=exc.details,
+            code=exc.code,
+            message=exc.message,
+            hint=exc.hint,
+            details=exc.details,
             retryable=exc.retryable,
         )
     text = str(exc)
@@ -39,11 +42,14 @@ def error_from_exception(exc: BaseException, subject: str) -> ErrorInfo:
     name = type(exc).__name__
     if isinstance(exc, TimeoutError):
         return ErrorInfo(
-            code=ErrorCode.TIMEOUT, message=f"`{subject}` timed out: {name}: {text}".rstrip(": "),
+            code=ErrorCode.TIMEOUT,
+            message=f"`{subject}` timed out: {name}: {text}".rstrip(": "),
             retryable=True,
         )
     if isinstance(exc, PermissionError):
-        return ErrorInfo(code=ErrorCode.PERMISSION_DENIED, message=f"`{subject}` was refused: {name}: {text}")
+        return ErrorInfo(
+            code=ErrorCode.PERMISSION_DENIED, message=f"`{subject}` was refused: {name}: {text}"
+        )
     return ErrorInfo(
         code=ErrorCode.EXECUTION_ERROR,
         message=f"`{subject}` failed: {name}: {text}" if text else f"`{subject}` failed: {name}",
@@ -80,7 +86,9 @@ def make_result(
 def _context(action: Action, call_id: str, state: Mapping[str, Any] | None) -> ToolContext | None:
     if action.context_param is None:
         return None
-    return ToolContext(tool=action.tool, action=action.name, tool_call_id=call_id, state=state or {})
+    return ToolContext(
+        tool=action.tool, action=action.name, tool_call_id=call_id, state=state or {}
+    )
 
 
 def invoke(
@@ -105,13 +113,20 @@ def invoke(
     except Exception as exc:
         logger.debug("tool %s raised", action.tool, exc_info=True)
         return make_result(
-            action, error=error_from_exception(exc, action.spec.name), call_id=call_id,
-            started_at=started_at, t0=t0,
+            action,
+            error=error_from_exception(exc, action.spec.name),
+            call_id=call_id,
+            started_at=started_at,
+            t0=t0,
         )
     error = None if action.output_validator is None else action.output_validator.check(output)
     return make_result(
-        action, output=None if error else output, error=error, call_id=call_id,
-        started_at=started_at, t0=t0,
+        action,
+        output=None if error else output,
+        error=error,
+        call_id=call_id,
+        started_at=started_at,
+        t0=t0,
     )
 
 
@@ -139,13 +154,20 @@ async def invoke_async(
     except Exception as exc:
         logger.debug("tool %s raised", action.tool, exc_info=True)
         return make_result(
-            action, error=error_from_exception(exc, action.spec.name), call_id=call_id,
-            started_at=started_at, t0=t0,
+            action,
+            error=error_from_exception(exc, action.spec.name),
+            call_id=call_id,
+            started_at=started_at,
+            t0=t0,
         )
     error = None if action.output_validator is None else action.output_validator.check(output)
     return make_result(
-        action, output=None if error else output, error=error, call_id=call_id,
-        started_at=started_at, t0=t0,
+        action,
+        output=None if error else output,
+        error=error,
+        call_id=call_id,
+        started_at=started_at,
+        t0=t0,
     )
 
 

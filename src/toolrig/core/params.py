@@ -77,7 +77,9 @@ class ToolParameter(BaseModel):
             try:
                 re.compile(value)
             except re.error as exc:
-                raise ValueError(f"pattern {value!r} is not a valid regular expression: {exc}")
+                raise ValueError(
+                    f"pattern {value!r} is not a valid regular expression: {exc}"
+                ) from None
         return value
 
     @model_validator(mode="after")
@@ -90,9 +92,12 @@ class ToolParameter(BaseModel):
             and self.min_length > self.max_length
         ):
             raise ValueError("min_length is greater than max_length")
-        if self.min_items is not None and self.max_items is not None:
-            if self.min_items > self.max_items:
-                raise ValueError("min_items is greater than max_items")
+        if (
+            self.min_items is not None
+            and self.max_items is not None
+            and self.min_items > self.max_items
+        ):
+            raise ValueError("min_items is greater than max_items")
         if self.items is not None and self.item_type is not None:
             raise ValueError("give either item_type or items, not both")
         return self
@@ -122,9 +127,11 @@ class ToolParameter(BaseModel):
             "exclusiveMinimum": self.exclusive_min,
             "exclusiveMaximum": self.exclusive_max,
         }
-        for key, value in numeric.items():
-            if value is not None:
-                schema[key] = int(value) if self.type == "integer" and value == int(value) else value
+        for key, bound in numeric.items():
+            if bound is not None:
+                schema[key] = (
+                    int(bound) if self.type == "integer" and bound == int(bound) else bound
+                )
         for key, value in (
             ("minLength", self.min_length),
             ("maxLength", self.max_length),

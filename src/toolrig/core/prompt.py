@@ -32,9 +32,16 @@ def _type_of(schema: Mapping[str, Any]) -> str:
 
 def _constraints(schema: Mapping[str, Any]) -> str:
     names = {
-        "minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<",
-        "minLength": "min length", "maxLength": "max length", "pattern": "pattern",
-        "format": "format", "minItems": "min items", "maxItems": "max items",
+        "minimum": ">=",
+        "maximum": "<=",
+        "exclusiveMinimum": ">",
+        "exclusiveMaximum": "<",
+        "minLength": "min length",
+        "maxLength": "max length",
+        "pattern": "pattern",
+        "format": "format",
+        "minItems": "min items",
+        "maxItems": "max items",
     }
     parts = [f"{label} {schema[key]}" for key, label in names.items() if key in schema]
     if "default" in schema:

@@ -26,7 +26,25 @@ RenderType = Literal["object", "dict", "json", "str", "pretty"]
 
 def to_jsonable(value: Any) -> Any:
     """Convert any value to JSON-native data; what cannot be converted becomes its ``repr``."""
-    return to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+    try:
+        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+    except (ValueError, TypeError, RecursionError):  # e.g. bytes that are not UTF-8, cycles
+        return _walk(value, 0)
+
+
+def _walk(value: Any, depth: int) -> Any:
+    if depth > 100:
+        return "<nested too deeply>"
+    if isinstance(value, dict):
+        return {str(k): _walk(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_walk(v, depth + 1) for v in value]
+    if isinstance(value, bytes | bytearray | memoryview):
+        return f"<{len(value)} bytes>"
+    try:
+        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+    except (ValueError, TypeError, RecursionError):
+        return repr(value)
 
 
 def _fallback(value: Any) -> Any:
@@ -149,17 +167,23 @@ class ToolResult:
     def to_pretty(self, *, include_metadata: bool = True) -> str:
         """A multi-line rendering for people (logs, terminals)."""
         meta = self.metadata
-        name = "?" if meta is None else (
-            meta.tool if meta.action in (None, meta.tool) else f"{meta.tool}.{meta.action}"
+        name = (
+            "?"
+            if meta is None
+            else (meta.tool if meta.action in (None, meta.tool) else f"{meta.tool}.{meta.action}")
         )
         lines = [f"{'OK' if self.success else 'FAILED'}  {name}"]
         if self.error is None:
-            body = self.output if isinstance(self.output, str) else json.dumps(
-                to_jsonable(self.output), ensure_ascii=False, indent=2
+            body = (
+                self.output
+                if isinstance(self.output, str)
+                else json.dumps(to_jsonable(self.output), ensure_ascii=False, indent=2)
             )
             lines.append("output: " + body.replace("\n", "\n        "))
         else:
-            lines.append(f"error:  [{self.error.code}] " + self.error.message.replace("\n", "\n        "))
+            lines.append(
+                f"error:  [{self.error.code}] " + self.error.message.replace("\n", "\n        ")
+            )
             if self.error.hint:
                 lines.append(f"hint:   {self.error.hint}")
         if include_metadata and meta is not None:
@@ -186,7 +210,11 @@ class ToolResult:
         drop_empty: bool = ...,
     ) -> str: ...
     def render(
-        self, as_type: RenderType = "str", *, include_metadata: bool = True, drop_empty: bool = False
+        self,
+        as_type: RenderType = "str",
+        *,
+        include_metadata: bool = True,
+        drop_empty: bool = False,
     ) -> ToolResult | dict[str, Any] | str:
         """Render as ``object`` (itself), ``dict``, ``json``, ``str`` (compact) or ``pretty``."""
         if as_type == "object":

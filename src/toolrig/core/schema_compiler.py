@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import ipaddress
+import math
 import re
 import uuid
 from collections.abc import Callable, Mapping
@@ -136,18 +137,23 @@ class _Compiler:
             return self._enum(s["enum"])
         for key in ("anyOf", "oneOf"):
             if key in s:
-                choices = [self.node(c, depth=depth + 1) for c in _as_list(s[key], key)]
-                return choices[0] if len(choices) == 1 else cs.union_schema(choices)
+                options = [self.node(c, depth=depth + 1) for c in _as_list(s[key], key)]
+                return options[0] if len(options) == 1 else _union(options)
         if "allOf" in s:
             parts = [self.node(c, depth=depth + 1) for c in _as_list(s["allOf"], "allOf")]
             return parts[0] if len(parts) == 1 else cs.chain_schema(parts)
         kind = s.get("type")
         if isinstance(kind, list):
             types = [t for t in kind if t != "null"]
-            choices = [self._typed(s, t, top_forbid, depth) for t in types]
+            choices: list[CoreSchema | tuple[CoreSchema, str]] = [
+                self._typed(s, t, top_forbid, depth) for t in types
+            ]
             if not choices:
                 return cs.none_schema()
-            base = choices[0] if len(choices) == 1 else cs.union_schema(choices)
+            first = choices[0]
+            base = (
+                first if len(choices) == 1 and isinstance(first, dict) else cs.union_schema(choices)
+            )
             return cs.nullable_schema(base) if "null" in kind else base
         if kind is None:
             if "properties" in s or "additionalProperties" in s:
@@ -162,13 +168,13 @@ class _Compiler:
         prefix = next((p for p in ("#/$defs/", "#/definitions/") if ref.startswith(p)), None)
         if prefix is None:
             raise SchemaCompileError(f"only local references into $defs are supported, got {ref!r}")
-        name = ref[len(prefix):]
+        name = ref[len(prefix) :]
         if name not in self.defs:
             raise SchemaCompileError(f"reference {ref!r} points to no definition")
         if name not in self.definitions:
             self.definitions[name] = cs.any_schema(ref=name)  # placeholder against recursion
             compiled = self.node(self.defs[name], depth=depth + 1)
-            self.definitions[name] = {**compiled, "ref": name}  # type: ignore[typeddict-unknown-key]
+            self.definitions[name] = {**compiled, "ref": name}
         return cs.definition_reference_schema(name)
 
     def _enum(self, values: Any) -> CoreSchema:
@@ -190,16 +196,7 @@ class _Compiler:
         if kind == "string":
             return self._string(s)
         if kind == "integer":
-            return cs.no_info_before_validator_function(
-                _reject_bool,
-                cs.int_schema(
-                    ge=_num(s, "minimum"),
-                    le=_num(s, "maximum"),
-                    gt=_num(s, "exclusiveMinimum"),
-                    lt=_num(s, "exclusiveMaximum"),
-                    multiple_of=_num(s, "multipleOf"),
-                ),
-            )
+            return cs.no_info_before_validator_function(_reject_bool, _int_schema(s))
         if kind == "number":
             return cs.no_info_before_validator_function(
                 _reject_bool,
@@ -244,15 +241,23 @@ class _Compiler:
     def _array(self, s: Mapping[str, Any], depth: int) -> CoreSchema:
         schema: CoreSchema
         if "prefixItems" in s:
-            prefix = [self.node(p, depth=depth + 1) for p in _as_list(s["prefixItems"], "prefixItems")]
+            prefix = [
+                self.node(p, depth=depth + 1) for p in _as_list(s["prefixItems"], "prefixItems")
+            ]
             rest = s.get("items")
-            variadic = None if rest is False else (None if rest is None else self.node(rest, depth=depth + 1))
+            variadic = (
+                None
+                if rest is False
+                else (None if rest is None else self.node(rest, depth=depth + 1))
+            )
             if variadic is not None:
                 schema = cs.tuple_schema([*prefix, variadic], variadic_item_index=len(prefix))
             elif rest is False:
                 schema = cs.tuple_schema(prefix)
             else:
-                schema = cs.tuple_schema([*prefix, cs.any_schema()], variadic_item_index=len(prefix))
+                schema = cs.tuple_schema(
+                    [*prefix, cs.any_schema()], variadic_item_index=len(prefix)
+                )
             schema = cs.no_info_after_validator_function(list, schema)
         else:
             items = s.get("items")
@@ -301,6 +306,28 @@ def _default_kw(default: Any) -> dict[str, Any]:
     if isinstance(default, list | dict | set):
         return {"default_factory": lambda: copy.deepcopy(default)}
     return {"default": default}
+
+
+def _union(options: list[CoreSchema]) -> CoreSchema:
+    choices: list[CoreSchema | tuple[CoreSchema, str]] = list(options)
+    return cs.union_schema(choices)
+
+
+def _int_schema(s: Mapping[str, Any]) -> CoreSchema:
+    """Integer bounds, with fractional JSON Schema bounds rounded to the equivalent integer ones."""
+    lower = [b for b in (_num(s, "minimum"),) if b is not None]
+    upper = [b for b in (_num(s, "maximum"),) if b is not None]
+    ge = math.ceil(max(lower)) if lower else None
+    le = math.floor(min(upper)) if upper else None
+    gt_bound, lt_bound = _num(s, "exclusiveMinimum"), _num(s, "exclusiveMaximum")
+    if gt_bound is not None:
+        ge = max(ge, math.floor(gt_bound) + 1) if ge is not None else math.floor(gt_bound) + 1
+    if lt_bound is not None:
+        le = min(le, math.ceil(lt_bound) - 1) if le is not None else math.ceil(lt_bound) - 1
+    multiple = _num(s, "multipleOf")
+    if multiple is not None and multiple != int(multiple):
+        raise SchemaCompileError(f"multipleOf {multiple} on an integer must be a whole number")
+    return cs.int_schema(ge=ge, le=le, multiple_of=None if multiple is None else int(multiple))
 
 
 def _num(s: Mapping[str, Any], key: str) -> float | None:

@@ -26,8 +26,11 @@ def _tidy(node: Any, name: str | None) -> Any:
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key == "title" and isinstance(value, str) and name is not None and (
-            value == _auto_title(name) or value == name
+        if (
+            key == "title"
+            and isinstance(value, str)
+            and name is not None
+            and (value == _auto_title(name) or value == name)
         ):
             continue
         if key in ("properties", "$defs", "definitions") and isinstance(value, dict):

@@ -13,12 +13,12 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, get_args, get_origin
+from typing import Any, NotRequired, get_args, get_origin
 
 import docstring_parser
 from pydantic import ConfigDict, Field, PydanticSchemaGenerationError, TypeAdapter
 from pydantic.errors import PydanticUserError
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from toolrig.core.context import ToolContext
 from toolrig.core.errors import ToolDefinitionError
@@ -59,8 +59,14 @@ def parse_docstring(func: Callable[..., Any]) -> _Doc:
         return _Doc("", {}, None)
     doc = docstring_parser.parse(raw)
     parts = [p for p in (doc.short_description, doc.long_description) if p]
-    params = {p.arg_name.lstrip("*"): " ".join(p.description.split()) for p in doc.params if p.description}
-    returns = " ".join(doc.returns.description.split()) if doc.returns and doc.returns.description else None
+    params = {
+        p.arg_name.lstrip("*"): " ".join(p.description.split()) for p in doc.params if p.description
+    }
+    returns = (
+        " ".join(doc.returns.description.split())
+        if doc.returns and doc.returns.description
+        else None
+    )
     return _Doc("\n\n".join(parts).strip(), params, returns)
 
 
@@ -82,10 +88,7 @@ def describe_function(
         sig = inspect.signature(func)
     except (TypeError, ValueError) as exc:
         raise ToolDefinitionError(subject, f"cannot read the signature: {exc}") from exc
-    try:
-        hints = typing.get_type_hints(func, include_extras=True)
-    except Exception as exc:  # unresolvable forward references and the like
-        raise ToolDefinitionError(subject, f"cannot resolve the type hints: {exc}") from exc
+    hints = _type_hints(func, sig, subject)
     doc = parse_docstring(func)
 
     problems: list[str] = []
@@ -99,12 +102,16 @@ def describe_function(
     for param in params:
         name = param.name
         if param.kind is param.VAR_POSITIONAL:
-            problems.append(f"parameter `*{name}`: variable positional arguments cannot be described "
-                            "to a model; use a named `list[...]` parameter instead")
+            problems.append(
+                f"parameter `*{name}`: variable positional arguments cannot be described "
+                "to a model; use a named `list[...]` parameter instead"
+            )
             continue
         if param.kind is param.VAR_KEYWORD:
-            problems.append(f"parameter `**{name}`: variable keyword arguments cannot be described "
-                            "to a model; use named parameters or one `dict[str, ...]` parameter")
+            problems.append(
+                f"parameter `**{name}`: variable keyword arguments cannot be described "
+                "to a model; use named parameters or one `dict[str, ...]` parameter"
+            )
             continue
         annotation = hints.get(name, inspect.Parameter.empty)
         if annotation is not inspect.Parameter.empty and _is_context(annotation):
@@ -112,7 +119,9 @@ def describe_function(
             continue
         if annotation is inspect.Parameter.empty:
             if param.default is inspect.Parameter.empty or param.default is None:
-                problems.append(f"parameter `{name}` has no type annotation; add one, e.g. `{name}: str`")
+                problems.append(
+                    f"parameter `{name}` has no type annotation; add one, e.g. `{name}: str`"
+                )
                 continue
             annotation = type(param.default)
         if param.kind is param.POSITIONAL_ONLY:
@@ -132,18 +141,19 @@ def describe_function(
     try:
         schema = adapter.json_schema()
     except Exception as exc:
-        raise ToolDefinitionError(subject, f"cannot build a JSON Schema of the parameters: {exc}") from exc
+        raise ToolDefinitionError(
+            subject, f"cannot build a JSON Schema of the parameters: {exc}"
+        ) from exc
     schema = tidy_schema(schema)
     schema.pop("additionalProperties", None)
     properties = schema.setdefault("properties", {})
     for name, default in defaults.items():
         if name in properties:
-            try:
-                properties[name]["default"] = to_jsonable(default)
-            except Exception:  # pragma: no cover - to_jsonable falls back to repr
-                pass
+            properties[name]["default"] = to_jsonable(default)
 
-    output_adapter, output_schema, output_type = _output(hints.get("return", inspect.Parameter.empty))
+    output_adapter, output_schema, output_type = _output(
+        hints.get("return", inspect.Parameter.empty)
+    )
     return FunctionSignature(
         description=doc.description,
         parameters=schema,
@@ -158,8 +168,42 @@ def describe_function(
     )
 
 
+def _type_hints(func: Callable[..., Any], sig: inspect.Signature, subject: str) -> dict[str, Any]:
+    """Resolved type hints; unresolvable ones are reported per parameter."""
+    try:
+        return typing.get_type_hints(func, include_extras=True)
+    except Exception:  # an unresolvable forward reference: find which parameter has it
+        pass
+    target = inspect.unwrap(func)
+    namespace = dict(getattr(target, "__globals__", {}))
+    code = getattr(target, "__code__", None)
+    closure = getattr(target, "__closure__", None) or ()
+    if code is not None:
+        for name, cell in zip(code.co_freevars, closure, strict=False):
+            try:
+                namespace[name] = cell.cell_contents
+            except ValueError:  # empty cell
+                continue
+    hints: dict[str, Any] = {}
+    problems = []
+    raw = getattr(target, "__annotations__", {})
+    for name, annotation in raw.items():
+        if not isinstance(annotation, str):
+            hints[name] = annotation
+            continue
+        try:
+            hints[name] = eval(annotation, namespace)  # the language's own forward-ref rule
+        except Exception as exc:
+            label = "return type" if name == "return" else f"parameter `{name}`"
+            problems.append(f"{label}: cannot resolve the type hint {annotation!r} ({exc})")
+    if problems:
+        raise ToolDefinitionError(subject, problems)
+    return hints
+
+
 def _arguments_adapter(subject: str, fields: dict[str, Any]) -> TypeAdapter[Any]:
-    typed_dict: Any = TypedDict(f"{_safe(subject)}_arguments", fields)  # type: ignore[operator]
+    make_typed_dict: Any = TypedDict
+    typed_dict: Any = make_typed_dict(f"{_safe(subject)}_arguments", fields)
     typed_dict.__pydantic_config__ = ConfigDict(extra="forbid")
     try:
         return TypeAdapter(typed_dict)

@@ -65,9 +65,7 @@ class ActionSpec(_Frozen):
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     """JSON Schema (an object schema) of the arguments."""
     output_schema: dict[str, Any] | None = None
     """JSON Schema of the output, when declared."""

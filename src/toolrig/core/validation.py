@@ -22,8 +22,16 @@ __all__ = ["ArgumentValidator", "ArgumentsInvalid", "OutputValidator", "format_p
 _MAX_SHOWN = 80
 _MAX_PROBLEMS = 20
 _JSON_CONTAINER_ERRORS = frozenset(
-    {"dict_type", "list_type", "tuple_type", "model_type", "model_attributes_type",
-     "dataclass_type", "set_type", "frozen_set_type"}
+    {
+        "dict_type",
+        "list_type",
+        "tuple_type",
+        "model_type",
+        "model_attributes_type",
+        "dataclass_type",
+        "set_type",
+        "frozen_set_type",
+    }
 )
 
 
@@ -184,8 +192,7 @@ class ArgumentValidator:
             lines.append(f"- ... and {len(errors) - _MAX_PROBLEMS} more problems")
         count = len(errors)
         header = (
-            f"Invalid arguments for `{self.subject}`: "
-            f"{count} problem{'s' if count != 1 else ''}."
+            f"Invalid arguments for `{self.subject}`: {count} problem{'s' if count != 1 else ''}."
         )
         hint = f"Fix the arguments listed above and call `{self.subject}` again."
         if self._names:
@@ -204,7 +211,9 @@ class ArgumentValidator:
         props = self.schema.get("properties") or {}
         parts = []
         for name in self._names:
-            kind = _describe_type(_resolve(props[name], self.schema.get("$defs") or {})).split(" ", 1)[-1]
+            kind = _describe_type(_resolve(props[name], self.schema.get("$defs") or {})).split(
+                " ", 1
+            )[-1]
             parts.append(f"{name} ({kind}{', required' if name in required else ''})")
         return ", ".join(parts)
 
@@ -216,7 +225,13 @@ class ArgumentValidator:
         if kind == "missing":
             expected = _describe_type(_schema_at(self.schema, loc))
             text = f"required parameter is missing (expected {expected})"
-            return {"path": path, "problem": kind, "expected": expected, "received": None, "text": text}
+            return {
+                "path": path,
+                "problem": kind,
+                "expected": expected,
+                "received": None,
+                "text": text,
+            }
         if kind == "extra_forbidden":
             parent = _schema_at(self.schema, loc[:-1]) or {}
             names = list((parent.get("properties") or {}).keys())
@@ -227,16 +242,36 @@ class ArgumentValidator:
                 text += f"; did you mean {' or '.join(f'`{c}`' for c in close)}?"
             if names:
                 text += f" Valid names here: {', '.join(names)}"
-            return {"path": path, "problem": kind, "expected": names, "received": _shown(received),
-                    "text": text, "suggestions": close}
+            return {
+                "path": path,
+                "problem": kind,
+                "expected": names,
+                "received": _shown(received),
+                "text": text,
+                "suggestions": close,
+            }
         if loc == () and kind in ("dict_type", "model_type"):
-            text = f"arguments must be a JSON object of named parameters, received {_shown(received)}"
-            return {"path": path, "problem": kind, "expected": "an object", "received": _shown(received), "text": text}
+            text = (
+                f"arguments must be a JSON object of named parameters, received {_shown(received)}"
+            )
+            return {
+                "path": path,
+                "problem": kind,
+                "expected": "an object",
+                "received": _shown(received),
+                "text": text,
+            }
         msg = str(err.get("msg", "is invalid"))
-        expected = msg[len("Input should be "):] if msg.startswith("Input should be ") else msg
+        expected = msg[len("Input should be ") :] if msg.startswith("Input should be ") else msg
         expected = expected[:1].lower() + expected[1:]
         text = f"expected {expected}, received {_shown(received)}"
-        return {"path": path, "problem": kind, "expected": expected, "received": _shown(received), "text": text}
+        return {
+            "path": path,
+            "problem": kind,
+            "expected": expected,
+            "received": _shown(received),
+            "text": text,
+        }
 
 
 class OutputValidator:
@@ -257,13 +292,14 @@ class OutputValidator:
             for err in exc.errors(include_url=False)[:_MAX_PROBLEMS]:
                 msg = str(err.get("msg", "is invalid"))
                 lines.append(
-                    f"- {format_path(tuple(err.get('loc', ())))}: {msg}, got {_shown(err.get('input'))}"
+                    f"- {format_path(tuple(err.get('loc', ())))}: {msg}, "
+                    f"got {_shown(err.get('input'))}"
                 )
             return ErrorInfo(
                 code=ErrorCode.INVALID_OUTPUT,
                 message=f"`{self.subject}` returned output that does not match its declared type:\n"
                 + "\n".join(lines),
-                hint="This is a fault of the tool, not of the call; do not retry with other arguments.",
+                hint="A fault of the tool, not of the call: do not retry with other arguments.",
             )
         return None
 
@@ -277,7 +313,8 @@ def _decode_json_strings(arguments: Any, exc: ValidationError) -> Any | None:
     if isinstance(arguments, str):
         return _loads_container(arguments)
     targets = [
-        tuple(e["loc"]) for e in exc.errors(include_url=False)
+        tuple(e["loc"])
+        for e in exc.errors(include_url=False)
         if e["type"] in _JSON_CONTAINER_ERRORS and isinstance(e.get("input"), str)
     ]
     if not targets or not isinstance(arguments, dict):
@@ -304,15 +341,9 @@ def _replace_at(root: Any, loc: tuple[Any, ...]) -> bool:
     # pydantic adds union-member tags to loc; walk only through real keys/indexes
     for i, part in enumerate(loc):
         last = i == len(loc) - 1
-        if isinstance(node, dict) and part in node:
-            if last:
-                decoded = _loads_container(node[part])
-                if decoded is None:
-                    return False
-                node[part] = decoded
-                return True
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        in_dict = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if in_dict or in_list:
             if last:
                 decoded = _loads_container(node[part])
                 if decoded is None:

@@ -44,9 +44,13 @@ def as_tool_call(item: Any) -> ToolCall | ToolResult:
         )
     if isinstance(item, Mapping) and isinstance(item.get("name"), str):
         call_id = item.get("id", item.get("tool_call_id"))
-        return ToolCall(name=item["name"], arguments=item.get("arguments"),
-                        tool_call_id=call_id if isinstance(call_id, str) else None)
+        return ToolCall(
+            name=item["name"],
+            arguments=item.get("arguments"),
+            tool_call_id=call_id if isinstance(call_id, str) else None,
+        )
     return error_result(
         ErrorCode.INVALID_ARGUMENTS,
-        f"A call must be a ToolCall, a (name, arguments) pair or an object with a 'name'; got {item!r:.200}",
+        "A call must be a ToolCall, a (name, arguments) pair or an object with a 'name'; "
+        f"got {item!r:.200}",
     )

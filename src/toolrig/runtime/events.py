@@ -10,7 +10,7 @@ from typing import Any
 
 from toolrig.core.result import ToolResult
 
-__all__ = ["EventKind", "ToolEvent", "Listener"]
+__all__ = ["EventKind", "Listener", "ToolEvent"]
 
 logger = logging.getLogger("toolrig.events")
 

@@ -45,8 +45,8 @@ class _Unset:
 UNSET: Any = _Unset()
 """Marks an option left out (use the tool's or executor's default); ``None`` means "none"."""
 
-PreHook = Callable[[CallInfo], Mapping[str, Any] | None | Awaitable[Mapping[str, Any] | None]]
-PostHook = Callable[[CallInfo, ToolResult], ToolResult | None | Awaitable[ToolResult | None]]
+PreHook = Callable[[CallInfo], Mapping[str, Any] | Awaitable[Mapping[str, Any] | None] | None]
+PostHook = Callable[[CallInfo, ToolResult], ToolResult | Awaitable[ToolResult | None] | None]
 
 
 class ToolExecutor:
@@ -92,7 +92,9 @@ class ToolExecutor:
             self.register(item)
 
     # -- the collection of tools ---------------------------------------------------------------
-    def register(self, tool: BaseTool | type[BaseTool] | Callable[..., Any], *, replace: bool = False) -> BaseTool:
+    def register(
+        self, tool: BaseTool | type[BaseTool] | Callable[..., Any], *, replace: bool = False
+    ) -> BaseTool:
         """Add a tool (an instance, a tool class, or a plain function to wrap with ``@tool``).
 
         A name already taken is an error unless ``replace``; nothing changes when it fails.
@@ -101,11 +103,15 @@ class ToolExecutor:
             tool = tool()
         elif not isinstance(tool, BaseTool):
             if not callable(tool):
-                raise ToolDefinitionError("register", f"expected a tool or a function, got {tool!r}")
+                raise ToolDefinitionError(
+                    "register", f"expected a tool or a function, got {tool!r}"
+                )
             tool = Tool(func=tool)
         name = tool.spec.name
         if name in self._tools and not replace:
-            raise ToolDefinitionError(name, "a tool with this name is already registered; pass replace=True")
+            raise ToolDefinitionError(
+                name, "a tool with this name is already registered; pass replace=True"
+            )
         index = {k: v for k, v in self._index.items() if v[0].spec.name != name}
         for key, entry in _index_entries(tool).items():
             other = index.get(key)
@@ -200,11 +206,31 @@ class ToolExecutor:
             return self._not_found(name, call_id, started_at, t0)
         args: Any = arguments if not kwargs else _merge(arguments, kwargs)
         if self._max_concurrency is None:
-            return await self._run(entry[0], entry[1], args, call_id, started_at, t0, timeout,
-                                   strict, max_retries, progress)
+            return await self._run(
+                entry[0],
+                entry[1],
+                args,
+                call_id,
+                started_at,
+                t0,
+                timeout,
+                strict,
+                max_retries,
+                progress,
+            )
         async with self._semaphore():
-            return await self._run(entry[0], entry[1], args, call_id, started_at, t0, timeout,
-                                   strict, max_retries, progress)
+            return await self._run(
+                entry[0],
+                entry[1],
+                args,
+                call_id,
+                started_at,
+                t0,
+                timeout,
+                strict,
+                max_retries,
+                progress,
+            )
 
     def execute_sync(
         self,
@@ -226,16 +252,38 @@ class ToolExecutor:
         """
         entry = self._index.get(name)
         args: Any = arguments if not kwargs else _merge(arguments, kwargs)
-        if entry is not None and not entry[1].is_async and not self._async_hooks \
-                and self._max_concurrency is None \
-                and self._limit(entry[0], timeout) is None:
-            return self._run_inline(entry[0], entry[1], args, tool_call_id or new_call_id(),
-                                    strict, max_retries, progress)
-        return run_sync(self.execute(name, args, tool_call_id=tool_call_id, timeout=timeout,
-                                     strict=strict, max_retries=max_retries, progress=progress))
+        if (
+            entry is not None
+            and not entry[1].is_async
+            and not self._async_hooks
+            and self._max_concurrency is None
+            and self._limit(entry[0], timeout) is None
+        ):
+            return self._run_inline(
+                entry[0],
+                entry[1],
+                args,
+                tool_call_id or new_call_id(),
+                strict,
+                max_retries,
+                progress,
+            )
+        return run_sync(
+            self.execute(
+                name,
+                args,
+                tool_call_id=tool_call_id,
+                timeout=timeout,
+                strict=strict,
+                max_retries=max_retries,
+                progress=progress,
+            )
+        )
 
     async def execute_many(
-        self, calls: Iterable[ToolCall | Mapping[str, Any] | tuple[Any, ...]], *,
+        self,
+        calls: Iterable[ToolCall | Mapping[str, Any] | tuple[Any, ...]],
+        *,
         timeout: float | None = UNSET,
     ) -> list[ToolResult]:
         """Run calls concurrently; results come back in the calls' order, failures isolated.
@@ -249,12 +297,17 @@ class ToolExecutor:
             if isinstance(call, ToolResult):
                 jobs.append(_ready(call))
             else:
-                jobs.append(self.execute(call.name, call.arguments, tool_call_id=call.tool_call_id,
-                                         timeout=timeout))
+                jobs.append(
+                    self.execute(
+                        call.name, call.arguments, tool_call_id=call.tool_call_id, timeout=timeout
+                    )
+                )
         return list(await asyncio.gather(*jobs))
 
     def execute_many_sync(
-        self, calls: Iterable[ToolCall | Mapping[str, Any] | tuple[Any, ...]], *,
+        self,
+        calls: Iterable[ToolCall | Mapping[str, Any] | tuple[Any, ...]],
+        *,
         timeout: float | None = UNSET,
     ) -> list[ToolResult]:
         """Blocking :meth:`execute_many`."""
@@ -293,7 +346,8 @@ class ToolExecutor:
             near = closest(action_name, actions) if action_name else []
             message = (
                 f"Tool `{tool_name}` has no action {action_name!r}; action not found."
-                if action_name else f"Tool `{tool_name}` has several actions; name one."
+                if action_name
+                else f"Tool `{tool_name}` has several actions; name one."
             )
             if near:
                 message += f" Did you mean {' or '.join(repr(f'{tool_name}.{a}') for a in near)}?"
@@ -305,23 +359,52 @@ class ToolExecutor:
                 message += f" Did you mean {' or '.join(repr(n) for n in near)}?"
             listed = sorted({k for k, (t, a) in self._index.items() if "__" not in k})
             message += f" Available tools: {', '.join(listed[:50]) or '(none)'}."
-        error = ErrorInfo(code=ErrorCode.NOT_FOUND, message=message,
-                          hint="Call one of the available tools by its exact name.")
-        result = ToolResult(success=False, error=error, metadata=ResultMetadata(
-            tool=str(name), tool_call_id=call_id, started_at=started_at,
-            duration_ms=(time.perf_counter() - t0) * 1000.0))
+        error = ErrorInfo(
+            code=ErrorCode.NOT_FOUND,
+            message=message,
+            hint="Call one of the available tools by its exact name.",
+        )
+        result = ToolResult(
+            success=False,
+            error=error,
+            metadata=ResultMetadata(
+                tool=str(name),
+                tool_call_id=call_id,
+                started_at=started_at,
+                duration_ms=(time.perf_counter() - t0) * 1000.0,
+            ),
+        )
         if self._listeners:
-            emit(self._listeners, ToolEvent(kind=EventKind.FAILED, tool=str(name), action="",
-                                            tool_call_id=call_id, attempt=0, result=result))
+            emit(
+                self._listeners,
+                ToolEvent(
+                    kind=EventKind.FAILED,
+                    tool=str(name),
+                    action="",
+                    tool_call_id=call_id,
+                    attempt=0,
+                    result=result,
+                ),
+            )
         return result
 
-    def _context(self, action: Action, call_id: str, attempt: int, limit: float | None,
-                 progress: ProgressCallback | None) -> ToolContext | None:
+    def _context(
+        self,
+        action: Action,
+        call_id: str,
+        attempt: int,
+        limit: float | None,
+        progress: ProgressCallback | None,
+    ) -> ToolContext | None:
         if action.context_param is None:
             return None
         return ToolContext(
-            tool=action.tool, action=action.name, tool_call_id=call_id, attempt=attempt,
-            deadline=None if limit is None else time.monotonic() + limit, state=self.state,
+            tool=action.tool,
+            action=action.name,
+            tool_call_id=call_id,
+            attempt=attempt,
+            deadline=None if limit is None else time.monotonic() + limit,
+            state=self.state,
             _progress=progress,
         )
 
@@ -334,8 +417,16 @@ class ToolExecutor:
         return action.output_validator.check(output)
 
     async def _run(
-        self, tool: BaseTool, action: Action, args: Any, call_id: str, started_at: float,
-        t0: float, timeout: float | None, strict: bool | None, max_retries: int | None,
+        self,
+        tool: BaseTool,
+        action: Action,
+        args: Any,
+        call_id: str,
+        started_at: float,
+        t0: float,
+        timeout: float | None,
+        strict: bool | None,
+        max_retries: int | None,
         progress: ProgressCallback | None,
     ) -> ToolResult:
         try:
@@ -343,14 +434,26 @@ class ToolExecutor:
             if self._pre:
                 values = await self._apply_pre(action, values, call_id, strict)
         except ArgumentsInvalid as exc:
-            return await self._finish(action, values_or(args), None, exc.error, call_id, started_at, t0, 1)
+            return await self._finish(
+                action, values_or(args), None, exc.error, call_id, started_at, t0, 1
+            )
         except Exception as exc:  # a pre-hook refused or failed
-            return await self._finish(action, values_or(args), None, _hook_error(exc, action),
-                                      call_id, started_at, t0, 1)
+            return await self._finish(
+                action, values_or(args), None, _hook_error(exc, action), call_id, started_at, t0, 1
+            )
         listeners = self._listeners
         if listeners:
-            emit(listeners, ToolEvent(kind=EventKind.STARTED, tool=action.tool, action=action.name,
-                                      tool_call_id=call_id, attempt=1, arguments=values))
+            emit(
+                listeners,
+                ToolEvent(
+                    kind=EventKind.STARTED,
+                    tool=action.tool,
+                    action=action.name,
+                    tool_call_id=call_id,
+                    attempt=1,
+                    arguments=values,
+                ),
+            )
         limit = self._limit(tool, timeout)
         retries = tool._spec.max_retries if max_retries is None else max_retries
         attempt = 1
@@ -367,17 +470,23 @@ class ToolExecutor:
                 elif limit is None:
                     output = await self._pool.run(action.call, values, ctx)
                 else:
-                    output = await _with_timeout(self._pool.run(action.call, values, ctx), limit, action, ctx)
+                    output = await _with_timeout(
+                        self._pool.run(action.call, values, ctx), limit, action, ctx
+                    )
             except asyncio.CancelledError:
                 task = asyncio.current_task()
                 if task is not None and task.cancelling():
                     if ctx is not None:
                         ctx.cancel_event.set()
                     raise  # the caller's own cancellation is not ours to swallow
-                error = ErrorInfo(code=ErrorCode.CANCELLED, message=f"`{action.name}` was cancelled.")
+                error = ErrorInfo(
+                    code=ErrorCode.CANCELLED, message=f"`{action.name}` was cancelled."
+                )
             except _CallTimedOut as exc:
                 error = ErrorInfo(
-                    code=ErrorCode.TIMEOUT, message=str(exc), retryable=True,
+                    code=ErrorCode.TIMEOUT,
+                    message=str(exc),
+                    retryable=True,
                     hint="The tool took too long; try a smaller request or try again later.",
                 )
             except Exception as exc:
@@ -389,17 +498,38 @@ class ToolExecutor:
                 break
             delay = self.retry.delay(attempt)
             if listeners:
-                emit(listeners, ToolEvent(kind=EventKind.RETRIED, tool=action.tool, action=action.name,
-                                          tool_call_id=call_id, attempt=attempt, delay=delay,
-                                          result=make_result(action, error=error, call_id=call_id,
-                                                             started_at=started_at, t0=t0, attempts=attempt)))
+                emit(
+                    listeners,
+                    ToolEvent(
+                        kind=EventKind.RETRIED,
+                        tool=action.tool,
+                        action=action.name,
+                        tool_call_id=call_id,
+                        attempt=attempt,
+                        delay=delay,
+                        result=make_result(
+                            action,
+                            error=error,
+                            call_id=call_id,
+                            started_at=started_at,
+                            t0=t0,
+                            attempts=attempt,
+                        ),
+                    ),
+                )
             await asyncio.sleep(delay)
             attempt += 1
         return await self._finish(action, values, output, error, call_id, started_at, t0, attempt)
 
     def _run_inline(
-        self, tool: BaseTool, action: Action, args: Any, call_id: str, strict: bool | None,
-        max_retries: int | None, progress: ProgressCallback | None,
+        self,
+        tool: BaseTool,
+        action: Action,
+        args: Any,
+        call_id: str,
+        strict: bool | None,
+        max_retries: int | None,
+        progress: ProgressCallback | None,
     ) -> ToolResult:
         started_at, t0 = time.time(), time.perf_counter()
         try:
@@ -407,20 +537,35 @@ class ToolExecutor:
             if self._pre:
                 values = self._apply_pre_sync(action, values, call_id, strict)
         except ArgumentsInvalid as exc:
-            return self._finish_sync(action, values_or(args), None, exc.error, call_id, started_at, t0, 1)
+            return self._finish_sync(
+                action, values_or(args), None, exc.error, call_id, started_at, t0, 1
+            )
         except Exception as exc:
-            return self._finish_sync(action, values_or(args), None, _hook_error(exc, action),
-                                     call_id, started_at, t0, 1)
+            return self._finish_sync(
+                action, values_or(args), None, _hook_error(exc, action), call_id, started_at, t0, 1
+            )
         listeners = self._listeners
         if listeners:
-            emit(listeners, ToolEvent(kind=EventKind.STARTED, tool=action.tool, action=action.name,
-                                      tool_call_id=call_id, attempt=1, arguments=values))
+            emit(
+                listeners,
+                ToolEvent(
+                    kind=EventKind.STARTED,
+                    tool=action.tool,
+                    action=action.name,
+                    tool_call_id=call_id,
+                    attempt=1,
+                    arguments=values,
+                ),
+            )
         retries = tool._spec.max_retries if max_retries is None else max_retries
         attempt = 1
         while True:
             output: Any = None
+            error: ErrorInfo | None
             try:
-                output = action.call(values, self._context(action, call_id, attempt, None, progress))
+                output = action.call(
+                    values, self._context(action, call_id, attempt, None, progress)
+                )
             except Exception as exc:
                 logger.debug("tool %s raised", action.tool, exc_info=True)
                 error = error_from_exception(exc, action.name)
@@ -430,89 +575,167 @@ class ToolExecutor:
                 break
             delay = self.retry.delay(attempt)
             if listeners:
-                emit(listeners, ToolEvent(kind=EventKind.RETRIED, tool=action.tool, action=action.name,
-                                          tool_call_id=call_id, attempt=attempt, delay=delay))
+                emit(
+                    listeners,
+                    ToolEvent(
+                        kind=EventKind.RETRIED,
+                        tool=action.tool,
+                        action=action.name,
+                        tool_call_id=call_id,
+                        attempt=attempt,
+                        delay=delay,
+                    ),
+                )
             time.sleep(delay)
             attempt += 1
         return self._finish_sync(action, values, output, error, call_id, started_at, t0, attempt)
 
-    async def _apply_pre(self, action: Action, values: dict[str, Any], call_id: str,
-                         strict: bool | None) -> dict[str, Any]:
+    async def _apply_pre(
+        self, action: Action, values: dict[str, Any], call_id: str, strict: bool | None
+    ) -> dict[str, Any]:
         for hook in self._pre:
-            replaced = hook(CallInfo(tool=action.tool, action=action.name, tool_call_id=call_id,
-                                     arguments=values))
+            replaced = hook(
+                CallInfo(
+                    tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
+                )
+            )
             if inspect.isawaitable(replaced):
                 replaced = await replaced
             if replaced is not None:
                 values = self._validate(action, replaced, strict)
         return values
 
-    def _apply_pre_sync(self, action: Action, values: dict[str, Any], call_id: str,
-                        strict: bool | None) -> dict[str, Any]:
+    def _apply_pre_sync(
+        self, action: Action, values: dict[str, Any], call_id: str, strict: bool | None
+    ) -> dict[str, Any]:
         for hook in self._pre:
-            replaced = hook(CallInfo(tool=action.tool, action=action.name, tool_call_id=call_id,
-                                     arguments=values))
+            replaced = hook(
+                CallInfo(
+                    tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
+                )
+            )
             if replaced is not None:
-                values = self._validate(action, replaced, strict)  # type: ignore[arg-type]
+                values = self._validate(action, replaced, strict)
         return values
 
-    def _result(self, action: Action, output: Any, error: ErrorInfo | None, call_id: str,
-                started_at: float, t0: float, attempts: int) -> ToolResult:
-        return make_result(action, output=None if error else output, error=error, call_id=call_id,
-                           started_at=started_at, t0=t0, attempts=attempts)
+    def _result(
+        self,
+        action: Action,
+        output: Any,
+        error: ErrorInfo | None,
+        call_id: str,
+        started_at: float,
+        t0: float,
+        attempts: int,
+    ) -> ToolResult:
+        return make_result(
+            action,
+            output=None if error else output,
+            error=error,
+            call_id=call_id,
+            started_at=started_at,
+            t0=t0,
+            attempts=attempts,
+        )
 
-    async def _finish(self, action: Action, values: Mapping[str, Any] | None, output: Any,
-                      error: ErrorInfo | None, call_id: str, started_at: float, t0: float,
-                      attempts: int) -> ToolResult:
+    async def _finish(
+        self,
+        action: Action,
+        values: Mapping[str, Any] | None,
+        output: Any,
+        error: ErrorInfo | None,
+        call_id: str,
+        started_at: float,
+        t0: float,
+        attempts: int,
+    ) -> ToolResult:
         result = self._result(action, output, error, call_id, started_at, t0, attempts)
         for hook in self._post:
             try:
-                replaced = hook(CallInfo(tool=action.tool, action=action.name, tool_call_id=call_id,
-                                         arguments=values), result)
+                replaced = hook(
+                    CallInfo(
+                        tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
+                    ),
+                    result,
+                )
                 if inspect.isawaitable(replaced):
                     replaced = await replaced
             except Exception as exc:
                 logger.exception("post-execute hook %r failed", hook)
-                replaced = self._result(action, None, _hook_error(exc, action), call_id, started_at, t0, attempts)
+                replaced = self._result(
+                    action, None, _hook_error(exc, action), call_id, started_at, t0, attempts
+                )
             if isinstance(replaced, ToolResult):
                 result = replaced
         self._report(action, values, result, attempts)
         return result
 
-    def _finish_sync(self, action: Action, values: Mapping[str, Any] | None, output: Any,
-                     error: ErrorInfo | None, call_id: str, started_at: float, t0: float,
-                     attempts: int) -> ToolResult:
+    def _finish_sync(
+        self,
+        action: Action,
+        values: Mapping[str, Any] | None,
+        output: Any,
+        error: ErrorInfo | None,
+        call_id: str,
+        started_at: float,
+        t0: float,
+        attempts: int,
+    ) -> ToolResult:
         result = self._result(action, output, error, call_id, started_at, t0, attempts)
         for hook in self._post:
             try:
-                replaced = hook(CallInfo(tool=action.tool, action=action.name, tool_call_id=call_id,
-                                         arguments=values), result)
+                replaced = hook(
+                    CallInfo(
+                        tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
+                    ),
+                    result,
+                )
             except Exception as exc:
                 logger.exception("post-execute hook %r failed", hook)
-                replaced = self._result(action, None, _hook_error(exc, action), call_id, started_at, t0, attempts)
+                replaced = self._result(
+                    action, None, _hook_error(exc, action), call_id, started_at, t0, attempts
+                )
             if isinstance(replaced, ToolResult):
                 result = replaced
         self._report(action, values, result, attempts)
         return result
 
-    def _report(self, action: Action, values: Mapping[str, Any] | None, result: ToolResult,
-                attempts: int) -> None:
+    def _report(
+        self, action: Action, values: Mapping[str, Any] | None, result: ToolResult, attempts: int
+    ) -> None:
         if self._listeners:
             kind = EventKind.SUCCEEDED if result.success else EventKind.FAILED
-            emit(self._listeners, ToolEvent(kind=kind, tool=action.tool, action=action.name,
-                                            tool_call_id=result.metadata.tool_call_id if result.metadata else "",
-                                            attempt=attempts, arguments=values, result=result))
+            emit(
+                self._listeners,
+                ToolEvent(
+                    kind=kind,
+                    tool=action.tool,
+                    action=action.name,
+                    tool_call_id=result.metadata.tool_call_id if result.metadata else "",
+                    attempt=attempts,
+                    arguments=values,
+                    result=result,
+                ),
+            )
         if result.error is not None:
             if logger.isEnabledFor(logging.INFO):
-                logger.info("%s failed [%s]: %s", action.name, result.error.code,
-                            result.error.message.splitlines()[0])
+                logger.info(
+                    "%s failed [%s]: %s",
+                    action.name,
+                    result.error.code,
+                    result.error.message.splitlines()[0],
+                )
         elif logger.isEnabledFor(logging.DEBUG):
-            logger.debug("%s succeeded in %.3f ms", action.name,
-                         result.metadata.duration_ms if result.metadata else 0.0)
+            logger.debug(
+                "%s succeeded in %.3f ms",
+                action.name,
+                result.metadata.duration_ms if result.metadata else 0.0,
+            )
 
 
-async def _with_timeout(awaitable: Awaitable[Any], limit: float, action: Action,
-                        ctx: ToolContext | None) -> Any:
+async def _with_timeout(
+    awaitable: Awaitable[Any], limit: float, action: Action, ctx: ToolContext | None
+) -> Any:
     cm = asyncio.timeout(limit)
     try:
         async with cm:
@@ -535,8 +758,10 @@ class _CallTimedOut(Exception):
 
 def _hook_error(exc: BaseException, action: Action) -> ErrorInfo:
     if isinstance(exc, PermissionError):
-        return ErrorInfo(code=ErrorCode.PERMISSION_DENIED,
-                         message=f"The call to `{action.name}` was refused: {exc}")
+        return ErrorInfo(
+            code=ErrorCode.PERMISSION_DENIED,
+            message=f"The call to `{action.name}` was refused: {exc}",
+        )
     return error_from_exception(exc, action.name)
 
 

@@ -11,8 +11,13 @@ from toolrig.core.result import ErrorInfo
 __all__ = ["RetryPolicy"]
 
 _NEVER_RETRY = frozenset(
-    {ErrorCode.INVALID_ARGUMENTS, ErrorCode.NOT_FOUND, ErrorCode.INVALID_OUTPUT,
-     ErrorCode.PERMISSION_DENIED, ErrorCode.CANCELLED}
+    {
+        ErrorCode.INVALID_ARGUMENTS,
+        ErrorCode.NOT_FOUND,
+        ErrorCode.INVALID_OUTPUT,
+        ErrorCode.PERMISSION_DENIED,
+        ErrorCode.CANCELLED,
+    }
 )
 
 

@@ -8,6 +8,7 @@ future with one ``call_soon_threadsafe``: per call it does only what a hand-off 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import queue
 import threading
@@ -57,7 +58,9 @@ class WorkerPool:
                 raise RuntimeError("worker pool is closed")
             if self._idle > 0 or len(self._threads) >= self._max:
                 return
-            thread = threading.Thread(target=self._work, name=f"{self._name}-{len(self._threads)}", daemon=True)
+            thread = threading.Thread(
+                target=self._work, name=f"{self._name}-{len(self._threads)}", daemon=True
+            )
             self._threads.append(thread)
             self._idle += 1
             thread.start()
@@ -74,15 +77,11 @@ class WorkerPool:
             try:
                 value = ctx.run(func, *args)
             except BaseException as exc:  # delivered to the awaiting coroutine
-                try:
+                with contextlib.suppress(RuntimeError):  # loop closed: nobody waits any more
                     loop.call_soon_threadsafe(_set_exception, fut, exc)
-                except RuntimeError:  # loop closed: nobody is waiting any more
-                    pass
             else:
-                try:
+                with contextlib.suppress(RuntimeError):  # loop closed: nobody waits any more
                     loop.call_soon_threadsafe(_set_result, fut, value)
-                except RuntimeError:
-                    pass
             finally:
                 del item, loop, fut, ctx, func, args
             with self._lock:
