@@ -3,12 +3,38 @@
 import toolrig
 
 EXPECTED = {
-    "UNSET", "ActionParam", "ActionSchema", "ActionSpec", "BaseTool", "CallInfo", "ErrorCode",
-    "ErrorInfo", "EventKind", "ResultMetadata", "RetryPolicy", "RetryableToolError", "Tool",
-    "ToolAnnotations", "ToolCall", "ToolContext", "ToolCost", "ToolDefinitionError", "ToolError",
-    "ToolEvent", "ToolExecutor", "ToolNotFoundError", "ToolParameter", "ToolResult",
-    "ToolResultError", "ToolSpec", "__version__", "action", "error_result", "render_tools",
-    "success_result", "tool",
+    "UNSET",
+    "ActionParam",
+    "ActionSchema",
+    "ActionSpec",
+    "BaseTool",
+    "CallInfo",
+    "ErrorCode",
+    "ErrorInfo",
+    "EventKind",
+    "ResultMetadata",
+    "RetryPolicy",
+    "RetryableToolError",
+    "Tool",
+    "ToolAnnotations",
+    "ToolCall",
+    "ToolContext",
+    "ToolCost",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolEvent",
+    "ToolExecutor",
+    "ToolNotFoundError",
+    "ToolParameter",
+    "ToolResult",
+    "ToolResultError",
+    "ToolSpec",
+    "__version__",
+    "action",
+    "error_result",
+    "render_tools",
+    "success_result",
+    "tool",
 }
 
 
@@ -21,6 +47,13 @@ def test_exported_members() -> None:
 def test_keyword_only_dataclasses() -> None:
     import dataclasses
 
-    for cls in (toolrig.ToolResult, toolrig.ErrorInfo, toolrig.ResultMetadata, toolrig.ToolCall,
-                toolrig.ToolEvent, toolrig.RetryPolicy, toolrig.ToolContext):
+    for cls in (
+        toolrig.ToolResult,
+        toolrig.ErrorInfo,
+        toolrig.ResultMetadata,
+        toolrig.ToolCall,
+        toolrig.ToolEvent,
+        toolrig.RetryPolicy,
+        toolrig.ToolContext,
+    ):
         assert all(f.kw_only for f in dataclasses.fields(cls)), cls

@@ -39,7 +39,9 @@ class FileTool(BaseTool):
         """
         target = self.root / path
         if not target.exists():
-            raise ToolError(f"{path} does not exist", code="not_found", hint="List the folder first.")
+            raise ToolError(
+                f"{path} does not exist", code="not_found", hint="List the folder first."
+            )
         return target.read_text(encoding=encoding)
 
     @action
@@ -93,7 +95,9 @@ def test_actions_schema_and_names(files: FileTool) -> None:
     read = schema["actions"]["read"]
     assert read["description"] == "Read a text file."
     assert read["parameters"]["required"] == ["path"]
-    assert read["parameters"]["properties"]["path"]["description"] == "File path relative to the root."
+    assert (
+        read["parameters"]["properties"]["path"]["description"] == "File path relative to the root."
+    )
     assert read["output"] == {"type": "string", "description": "The file's text."}
     assert "ctx" not in schema["actions"]["update"]["parameters"]["properties"]
     assert schema["actions"]["write"]["output"]["type"] == "object"
@@ -166,7 +170,10 @@ def test_explicit_action_schema_style(tmp_path: Path) -> None:
     assert kv.execute("get", key="a").output == 3
     bad = kv.execute("put", key="", value=11)
     assert bad.code == "invalid_arguments" and "- key:" in bad.error.message
-    assert kv.get_schema()["actions"]["get"]["output"] == {"type": "integer", "description": "The value."}
+    assert kv.get_schema()["actions"]["get"]["output"] == {
+        "type": "integer",
+        "description": "The value.",
+    }
 
 
 def test_class_definition_errors_are_collected() -> None:

@@ -90,7 +90,11 @@ def test_schema_covers_the_supported_types() -> None:
     assert props["day"]["format"] == "date"
     assert p["$defs"]["Address"]["properties"]["zip_code"]["pattern"] == r"^\d{5}$"
     assert props["bounded"] == {
-        "type": "integer", "minimum": 1, "maximum": 10, "description": "one to ten", "default": 5,
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 10,
+        "description": "one to ten",
+        "default": 5,
     }
     assert props["code"]["minLength"] == 2 and props["code"]["maxLength"] == 4
     required = set(p["required"])
@@ -109,7 +113,9 @@ def test_validated_values_arrive_as_python_types() -> None:
 
     result = capture.run(
         person={"name": "Ann", "address": {"street": "Main", "zip_code": "12345"}},
-        color="red", when="2026-01-02T03:04:05Z", pair=[1, "x"],
+        color="red",
+        when="2026-01-02T03:04:05Z",
+        pair=[1, "x"],
     )
     assert result.success, result.error
     assert isinstance(seen["person"], Person) and seen["person"].address.zip_code == "12345"
@@ -117,7 +123,9 @@ def test_validated_values_arrive_as_python_types() -> None:
     assert seen["when"].year == 2026 and seen["pair"] == (1, "x")
     bad = capture.run(
         person={"name": "Ann", "address": {"street": "Main", "zip_code": "12"}},
-        color="green", when="yesterday", pair=[1, "x"],
+        color="green",
+        when="yesterday",
+        pair=[1, "x"],
     )
     assert bad.code == "invalid_arguments"
     assert "person.address.zip_code" in bad.error.message
@@ -239,8 +247,12 @@ def test_metadata_fields_are_carried() -> None:
     from toolrig import ToolAnnotations
 
     @tool(
-        when_to_use="When the user asks for the time.", tags=["time"], timeout=2.5, max_retries=2,
-        version="1.2.3", annotations=ToolAnnotations(read_only=True, idempotent=True),
+        when_to_use="When the user asks for the time.",
+        tags=["time"],
+        timeout=2.5,
+        max_retries=2,
+        version="1.2.3",
+        annotations=ToolAnnotations(read_only=True, idempotent=True),
         examples=["what time is it?"],
     )
     def now() -> str:
@@ -251,6 +263,7 @@ def test_metadata_fields_are_carried() -> None:
     assert spec.tags == ("time",) and spec.timeout == 2.5 and spec.max_retries == 2
     assert spec.version == "1.2.3" and spec.annotations.read_only is True
     assert spec.annotations.destructive is None and spec.examples == ("what time is it?",)
+
     def later() -> None:
         pass
 

@@ -43,7 +43,7 @@ def test_tool_prompt_lists_inputs_output_and_when_to_use() -> None:
     assert "When to use: When the user wants to find documents." in text
     assert "search(query, limit?, mode?) -> array" in text
     assert "- query (string, required): Words to search for." in text
-    assert '- limit (integer, optional) [>= 1, <= 50, default 10]: Results at most.' in text
+    assert "- limit (integer, optional) [>= 1, <= 50, default 10]: Results at most." in text
     assert '- mode ("fast" | "deep", optional) [default "fast"]: Search depth.' in text
     assert "Returns: Matching document ids." in text
 

@@ -37,7 +37,9 @@ def test_error_result_carries_code_hint_and_details() -> None:
     assert not result.success and result.code == "invalid_arguments"
     assert result.to_text() == "Error [invalid_arguments]: bad x\nHint: send an int"
     assert result.to_dict(drop_empty=True)["error"] == {
-        "code": "invalid_arguments", "message": "bad x", "hint": "send an int",
+        "code": "invalid_arguments",
+        "message": "bad x",
+        "hint": "send an int",
         "details": [{"path": "x"}],
     }
     with pytest.raises(ToolResultError, match=r"\[invalid_arguments\] bad x"):
@@ -60,8 +62,14 @@ def test_non_json_outputs_never_break_rendering() -> None:
             return "<opaque>"
 
     weird = {
-        "when": datetime(2026, 1, 2), "price": Decimal("1.5"), "path": Path("/tmp/x"),
-        "point": Point(3), "raw": b"\x00\x01", "set": {1}, "obj": Opaque(), 5: "int key",
+        "when": datetime(2026, 1, 2),
+        "price": Decimal("1.5"),
+        "path": Path("/tmp/x"),
+        "point": Point(3),
+        "raw": b"\x00\x01",
+        "set": {1},
+        "obj": Opaque(),
+        5: "int key",
     }
     result = success_result(weird)
     data = json.loads(result.to_json())
@@ -84,7 +92,13 @@ def test_unknown_render_type_is_a_clear_error() -> None:
 
 def test_error_codes_are_stable() -> None:
     assert {c.value for c in ErrorCode} >= {
-        "not_found", "invalid_arguments", "timeout", "execution_error", "invalid_output",
-        "cancelled", "permission_denied", "dependency_failed",
+        "not_found",
+        "invalid_arguments",
+        "timeout",
+        "execution_error",
+        "invalid_output",
+        "cancelled",
+        "permission_denied",
+        "dependency_failed",
     }
     assert isinstance(ToolResult(success=True), ToolResult)

@@ -30,14 +30,25 @@ def analyse(
 
 def test_all_problems_are_reported_at_once_with_paths() -> None:
     result = analyse.run(
-        texts=[], model="huge", batch_size=500, brand="bad!brand", threshold="high",
+        texts=[],
+        model="huge",
+        batch_size=500,
+        brand="bad!brand",
+        threshold="high",
         filters={"rating_min": 9, "tags": ["ok", 3]},
     )
     assert result.code == "invalid_arguments"
     message = result.error.message
     assert "7 problems" in message
-    for path in ("texts", "model", "batch_size", "brand", "threshold",
-                 "filters.rating_min", "filters.tags[1]"):
+    for path in (
+        "texts",
+        "model",
+        "batch_size",
+        "brand",
+        "threshold",
+        "filters.rating_min",
+        "filters.tags[1]",
+    ):
         assert f"- {path}:" in message, path
     assert "'small' or 'large'" in message and '"huge" (string)' in message
     assert "less than or equal to 100" in message and "500 (integer)" in message
@@ -111,12 +122,16 @@ def test_declared_parameters_cover_the_constraint_vocabulary() -> None:
             ToolParameter(name="text_data", type="array", item_type="string", min_items=1),
             ToolParameter(name="model", type="string", default="small", enum=("small", "large")),
             ToolParameter(name="batch_size", type="integer", default=10, min=1, max=100),
-            ToolParameter(name="brand", type="string", required=False, pattern=r"^\w+$", max_length=5),
+            ToolParameter(
+                name="brand", type="string", required=False, pattern=r"^\w+$", max_length=5
+            ),
             ToolParameter(name="threshold", type="float", default=0.5, min=0.0, max=1.0),
             ToolParameter(name="start", type="string", required=False, format="date"),
             ToolParameter(name="email", type="string", required=False, format="email"),
             ToolParameter(
-                name="filters", type="object", required=False,
+                name="filters",
+                type="object",
+                required=False,
                 properties={
                     "rating_min": ToolParameter(type="integer", min=1, max=5, required=True),
                     "lang": ToolParameter(type="string", default="en"),
@@ -128,11 +143,28 @@ def test_declared_parameters_cover_the_constraint_vocabulary() -> None:
     assert ok.success, ok.error
     assert seen["model"] == "small" and seen["batch_size"] == 10 and seen["threshold"] == 0.5
     assert seen["filters"] == {"rating_min": 3, "lang": "en"}
-    bad = t.run(text_data=[], model="x", batch_size=0, brand="toolong!", threshold=2,
-                start="2026-13-45", email="nope", filters={"lang": 1})
+    bad = t.run(
+        text_data=[],
+        model="x",
+        batch_size=0,
+        brand="toolong!",
+        threshold=2,
+        start="2026-13-45",
+        email="nope",
+        filters={"lang": 1},
+    )
     assert bad.code == "invalid_arguments"
-    for path in ("text_data", "model", "batch_size", "brand", "threshold", "start", "email",
-                 "filters.rating_min", "filters.lang"):
+    for path in (
+        "text_data",
+        "model",
+        "batch_size",
+        "brand",
+        "threshold",
+        "start",
+        "email",
+        "filters.rating_min",
+        "filters.lang",
+    ):
         assert f"- {path}:" in bad.error.message, path
     assert "valid date string" in bad.error.message
 
@@ -140,9 +172,12 @@ def test_declared_parameters_cover_the_constraint_vocabulary() -> None:
 def test_defaults_must_satisfy_their_constraints() -> None:
     from toolrig import ToolDefinitionError
 
-    with pytest.raises(ToolDefinitionError, match="batch_size.*default 500"):
-        Tool(name="t", func=lambda **k: None,
-             parameters=[ToolParameter(name="batch_size", type="integer", default=500, max=100)])
+    with pytest.raises(ToolDefinitionError, match=r"batch_size.*default 500"):
+        Tool(
+            name="t",
+            func=lambda **k: None,
+            parameters=[ToolParameter(name="batch_size", type="integer", default=500, max=100)],
+        )
 
 
 def test_output_is_validated_against_the_declared_type() -> None:
@@ -158,9 +193,13 @@ def test_output_is_validated_against_the_declared_type() -> None:
         return {"overall": "sunny"}
 
     declared = Tool(
-        name="sentiment", func=raw, parameters=[],
-        output_schema={"type": "object", "properties": {
-            "overall": {"type": "string", "enum": ["positive", "negative"]}}},
+        name="sentiment",
+        func=raw,
+        parameters=[],
+        output_schema={
+            "type": "object",
+            "properties": {"overall": {"type": "string", "enum": ["positive", "negative"]}},
+        },
     )
     bad = declared.run()
     assert bad.code == "invalid_output" and "overall" in bad.error.message

@@ -204,7 +204,7 @@ class ToolExecutor:
         entry = self._index.get(name)
         if entry is None:
             return self._not_found(name, call_id, started_at, t0)
-        args: Any = arguments if not kwargs else _merge(arguments, kwargs)
+        args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
         if self._max_concurrency is None:
             return await self._run(
                 entry[0],
@@ -251,7 +251,7 @@ class ToolExecutor:
         Async tools, time limits, async hooks and a concurrency cap go through a background loop.
         """
         entry = self._index.get(name)
-        args: Any = arguments if not kwargs else _merge(arguments, kwargs)
+        args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
         if (
             entry is not None
             and not entry[1].is_async

@@ -1,0 +1,163 @@
+"""``toolrig demo``: define tools the three ways, run good and bad calls, print the results.
+
+Runs offline on embedded defaults; every call answers with a structured ``ToolResult``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from toolrig import (
+    ActionParam,
+    ActionSchema,
+    BaseTool,
+    Tool,
+    ToolAnnotations,
+    ToolError,
+    ToolExecutor,
+    ToolParameter,
+    action,
+    render_tools,
+    tool,
+)
+
+__all__ = ["build_executor", "run_demo"]
+
+
+@tool(when_to_use="When numbers must be added exactly.")
+def add(a: int, b: int, note: str = "") -> int:
+    """Add two integers.
+
+    Args:
+        a: First addend.
+        b: Second addend.
+        note: Free-form note, ignored.
+    """
+    return a + b
+
+
+@tool(timeout=0.2)
+async def search(
+    query: str,
+    max_results: Annotated[int, Field(ge=1, le=20)] = 5,
+    mode: Literal["fast", "deep"] = "fast",
+) -> list[str]:
+    """Search a small built-in catalogue of tool names.
+
+    Args:
+        query: Words to look for.
+        max_results: How many names at most.
+        mode: "deep" also matches inside words.
+    """
+    catalogue = ["file_tool", "shell", "web_fetch", "sql_query", "rag_search", "todo"]
+    words = query.lower().split()
+    hits = [
+        c for c in catalogue if any(w in c if mode == "deep" else c.startswith(w) for w in words)
+    ]
+    if "slow" in words:
+        await asyncio.sleep(1)
+    return hits[:max_results]
+
+
+class Notes(BaseTool):
+    """An in-memory notebook: add, read and delete notes."""
+
+    name = "notes"
+    annotations = ToolAnnotations(destructive=False)
+    actions = (
+        ActionSchema(
+            name="delete",
+            description="Delete a note by id.",
+            parameters=[ActionParam(name="note_id", type="integer", min=1, description="Note id")],
+            output_type="boolean",
+            output_description="True when the note existed.",
+            annotations=ToolAnnotations(destructive=True),
+        ),
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: dict[int, str] = {}
+
+    @action(output_description="The new note's id.")
+    def add(self, text: Annotated[str, Field(min_length=1, max_length=200)]) -> int:
+        """Add a note.
+
+        Args:
+            text: The note's text.
+        """
+        note_id = len(self.items) + 1
+        self.items[note_id] = text
+        return note_id
+
+    @action(annotations=ToolAnnotations(read_only=True))
+    def read(self, note_id: int) -> str:
+        """Read a note by id."""
+        if note_id not in self.items:
+            raise ToolError(
+                f"no note {note_id}", code="not_found", hint=f"Ids: {sorted(self.items)}"
+            )
+        return self.items[note_id]
+
+    def delete(self, note_id: int) -> bool:
+        return self.items.pop(note_id, None) is not None
+
+
+def _shout(text: str, times: int = 1) -> str:
+    return " ".join([text.upper()] * times)
+
+
+def build_executor() -> ToolExecutor:
+    """The demo's tools: a decorated function, an async function, a class and a runtime object."""
+    shout = Tool(
+        name="shout",
+        description="Repeat a text in capitals.",
+        parameters=[
+            ToolParameter(name="text", type="string", description="What to shout"),
+            ToolParameter(name="times", type="integer", default=1, min=1, max=5),
+        ],
+        func=_shout,
+    )
+    return ToolExecutor([add, search, Notes(), shout])
+
+
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("add", {"a": 2, "b": "40"}),
+    ("add", {"a": "two", "bb": 3}),
+    ("search", {"query": "file sql", "max_results": 3}),
+    ("search", {"query": "slow"}),
+    ("notes.add", {"text": "buy milk"}),
+    ("notes.read", {"note_id": 7}),
+    ("notes.delete", {"note_id": 1}),
+    ("shout", {"text": "hello", "times": 2}),
+    ("shout", {"text": "hello", "times": 9}),
+    ("sarch", {"query": "x"}),
+]
+
+
+def run_demo(*, show_prompt: bool = True) -> int:
+    """Print the tools' prompt section, then each call's result; returns a process exit code."""
+    executor = build_executor()
+    if show_prompt:
+        print(render_tools(t.spec for t in executor.list_tools()))
+        print()
+    print("== calls ==")
+    results = []
+    for name, args in CALLS:
+        result = executor.execute_sync(name, args)
+        results.append(result)
+        print(f"\n>>> {name}({args})")
+        print(result.render("pretty"))
+    failures = sum(not r.success for r in results)
+    print(f"\n{len(results) - failures} succeeded, {failures} failed as expected; nothing raised.")
+    batch = executor.execute_many_sync([("search", {"query": "web rag", "mode": "deep"})] * 100)
+    took = max(r.metadata.duration_ms for r in batch if r.metadata)
+    print(
+        f"100 concurrent searches: all succeeded={all(r.success for r in batch)}, "
+        f"slowest call {took:.2f} ms."
+    )
+    executor.close()
+    return 0

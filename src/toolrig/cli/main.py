@@ -1,0 +1,36 @@
+"""The ``toolrig`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    from toolrig import __version__
+
+    parser = argparse.ArgumentParser(prog="toolrig", description="The tool layer for LLM agents.")
+    parser.add_argument("--version", action="version", version=f"toolrig {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo = commands.add_parser("demo", help="define tools three ways and run good and bad calls")
+    demo.add_argument("--no-prompt", action="store_true", help="do not print the tools' prompt")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        from toolrig.cli.demo import run_demo
+
+        return run_demo(show_prompt=not args.no_prompt)
+    parser.print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
