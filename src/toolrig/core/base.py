@@ -87,7 +87,7 @@ def action(
 class ActionSchema(BaseModel):
     """An action declared as data (the explicit style); its method has the same name."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str
     description: str = ""

@@ -35,7 +35,7 @@ class ToolParameter(BaseModel):
     ``properties``.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     name: str | None = None
     type: ParamType = "string"

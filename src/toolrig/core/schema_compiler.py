@@ -10,10 +10,8 @@ object properties/required/additionalProperties, ``default`` (filled in when abs
 from __future__ import annotations
 
 import copy
-import ipaddress
 import math
 import re
-import uuid
 from collections.abc import Callable, Mapping
 from datetime import date, datetime, time
 from typing import Any
@@ -44,6 +42,9 @@ def compile_schema(schema: Mapping[str, Any], *, forbid_extra: bool = True) -> S
 
 
 def _format_checker(name: str) -> Callable[[str], Any] | None:
+    import ipaddress
+    import uuid
+
     checks: dict[str, Callable[[str], Any]] = {
         "date": date.fromisoformat,
         "date-time": lambda v: datetime.fromisoformat(v.replace("Z", "+00:00")),

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, get_args, get_origin
 
-import docstring_parser
 from pydantic import ConfigDict, Field, PydanticSchemaGenerationError, TypeAdapter
 from pydantic.errors import PydanticUserError
 from typing_extensions import TypedDict
@@ -57,6 +56,8 @@ def parse_docstring(func: Callable[..., Any]) -> _Doc:
     raw = inspect.getdoc(func) or ""
     if not raw:
         return _Doc("", {}, None)
+    import docstring_parser  # only needed when a tool is defined
+
     doc = docstring_parser.parse(raw)
     parts = [p for p in (doc.short_description, doc.long_description) if p]
     params = {

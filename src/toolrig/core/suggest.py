@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 __all__ = ["closest"]
@@ -10,6 +9,8 @@ __all__ = ["closest"]
 
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     """Up to ``n`` candidates close to ``name`` (case-insensitive; substrings count too)."""
+    import difflib  # only needed when a name is wrong
+
     pool = list(candidates)
     lowered = {c.lower(): c for c in pool}
     found = [

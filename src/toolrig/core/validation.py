@@ -7,7 +7,6 @@ build the message).
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -16,6 +15,7 @@ from pydantic_core import SchemaValidator, ValidationError
 
 from toolrig.core.errors import ErrorCode
 from toolrig.core.result import ErrorInfo
+from toolrig.core.suggest import closest
 
 __all__ = ["ArgumentValidator", "ArgumentsInvalid", "OutputValidator", "format_path"]
 
@@ -236,7 +236,7 @@ class ArgumentValidator:
             parent = _schema_at(self.schema, loc[:-1]) or {}
             names = list((parent.get("properties") or {}).keys())
             bad = str(loc[-1]) if loc else path
-            close = difflib.get_close_matches(bad, names, n=3, cutoff=0.6)
+            close = closest(bad, names)
             text = "unknown parameter"
             if close:
                 text += f"; did you mean {' or '.join(f'`{c}`' for c in close)}?"

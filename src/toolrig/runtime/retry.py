@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 from toolrig.core.errors import ErrorCode
@@ -43,4 +42,8 @@ class RetryPolicy:
     def delay(self, attempt: int) -> float:
         """Seconds to wait after failed ``attempt`` (1-based)."""
         ceiling = min(self.max_delay, self.initial_delay * self.multiplier ** (attempt - 1))
-        return random.uniform(0.0, ceiling) if self.jitter else ceiling
+        if not self.jitter:
+            return ceiling
+        import random
+
+        return random.uniform(0.0, ceiling)
