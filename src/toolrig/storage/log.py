@@ -1,0 +1,293 @@
+"""The execution log interface, its record type, and what every backend shares.
+
+Backends implement five small methods (connect, migrate, insert, select, close); recording,
+querying and the LLM-facing summary are written once here.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from toolrig.core.result import ToolResult, to_jsonable
+from toolrig.runtime.events import EventKind, ToolEvent
+
+__all__ = ["ExecutionLog", "ExecutionRecord", "RecordStatus"]
+
+MAX_STORED_CHARS = 1_000_000
+"""Inputs and outputs longer than this (as JSON text) are stored cut, with a marker."""
+
+
+class RecordStatus(StrEnum):
+    """What happened to a recorded call."""
+
+    SUCCESS = "success"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+@dataclass(slots=True, kw_only=True)
+class ExecutionRecord:
+    """One recorded execution: a tool call, a plan step or an agent turn."""
+
+    id: int | None = None
+    run_id: str
+    step_id: str | None = None
+    tool_call_id: str | None = None
+    executor: str
+    """The tool (or model, or plan) that ran."""
+    executor_type: str = "tool"
+    action: str | None = None
+    input_data: Any = None
+    output: Any = None
+    status: str
+    error_code: str | None = None
+    error_message: str | None = None
+    started_at: float
+    """Seconds since the epoch."""
+    finished_at: float
+    duration_ms: float
+    attempts: int = 1
+    cost: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True for a successful record."""
+        return self.status == RecordStatus.SUCCESS
+
+
+COLUMNS = (
+    "run_id",
+    "step_id",
+    "tool_call_id",
+    "executor",
+    "executor_type",
+    "action",
+    "input_data",
+    "output",
+    "status",
+    "error_code",
+    "error_message",
+    "started_at",
+    "finished_at",
+    "duration_ms",
+    "attempts",
+    "cost",
+)
+
+
+def dump_json(value: Any) -> str | None:
+    """JSON text for storage; very long values are cut with a visible marker."""
+    if value is None:
+        return None
+    text = json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+    if len(text) > MAX_STORED_CHARS:
+        cut = len(text) - MAX_STORED_CHARS
+        return json.dumps(
+            {"__truncated__": True, "chars_cut": cut, "head": text[:MAX_STORED_CHARS]}
+        )
+    return text
+
+
+def load_json(text: Any) -> Any:
+    """Inverse of :func:`dump_json` (backends may hand back decoded JSON already)."""
+    if text is None or not isinstance(text, str | bytes):
+        return text
+    return json.loads(text)
+
+
+class ExecutionLog(ABC):
+    """Where executions are recorded and read back. Safe to share between threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    # -- what a backend provides ---------------------------------------------------------
+    @abstractmethod
+    def _insert(self, row: tuple[Any, ...]) -> int:
+        """Insert one row (values in :data:`COLUMNS` order) in its own transaction; its id."""
+
+    @abstractmethod
+    def _select(
+        self, where: str, params: list[Any], order: str, limit: int | None
+    ) -> list[tuple[Any, ...]]:
+        """Rows ``(id, *COLUMNS)`` matching ``where`` (``?`` placeholders)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections."""
+
+    # -- writing -------------------------------------------------------------------------
+    def add_result(
+        self,
+        executor: str,
+        executor_type: str,
+        action: str | None,
+        input_data: Any,
+        output: Any,
+        status: str,
+        error_message: str | None = None,
+        *,
+        run_id: str,
+        step_id: str | None = None,
+        tool_call_id: str | None = None,
+        error_code: str | None = None,
+        started_at: float | None = None,
+        finished_at: float | None = None,
+        duration_ms: float | None = None,
+        attempts: int = 1,
+        cost: float | None = None,
+    ) -> int:
+        """Record one execution; returns its id. Committed when this returns."""
+        if status not in RecordStatus._value2member_map_:
+            raise ValueError(
+                f"status must be one of {[s.value for s in RecordStatus]}, got {status!r}"
+            )
+        if not run_id:
+            raise ValueError("run_id is required: it groups the records of one run")
+        now = time.time()
+        finished = now if finished_at is None else finished_at
+        started = finished - (duration_ms or 0.0) / 1000.0 if started_at is None else started_at
+        duration = (finished - started) * 1000.0 if duration_ms is None else duration_ms
+        row = (
+            run_id,
+            step_id,
+            tool_call_id,
+            executor,
+            executor_type,
+            action,
+            dump_json(input_data),
+            dump_json(output),
+            status,
+            error_code,
+            error_message,
+            started,
+            finished,
+            duration,
+            attempts,
+            cost,
+        )
+        return self._insert(row)
+
+    def add_tool_result(
+        self,
+        result: ToolResult,
+        *,
+        run_id: str,
+        input_data: Any = None,
+        step_id: str | None = None,
+        executor_type: str = "tool",
+        cost: float | None = None,
+    ) -> int:
+        """Record a :class:`~toolrig.ToolResult` with its metadata."""
+        meta = result.metadata
+        error = result.error
+        started = meta.started_at if meta else time.time()
+        duration = meta.duration_ms if meta else 0.0
+        return self.add_result(
+            meta.tool if meta else "?",
+            executor_type,
+            meta.action if meta else None,
+            input_data,
+            result.output if result.success else None,
+            RecordStatus.SUCCESS if result.success else RecordStatus.ERROR,
+            None if error is None else error.message,
+            run_id=run_id,
+            step_id=step_id,
+            tool_call_id=meta.tool_call_id if meta else None,
+            error_code=None if error is None else error.code,
+            started_at=started,
+            finished_at=started + duration / 1000.0,
+            duration_ms=duration,
+            attempts=meta.attempts if meta else 1,
+            cost=cost if cost is not None else (meta.cost if meta else None),
+        )
+
+    def recorder(self, run_id: str) -> Callable[[ToolEvent], None]:
+        """A listener for :meth:`ToolExecutor.add_listener` that records every finished call."""
+
+        def record(event: ToolEvent) -> None:
+            if event.kind in (EventKind.SUCCEEDED, EventKind.FAILED) and event.result is not None:
+                self.add_tool_result(event.result, run_id=run_id, input_data=event.arguments)
+
+        return record
+
+    # -- reading -------------------------------------------------------------------------
+    def query(
+        self,
+        *,
+        run_id: str | None = None,
+        tool: str | None = None,
+        status: str | None = None,
+        step_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[ExecutionRecord]:
+        """Records matching every filter given (times are epoch seconds of ``started_at``)."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, value in (
+            ("run_id", run_id),
+            ("executor", tool),
+            ("status", status),
+            ("step_id", step_id),
+        ):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        if since is not None:
+            clauses.append("started_at >= ?")
+            params.append(since)
+        if until is not None:
+            clauses.append("started_at < ?")
+            params.append(until)
+        if limit is not None and limit < 0:
+            raise ValueError("limit must be positive")
+        order = "id DESC" if newest_first else "id ASC"
+        rows = self._select(" AND ".join(clauses) or "1 = 1", params, order, limit)
+        return [_record(row) for row in rows]
+
+    def get_run(self, run_id: str) -> list[ExecutionRecord]:
+        """Every record of a run, oldest first."""
+        return self.query(run_id=run_id)
+
+    def get_summary(
+        self, run_id: str, *, max_chars: int = 4000, max_output_chars: int = 400
+    ) -> str:
+        """A compact text of a run's results for an LLM's context, at most ``max_chars`` long.
+
+        Long outputs are shortened with a marker; errors are always kept; when everything does
+        not fit, the oldest successful results are dropped first and their number is said.
+        """
+        from toolrig.storage.summary import summarise
+
+        return summarise(
+            self.get_run(run_id), run_id, max_chars=max_chars, max_output_chars=max_output_chars
+        )
+
+    def __enter__(self) -> ExecutionLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with self._lock:
+            yield
+
+
+def _record(row: Sequence[Any]) -> ExecutionRecord:
+    values = dict(zip(("id", *COLUMNS), row, strict=True))
+    values["input_data"] = load_json(values["input_data"])
+    values["output"] = load_json(values["output"])
+    return ExecutionRecord(**values)
