@@ -293,6 +293,10 @@ class ToolExecutor:
         """
         jobs: list[Awaitable[ToolResult]] = []
         for item in calls:
+            if type(item) is tuple and len(item) == 2 and type(item[0]) is str:
+                # the common ``(name, arguments)`` pair, without building a ToolCall first
+                jobs.append(self.execute(item[0], item[1], timeout=timeout))
+                continue
             call = as_tool_call(item)
             if isinstance(call, ToolResult):
                 jobs.append(_ready(call))
@@ -338,8 +342,9 @@ class ToolExecutor:
         spec_timeout = tool._spec.timeout
         return spec_timeout if spec_timeout is not None else self.default_timeout
 
-    def _not_found(self, name: str, call_id: str, started_at: float, t0: float) -> ToolResult:
-        tool_name, _, action_name = name.replace("__", ".").partition(".")
+    def missing_message(self, name: str) -> str:
+        """Why ``name`` names no tool or action here, with the closest valid names."""
+        tool_name, _, action_name = str(name).replace("__", ".").partition(".")
         tool = self._tools.get(tool_name) if isinstance(name, str) else None
         if tool is not None and tool.spec.is_multi_action:
             actions = tool.get_action_names()
@@ -359,9 +364,12 @@ class ToolExecutor:
                 message += f" Did you mean {' or '.join(repr(n) for n in near)}?"
             listed = sorted({k for k, (t, a) in self._index.items() if "__" not in k})
             message += f" Available tools: {', '.join(listed[:50]) or '(none)'}."
+        return message
+
+    def _not_found(self, name: str, call_id: str, started_at: float, t0: float) -> ToolResult:
         error = ErrorInfo(
             code=ErrorCode.NOT_FOUND,
-            message=message,
+            message=self.missing_message(name),
             hint="Call one of the available tools by its exact name.",
         )
         result = ToolResult(
@@ -411,11 +419,6 @@ class ToolExecutor:
     def _validate(self, action: Action, args: Any, strict: bool | None) -> dict[str, Any]:
         return action.validator.validate(args, strict=self.strict if strict is None else strict)
 
-    def _check(self, action: Action, output: Any) -> ErrorInfo | None:
-        if action.output_validator is None or not self.validate_output:
-            return None
-        return action.output_validator.check(output)
-
     async def _run(
         self,
         tool: BaseTool,
@@ -430,7 +433,9 @@ class ToolExecutor:
         progress: ProgressCallback | None,
     ) -> ToolResult:
         try:
-            values = self._validate(action, args, strict)
+            values = action.validator.validate(
+                args, strict=self.strict if strict is None else strict
+            )
             if self._pre:
                 values = await self._apply_pre(action, values, call_id, strict)
         except ArgumentsInvalid as exc:
@@ -458,7 +463,11 @@ class ToolExecutor:
         retries = tool._spec.max_retries if max_retries is None else max_retries
         attempt = 1
         while True:
-            ctx = self._context(action, call_id, attempt, limit, progress)
+            ctx = (
+                None
+                if action.context_param is None
+                else self._context(action, call_id, attempt, limit, progress)
+            )
             error: ErrorInfo | None
             output: Any = None
             try:
@@ -493,7 +502,10 @@ class ToolExecutor:
                 logger.debug("tool %s raised", action.tool, exc_info=True)
                 error = error_from_exception(exc, action.name)
             else:
-                error = self._check(action, output)
+                checker = action.output_validator
+                error = (
+                    None if checker is None or not self.validate_output else checker.check(output)
+                )
             if error is None or not self.retry.should_retry(error, attempt, retries):
                 break
             delay = self.retry.delay(attempt)
@@ -519,7 +531,11 @@ class ToolExecutor:
                 )
             await asyncio.sleep(delay)
             attempt += 1
-        return await self._finish(action, values, output, error, call_id, started_at, t0, attempt)
+        if self._post:
+            return await self._finish(
+                action, values, output, error, call_id, started_at, t0, attempt
+            )
+        return self._finish_sync(action, values, output, error, call_id, started_at, t0, attempt)
 
     def _run_inline(
         self,
@@ -533,7 +549,9 @@ class ToolExecutor:
     ) -> ToolResult:
         started_at, t0 = time.time(), time.perf_counter()
         try:
-            values = self._validate(action, args, strict)
+            values = action.validator.validate(
+                args, strict=self.strict if strict is None else strict
+            )
             if self._pre:
                 values = self._apply_pre_sync(action, values, call_id, strict)
         except ArgumentsInvalid as exc:
@@ -564,13 +582,19 @@ class ToolExecutor:
             error: ErrorInfo | None
             try:
                 output = action.call(
-                    values, self._context(action, call_id, attempt, None, progress)
+                    values,
+                    None
+                    if action.context_param is None
+                    else self._context(action, call_id, attempt, None, progress),
                 )
             except Exception as exc:
                 logger.debug("tool %s raised", action.tool, exc_info=True)
                 error = error_from_exception(exc, action.name)
             else:
-                error = self._check(action, output)
+                checker = action.output_validator
+                error = (
+                    None if checker is None or not self.validate_output else checker.check(output)
+                )
             if error is None or not self.retry.should_retry(error, attempt, retries):
                 break
             delay = self.retry.delay(attempt)
@@ -681,7 +705,18 @@ class ToolExecutor:
         t0: float,
         attempts: int,
     ) -> ToolResult:
-        result = self._result(action, output, error, call_id, started_at, t0, attempts)
+        result = make_result(
+            action,
+            output=None if error else output,
+            error=error,
+            call_id=call_id,
+            started_at=started_at,
+            t0=t0,
+            attempts=attempts,
+        )
+        if not self._post:
+            self._report(action, values, result, attempts)
+            return result
         for hook in self._post:
             try:
                 replaced = hook(
