@@ -61,7 +61,9 @@ id: review
 steps:
   - {id: get, tool: fetch, params: {urls: [a, b, c]}}
   - {id: first, tool: analyze, params: {text: "${get.output.pages[0]}"}}
-  - {id: problems, tool: analyze, params: {text: "first error: ${get.output.errors[0]}", limit: "${get.output.count}"}}
+  - id: problems
+    tool: analyze
+    params: {text: "first error: ${get.output.errors[0]}", limit: "${get.output.count}"}
   - {id: out, tool: report, action: write, params: {title: Summary, body: "${first.output}"}}
 """
 
