@@ -1,0 +1,250 @@
+"""The agent loop: the model chooses the next tools, toolrig runs them, until the task is done.
+
+Each turn sends the conversation with the tools' schemas; the model's tool calls run through
+the executor (concurrently); their results, errors included, go back so the model can correct
+itself. The loop ends when the model answers without a tool call, calls
+``attempt_completion``, or spends its step or time budget. Every turn and every call is
+recorded in the execution log when one is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from toolrig.agent.client import LLMClient, LLMTurn, Usage, make_client
+from toolrig.agent.completion import COMPLETION_TOOL, attempt_completion
+from toolrig.agent.config import LLMConfig
+from toolrig.core.base import BaseTool
+from toolrig.core.result import ToolResult
+from toolrig.providers.calls import execute_calls
+from toolrig.runtime.background import run_sync
+from toolrig.runtime.calls import ToolCall
+from toolrig.runtime.executor import ToolExecutor
+from toolrig.storage.log import ExecutionLog, RecordStatus
+
+__all__ = ["Agent", "AgentResult", "AgentStep", "StopReason"]
+
+StopReason = Literal["answer", "completion", "max_steps", "time_budget", "error"]
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentStep:
+    """One model turn and the tool calls it made."""
+
+    index: int
+    text: str | None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    results: list[ToolResult] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    duration_ms: float = 0.0
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentResult:
+    """What a run produced: the final output, every step, the tokens used and why it stopped."""
+
+    run_id: str
+    output: str | None
+    stop_reason: StopReason
+    steps: list[AgentStep]
+    usage: Usage
+    error: str | None = None
+
+    @property
+    def completed(self) -> bool:
+        """True when the model finished the task (an answer or ``attempt_completion``)."""
+        return self.stop_reason in ("answer", "completion")
+
+
+class Agent:
+    """An LLM that uses tools: ``Agent(name, role, model, tools).run(prompt)``.
+
+    ``model`` is a model name (the endpoint comes from the environment or config file, see
+    :class:`~toolrig.agent.LLMConfig`), an :class:`LLMConfig`, or a ready :class:`LLMClient`.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        role: str,
+        model: str | LLMConfig | LLMClient | None = None,
+        tools: ToolExecutor | Iterable[BaseTool | Callable[..., Any]] = (),
+        *,
+        max_steps: int = 10,
+        time_budget: float | None = None,
+        log: ExecutionLog | None = None,
+        instructions: str | None = None,
+        **llm_settings: Any,
+    ) -> None:
+        if max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+        self.name = name
+        self.role = role
+        self.max_steps = max_steps
+        self.time_budget = time_budget
+        self.log = log
+        self.instructions = instructions
+        self.executor = tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
+        if COMPLETION_TOOL not in self.executor:
+            self.executor.register(attempt_completion)
+        if isinstance(model, LLMClient):
+            self.client = model
+        elif isinstance(model, LLMConfig):
+            self.client = make_client(model)
+        else:
+            self.client = make_client(model=model, **llm_settings)
+
+    @property
+    def system_prompt(self) -> str:
+        """What the model is told about itself and how to finish."""
+        parts = [f"You are {self.name}. {self.role}".strip()]
+        if self.instructions:
+            parts.append(self.instructions)
+        parts.append(
+            "Use the tools when they help; several independent calls may be made at once. "
+            "If a tool answers with an error, read it and correct the call. When the task is "
+            f"done, call `{COMPLETION_TOOL}` with the final result."
+        )
+        return "\n\n".join(parts)
+
+    def run(self, prompt: str, *, run_id: str | None = None) -> AgentResult:
+        """Blocking :meth:`arun`."""
+        return run_sync(self.arun(prompt, run_id=run_id))
+
+    async def arun(self, prompt: str, *, run_id: str | None = None) -> AgentResult:
+        """Run until the task is done or a budget is spent."""
+        run_id = run_id or f"agent-{uuid.uuid4().hex[:12]}"
+        deadline = None if self.time_budget is None else time.monotonic() + self.time_budget
+        conversation = self.client.start(prompt, system=self.system_prompt)
+        steps: list[AgentStep] = []
+        usage = Usage()
+        last_text: str | None = None
+        for index in range(1, self.max_steps + 1):
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return AgentResult(
+                    run_id=run_id,
+                    output=last_text,
+                    stop_reason="time_budget",
+                    steps=steps,
+                    usage=usage,
+                )
+            t0 = time.perf_counter()
+            try:
+                async with asyncio.timeout(remaining):
+                    turn = await self.client.complete(conversation, self.executor)
+            except TimeoutError:
+                return AgentResult(
+                    run_id=run_id,
+                    output=last_text,
+                    stop_reason="time_budget",
+                    steps=steps,
+                    usage=usage,
+                )
+            except Exception as exc:  # the SDK already retried; report instead of raising
+                message = f"{type(exc).__name__}: {exc}"
+                self._record_turn(run_id, index, None, message, t0)
+                return AgentResult(
+                    run_id=run_id,
+                    output=last_text,
+                    stop_reason="error",
+                    steps=steps,
+                    usage=usage,
+                    error=message,
+                )
+            usage.add(turn.usage)
+            last_text = turn.text or last_text
+            self.client.add_turn(conversation, turn)
+            self._record_turn(run_id, index, turn, None, t0)
+            step = AgentStep(
+                index=index,
+                text=turn.text,
+                usage=turn.usage,
+                calls=[_describe(c) for c in turn.calls],
+            )
+            steps.append(step)
+            if not turn.calls:
+                step.duration_ms = (time.perf_counter() - t0) * 1000
+                return AgentResult(
+                    run_id=run_id, output=turn.text, stop_reason="answer", steps=steps, usage=usage
+                )
+            results = await execute_calls(self.executor, turn.calls)
+            step.results = results
+            step.duration_ms = (time.perf_counter() - t0) * 1000
+            self._record_results(run_id, index, turn, results)
+            self.client.add_results(conversation, turn, results)
+            done = _completion(turn, results)
+            if done is not None:
+                return AgentResult(
+                    run_id=run_id, output=done, stop_reason="completion", steps=steps, usage=usage
+                )
+        return AgentResult(
+            run_id=run_id, output=last_text, stop_reason="max_steps", steps=steps, usage=usage
+        )
+
+    async def aclose(self) -> None:
+        """Close the LLM client's connections."""
+        await self.client.aclose()
+
+    def _record_turn(
+        self, run_id: str, index: int, turn: LLMTurn | None, error: str | None, t0: float
+    ) -> None:
+        if self.log is None:
+            return
+        output = (
+            None
+            if turn is None
+            else {
+                "text": turn.text,
+                "tool_calls": [_describe(c) for c in turn.calls],
+                "input_tokens": turn.usage.input_tokens,
+                "output_tokens": turn.usage.output_tokens,
+            }
+        )
+        self.log.add_result(
+            self.client.model,
+            "llm",
+            self.client.provider,
+            None,
+            output,
+            RecordStatus.ERROR if error else RecordStatus.SUCCESS,
+            error,
+            run_id=run_id,
+            step_id=f"turn{index}",
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )
+
+    def _record_results(
+        self, run_id: str, index: int, turn: LLMTurn, results: list[ToolResult]
+    ) -> None:
+        if self.log is None:
+            return
+        for call, result in zip(turn.calls, results, strict=True):
+            arguments = call.arguments if isinstance(call, ToolCall) else None
+            self.log.add_tool_result(
+                result, run_id=run_id, step_id=f"turn{index}", input_data=arguments
+            )
+
+
+def _describe(call: ToolCall | ToolResult) -> dict[str, Any]:
+    if isinstance(call, ToolCall):
+        return {"name": call.name, "arguments": call.arguments, "id": call.tool_call_id}
+    meta = call.metadata
+    return {
+        "name": meta.tool if meta else "?",
+        "id": meta.tool_call_id if meta else None,
+        "error": call.error.code if call.error else None,
+    }
+
+
+def _completion(turn: LLMTurn, results: list[ToolResult]) -> str | None:
+    for call, result in zip(turn.calls, results, strict=True):
+        if isinstance(call, ToolCall) and call.name == COMPLETION_TOOL and result.success:
+            output = result.output
+            return str(output.get("result", "")) if isinstance(output, dict) else str(output)
+    return None

@@ -1,0 +1,192 @@
+"""The agent loop through the real openai and anthropic SDK clients, against a scripted model
+server on 127.0.0.1 that checks every request it receives."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripted_llm import ScriptedLLM, Turn, tool_names, tool_results
+
+from toolrig import ToolExecutor, tool
+from toolrig.agent import Agent, LLMConfig, decide_next_action, make_client
+from toolrig.storage import SQLiteExecutionLog
+
+PROVIDERS = ["openai", "anthropic"]
+STARTS: dict[str, float] = {}
+
+
+@tool
+async def lookup_price(item: str) -> float:
+    """Price of an item in euros.
+
+    Args:
+        item: Item name.
+    """
+    STARTS[item] = time.perf_counter()
+    await asyncio.sleep(0.2)
+    return {"apple": 0.5, "pear": 0.75}[item]
+
+
+@tool
+def multiply(a: float, b: float) -> float:
+    """Multiply two numbers."""
+    return a * b
+
+
+def config(provider: str, server: ScriptedLLM) -> LLMConfig:
+    base = f"{server.url}/v1" if provider == "openai" else server.url
+    return LLMConfig(
+        provider=provider,
+        model="scripted",
+        base_url=base,
+        api_key="test-key",  # type: ignore[arg-type]
+        max_retries=0,
+        timeout=10,
+    )
+
+
+def agent(provider: str, server: ScriptedLLM, **kwargs: Any) -> Agent:
+    return Agent(
+        "Shopper",
+        "You compute shopping totals.",
+        config(provider, server),
+        [lookup_price, multiply],
+        **kwargs,
+    )
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_multi_step_run_with_parallel_calls_and_completion(provider: str, tmp_path: Path) -> None:
+    def second(request: dict[str, Any]) -> Turn:
+        results = tool_results(request)
+        assert results["c1"] == ("0.5", False) and results["c2"] == ("0.75", False), results
+        return Turn(calls=[("multiply", {"a": 0.75, "b": 4}, "c3")])
+
+    def third(request: dict[str, Any]) -> Turn:
+        assert tool_results(request)["c3"] == ("3.0", False)
+        return Turn(
+            text="Done.", calls=[("attempt_completion", {"result": "4 pears cost 3.0 EUR"}, "c4")]
+        )
+
+    script = [
+        Turn(
+            text="Looking up prices.",
+            calls=[
+                ("lookup_price", {"item": "apple"}, "c1"),
+                ("lookup_price", {"item": "pear"}, "c2"),
+            ],
+        ),
+        second,
+        third,
+    ]
+    log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
+    with ScriptedLLM(script) as server:
+        result = agent(provider, server, log=log).run("What do 4 pears cost?", run_id="shop-1")
+    assert server.errors == []
+    assert result.stop_reason == "completion" and result.output == "4 pears cost 3.0 EUR"
+    assert len(result.steps) == 3 and [len(s.calls) for s in result.steps] == [2, 1, 1]
+    assert abs(STARTS["apple"] - STARTS["pear"]) < 0.1  # the two lookups ran in parallel
+    assert result.usage.input_tokens == 101 + 102 + 103 and result.usage.output_tokens == 30
+    first = server.requests[0]
+    assert sorted(tool_names(first)) == ["attempt_completion", "lookup_price", "multiply"]
+    if provider == "openai":
+        assert (
+            first["messages"][0]["role"] == "system"
+            and "Shopper" in first["messages"][0]["content"]
+        )
+        spec = next(t for t in first["tools"] if t["function"]["name"] == "lookup_price")[
+            "function"
+        ]
+        assert spec["parameters"]["properties"]["item"]["description"] == "Item name."
+    else:
+        assert "Shopper" in first["system"]
+        spec = next(t for t in first["tools"] if t["name"] == "lookup_price")
+        assert spec["input_schema"]["required"] == ["item"]
+    records = log.get_run("shop-1")
+    kinds = [(r.executor_type, r.executor) for r in records]
+    assert kinds.count(("llm", "scripted")) == 3
+    assert ("tool", "lookup_price") in kinds and ("tool", "attempt_completion") in kinds
+    log.close()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_tool_error_is_sent_back_and_corrected(provider: str) -> None:
+    def second(request: dict[str, Any]) -> Turn:
+        text, is_error = tool_results(request)["bad"]
+        assert is_error and "invalid_arguments" in text and "item" in text, text
+        return Turn(calls=[("lookup_price", {"item": "apple"}, "good")])
+
+    def third(request: dict[str, Any]) -> Turn:
+        assert tool_results(request)["good"] == ("0.5", False)
+        return Turn(text="An apple costs 0.5 EUR.")
+
+    script = [Turn(calls=[("lookup_price", {"itme": "apple"}, "bad")]), second, third]
+    with ScriptedLLM(script) as server:
+        result = agent(provider, server).run("Price of an apple?")
+    assert server.errors == []
+    assert result.stop_reason == "answer" and result.output == "An apple costs 0.5 EUR."
+    assert result.steps[0].results[0].code == "invalid_arguments"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_malformed_tool_call_arguments(provider: str) -> None:
+    def second(request: dict[str, Any]) -> Turn:
+        text, is_error = tool_results(request)["broken"]
+        assert is_error and "not valid JSON" in text, text
+        return Turn(text="Sorry, fixed.")
+
+    script = [Turn(calls=[("multiply", '{"a": 2, "b": ', "broken")]), second]
+    with ScriptedLLM(script) as server:
+        result = agent(provider, server).run("2 times 3?")
+    assert server.errors == []
+    assert result.stop_reason == "answer"
+    assert result.steps[0].results[0].code == "invalid_arguments"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_step_budget(provider: str) -> None:
+    script = [Turn(calls=[("multiply", {"a": i, "b": 2}, f"m{i}")]) for i in range(5)]
+    with ScriptedLLM(script) as server:
+        result = agent(provider, server, max_steps=3).run("Keep multiplying.")
+    assert result.stop_reason == "max_steps" and len(result.steps) == 3
+    assert len(server.requests) == 3
+
+
+def test_time_budget() -> None:
+    def slow(request: dict[str, Any]) -> Turn:
+        time.sleep(0.5)
+        return Turn(text="late")
+
+    with ScriptedLLM([slow]) as server:
+        result = agent("openai", server, time_budget=0.2).run("Hurry.")
+    assert result.stop_reason == "time_budget"
+
+
+def test_server_errors_are_reported_not_raised() -> None:
+    with ScriptedLLM([]) as server:  # answers 500 to everything
+        result = agent("openai", server).run("Anything?")
+    assert result.stop_reason == "error" and "InternalServerError" in (result.error or "")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_decide_next_action(provider: str) -> None:
+    def check(request: dict[str, Any]) -> Turn:
+        prompt = str(request["messages"][-1]["content"])
+        assert "Results so far:\nRun r: 1 results" in prompt, prompt
+        return Turn(calls=[("multiply", {"a": 2, "b": 21}, "d1")])
+
+    with ScriptedLLM([check]) as server:
+        client = make_client(config(provider, server))
+        executor = ToolExecutor([lookup_price, multiply])
+        decision = asyncio.run(
+            decide_next_action(
+                client, "What is 2 x 21?", executor, summary="Run r: 1 results (1 ok, 0 failed)."
+            )
+        )
+    assert server.errors == []
+    assert decision.tool == "multiply" and decision.params == {"a": 2, "b": 21}
+    assert decision.call_name == "multiply" and not decision.done
