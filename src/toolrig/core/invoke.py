@@ -68,19 +68,26 @@ def make_result(
     attempts: int = 1,
 ) -> ToolResult:
     """Assemble the result with its metadata (duration measured from ``t0``)."""
-    return ToolResult(
-        success=error is None,
-        output=output,
-        error=error,
-        metadata=ResultMetadata(
-            tool=action.tool,
-            action=action.name,
-            tool_call_id=call_id,
-            started_at=started_at,
-            duration_ms=(time.perf_counter() - t0) * 1000.0,
-            attempts=attempts,
-        ),
+    # Same as ``ResultMetadata(...)`` / ``ToolResult(...)``, at half the cost: calling a class
+    # with keywords packs them into a dict for ``__init__``; calling ``__init__`` itself does not.
+    meta = _new(ResultMetadata)
+    _init_metadata(
+        meta,
+        tool=action.tool,
+        action=action.name,
+        tool_call_id=call_id,
+        started_at=started_at,
+        duration_ms=(time.perf_counter() - t0) * 1000.0,
+        attempts=attempts,
     )
+    result = _new(ToolResult)
+    _init_result(result, success=error is None, output=output, error=error, metadata=meta)
+    return result
+
+
+_new = object.__new__
+_init_metadata = ResultMetadata.__init__
+_init_result = ToolResult.__init__
 
 
 def _context(action: Action, call_id: str, state: Mapping[str, Any] | None) -> ToolContext | None:
