@@ -139,13 +139,14 @@ def _describe_type(sub: Mapping[str, Any] | None) -> str:
 class ArgumentValidator:
     """Validates a call's arguments against an action's parameter schema (compiled once)."""
 
-    __slots__ = ("_names", "_validator", "schema", "subject")
+    __slots__ = ("_hint", "_names", "_validator", "schema", "subject")
 
     def __init__(self, validator: SchemaValidator, schema: Mapping[str, Any], subject: str) -> None:
         self._validator = validator
         self.schema = schema
         self.subject = subject
         self._names = tuple((schema.get("properties") or {}).keys())
+        self._hint: str | None = None
 
     def validate(self, arguments: Any, *, strict: bool = False) -> dict[str, Any]:
         """The validated (and, unless ``strict``, safely coerced) arguments.
@@ -194,9 +195,11 @@ class ArgumentValidator:
         header = (
             f"Invalid arguments for `{self.subject}`: {count} problem{'s' if count != 1 else ''}."
         )
-        hint = f"Fix the arguments listed above and call `{self.subject}` again."
-        if self._names:
-            hint += f" Parameters: {self._signature_hint()}."
+        if self._hint is None:  # built on the first failure, then kept: the schema is fixed
+            self._hint = f"Fix the arguments listed above and call `{self.subject}` again."
+            if self._names:
+                self._hint += f" Parameters: {self._signature_hint()}."
+        hint = self._hint
         for p in problems:
             p.pop("text")
         return ErrorInfo(
@@ -250,27 +253,25 @@ class ArgumentValidator:
                 "text": text,
                 "suggestions": close,
             }
+        shown = _shown(received)
         if loc == () and kind in ("dict_type", "model_type"):
-            text = (
-                f"arguments must be a JSON object of named parameters, received {_shown(received)}"
-            )
+            text = f"arguments must be a JSON object of named parameters, received {shown}"
             return {
                 "path": path,
                 "problem": kind,
                 "expected": "an object",
-                "received": _shown(received),
+                "received": shown,
                 "text": text,
             }
         msg = str(err.get("msg", "is invalid"))
         expected = msg[len("Input should be ") :] if msg.startswith("Input should be ") else msg
         expected = expected[:1].lower() + expected[1:]
-        text = f"expected {expected}, received {_shown(received)}"
         return {
             "path": path,
             "problem": kind,
             "expected": expected,
-            "received": _shown(received),
-            "text": text,
+            "received": shown,
+            "text": f"expected {expected}, received {shown}",
         }
 
 
