@@ -2,9 +2,16 @@
 
 Define a tool once (``@tool``, ``BaseTool`` subclasses, or ``Tool`` objects built from data),
 then validate, execute and export it everywhere. Every call answers with a ``ToolResult``.
+
+The core and the executor are imported with the package; the registry (YAML, file watching),
+the agent (LLM SDKs) and the execution log are imported on first use of their names, so a
+program pays only for what it uses. Each layer is also a subpackage: ``toolrig.registry``,
+``toolrig.providers``, ``toolrig.storage``, ``toolrig.agent``, ``toolrig.mcp``, ``toolrig.tools``.
 """
 
-from toolrig.core.base import ActionSchema, BaseTool, action
+from typing import TYPE_CHECKING, Any
+
+from toolrig.core.base import ActionSchema, AssembledTool, BaseTool, action
 from toolrig.core.context import ToolContext
 from toolrig.core.errors import (
     ErrorCode,
@@ -28,7 +35,54 @@ from toolrig.core.spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
 from toolrig.runtime.calls import CallInfo, ToolCall
 from toolrig.runtime.events import EventKind, ToolEvent
 from toolrig.runtime.executor import UNSET, ToolExecutor
+from toolrig.runtime.plan import Plan, PlanError, PlanStep
+from toolrig.runtime.plan_run import PlanResult, PlanRunner
 from toolrig.runtime.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from toolrig.agent import Agent, LLMConfig
+    from toolrig.providers import (
+        run_tool_calls,
+        run_tool_calls_sync,
+        to_anthropic_tools,
+        to_gemini_declarations,
+        to_mcp_tools,
+        to_openai_chat_tools,
+        to_openai_responses_tools,
+        tool_from_function_definition,
+    )
+    from toolrig.registry import Registry, default_registry, register_tool
+    from toolrig.storage import ExecutionLog, open_log
+
+_LAZY = {
+    "Registry": "toolrig.registry",
+    "register_tool": "toolrig.registry",
+    "default_registry": "toolrig.registry",
+    "Agent": "toolrig.agent",
+    "LLMConfig": "toolrig.agent",
+    "ExecutionLog": "toolrig.storage",
+    "open_log": "toolrig.storage",
+    "to_openai_chat_tools": "toolrig.providers",
+    "to_openai_responses_tools": "toolrig.providers",
+    "to_anthropic_tools": "toolrig.providers",
+    "to_gemini_declarations": "toolrig.providers",
+    "to_mcp_tools": "toolrig.providers",
+    "run_tool_calls": "toolrig.providers",
+    "run_tool_calls_sync": "toolrig.providers",
+    "tool_from_function_definition": "toolrig.providers",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolrig' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __version__ = "0.1.0"
 
@@ -37,11 +91,21 @@ __all__ = [
     "ActionParam",
     "ActionSchema",
     "ActionSpec",
+    "Agent",
+    "AssembledTool",
     "BaseTool",
     "CallInfo",
     "ErrorCode",
     "ErrorInfo",
     "EventKind",
+    "ExecutionLog",
+    "LLMConfig",
+    "Plan",
+    "PlanError",
+    "PlanResult",
+    "PlanRunner",
+    "PlanStep",
+    "Registry",
     "ResultMetadata",
     "RetryPolicy",
     "RetryableToolError",
@@ -61,8 +125,19 @@ __all__ = [
     "ToolSpec",
     "__version__",
     "action",
+    "default_registry",
     "error_result",
+    "open_log",
+    "register_tool",
     "render_tools",
+    "run_tool_calls",
+    "run_tool_calls_sync",
     "success_result",
+    "to_anthropic_tools",
+    "to_gemini_declarations",
+    "to_mcp_tools",
+    "to_openai_chat_tools",
+    "to_openai_responses_tools",
     "tool",
+    "tool_from_function_definition",
 ]

@@ -201,24 +201,35 @@ def action_from_schema(
 
 
 def _check_defaults(schema: Mapping[str, Any], subject: str) -> list[str]:
-    """Every default must satisfy its own parameter's constraints."""
-    problems = []
+    """Every default must satisfy its own parameter's constraints (one compile for all)."""
+    from pydantic_core import ValidationError
+
+    defaults: dict[str, Any] = {}
+    probe: dict[str, Any] = {}
     for pname, prop in (schema.get("properties") or {}).items():
         if isinstance(prop, Mapping) and "default" in prop:
-            probe = {k: v for k, v in prop.items() if k != "default"}
-            try:
-                compile_schema(probe, forbid_extra=False).validate_python(
-                    prop["default"], strict=True
-                )
-            except SchemaCompileError as exc:
-                problems.append(f"parameter `{pname}`: {exc}")
-            except Exception as exc:
-                first = str(exc).splitlines()[-1].strip() if str(exc) else type(exc).__name__
-                problems.append(
-                    f"parameter `{pname}`: default {prop['default']!r} breaks its own "
-                    f"constraints ({first})"
-                )
-    return problems
+            defaults[pname] = prop["default"]
+            probe[pname] = {k: v for k, v in prop.items() if k != "default"}
+    if not defaults:
+        return []
+    probe_schema = {"type": "object", "properties": probe, "required": list(probe)}
+    if "$defs" in schema:
+        probe_schema["$defs"] = schema["$defs"]
+    try:
+        compile_schema(probe_schema).validate_python(defaults, strict=True)
+    except SchemaCompileError as exc:
+        return [f"parameter defaults: {exc}"]
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors(include_url=False):
+            loc = err.get("loc") or ("?",)
+            pname = str(loc[0])
+            problems.append(
+                f"parameter `{pname}`: default {defaults.get(pname)!r} breaks its own "
+                f"constraints ({err.get('msg')})"
+            )
+        return problems
+    return []
 
 
 def _action_spec(subject: str, **fields: Any) -> ActionSpec:

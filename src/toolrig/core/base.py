@@ -26,7 +26,7 @@ from toolrig.core.result import ToolResult, error_result
 from toolrig.core.spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
 from toolrig.core.suggest import closest
 
-__all__ = ["ActionSchema", "BaseTool", "action"]
+__all__ = ["ActionSchema", "AssembledTool", "BaseTool", "action"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 _MARK = "__toolrig_action__"
@@ -289,6 +289,22 @@ class BaseTool:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._spec.name!r} actions={self.get_action_names()}>"
+
+
+class AssembledTool(BaseTool):
+    """A tool assembled from data: a spec and the runnable action for each of its actions
+    (YAML ``actions:`` maps, tools imported from other systems)."""
+
+    _abstract_tool = True
+
+    def __init__(self, spec: ToolSpec, actions: Mapping[str, Action]) -> None:
+        if set(spec.actions) != set(actions):
+            raise ToolDefinitionError(
+                spec.name,
+                f"the spec's actions {sorted(spec.actions)} differ from those given "
+                f"{sorted(actions)}",
+            )
+        self._install(spec, dict(actions))
 
 
 def _merge(params: Mapping[str, Any] | None, kwargs: dict[str, Any]) -> Any:

@@ -119,7 +119,7 @@ class ToolParameter(BaseModel):
             schema["type"] = [self.type, "null"] if self.nullable else self.type
         if self.description:
             schema["description"] = self.description
-        if self.enum is not None:
+        if self.enum is not None and self.type != "array":
             schema["enum"] = list(self.enum) + ([None] if self.nullable else [])
         numeric = {
             "minimum": self.min,
@@ -150,6 +150,9 @@ class ToolParameter(BaseModel):
             schema["items"] = {} if self.item_type == "any" else {"type": self.item_type}
         elif self.type == "array":
             schema["items"] = {}
+        if self.type == "array" and self.enum is not None:
+            # an enum on an array lists the allowed items, as authors of declarations mean it
+            schema["items"] = {**schema["items"], "enum": list(self.enum)}
         if self.properties is not None:
             schema["type"] = "object" if not self.nullable else ["object", "null"]
             schema["properties"] = {k: p.to_json_schema() for k, p in self.properties.items()}

@@ -11,7 +11,15 @@ import asyncio
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from typing import Any
 
 from toolrig.core.action import Action
@@ -112,25 +120,44 @@ class ToolExecutor:
             raise ToolDefinitionError(
                 name, "a tool with this name is already registered; pass replace=True"
             )
-        index = {k: v for k, v in self._index.items() if v[0].spec.name != name}
-        for key, entry in _index_entries(tool).items():
-            other = index.get(key)
-            if other is not None and other[0].spec.name != name:
-                raise ToolDefinitionError(
-                    name, f"call name {key!r} collides with tool {other[0].spec.name!r}"
-                )
-            index[key] = entry
-        tools = dict(self._tools)
-        tools[name] = tool
-        self._tools, self._index = tools, index  # swap both at once
+        self.swap(add=[tool])
         return tool
 
     def unregister(self, name: str) -> BaseTool:
         """Remove and return the tool called ``name``; raises :class:`ToolNotFoundError`."""
         tool = self.get(name)
-        self._tools = {k: v for k, v in self._tools.items() if k != name}
-        self._index = {k: v for k, v in self._index.items() if v[0] is not tool}
+        self.swap(remove=[name])
         return tool
+
+    def swap(self, add: Sequence[BaseTool] = (), remove: Collection[str] = ()) -> None:
+        """Register ``add`` (replacing tools of the same names) and drop ``remove`` in one
+        atomic step: calls see either the old set or the new one, never a mix.
+
+        Validates first; on a name given twice or a call-name collision it raises
+        :class:`ToolDefinitionError` and changes nothing. Building the tables once makes
+        loading thousands of tools linear, where registering one by one is quadratic.
+        """
+        if not add and not remove:
+            return
+        replaced = {t.spec.name for t in add} | set(remove)
+        tools = {k: v for k, v in self._tools.items() if k not in replaced}
+        if replaced.isdisjoint(self._tools):
+            index = dict(self._index)
+        else:
+            index = {k: v for k, v in self._index.items() if v[0].spec.name not in replaced}
+        for tool in add:
+            name = tool.spec.name
+            if name in tools:
+                raise ToolDefinitionError(name, "the same tool name is given twice")
+            for key, entry in _index_entries(tool).items():
+                other = index.get(key)
+                if other is not None:
+                    raise ToolDefinitionError(
+                        name, f"call name {key!r} collides with tool {other[0].spec.name!r}"
+                    )
+                index[key] = entry
+            tools[name] = tool
+        self._tools, self._index = tools, index  # publish both at once
 
     def get(self, name: str) -> BaseTool:
         """The tool called ``name``; raises :class:`ToolNotFoundError` with suggestions."""

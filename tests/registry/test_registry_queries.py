@@ -1,0 +1,119 @@
+"""Queries and execution through the core executor (timeouts, retries, output checks)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from registry_helpers import write
+
+from toolrig.registry import Registry
+
+ModuleDir = Callable[[str, str], Path]
+
+TOOLS = {
+    "loader": "type: data\nlayer: io\ntags: [csv, input]\n",
+    "cleaner": "type: data\nlayer: nlp\ntags: [nlp, input]\n",
+    "scorer": "type: analysis\nlayer: nlp\ntags: [nlp, ml]\n",
+    "writer": "type: content\ntags: [report]\n",
+}
+
+
+def _catalogue(registry: Registry, tmp_path: Path) -> None:
+    for name, extra in TOOLS.items():
+        write(tmp_path / f"{name}.yaml", f"name: {name}\ndescription: The {name}.\n{extra}")
+    assert registry.load(tmp_path).ok
+
+
+def test_queries_by_type_layer_tags_and_name(registry: Registry, tmp_path: Path) -> None:
+    _catalogue(registry, tmp_path)
+
+    def names(**filters: object) -> list[str]:
+        return [s.name for s in registry.list_tools(**filters)]  # type: ignore[arg-type]
+
+    assert names() == ["cleaner", "loader", "scorer", "writer"]
+    assert names(type="data") == ["cleaner", "loader"]
+    assert names(layer="nlp") == ["cleaner", "scorer"]
+    assert names(tags=["input", "ml"]) == ["cleaner", "loader", "scorer"]
+    assert names(tags=["nlp", "input"], match="all") == ["cleaner"]
+    assert names(name="*er", type="data", layer="nlp") == ["cleaner"]
+    assert names(name="scorer") == ["scorer"]
+    assert names(type="business") == []
+    described = registry.describe("scorer")
+    assert described["type"] == "analysis" and described["source"] == str(tmp_path / "scorer.yaml")
+    assert described["actions"]["scorer"]["parameters"]["type"] == "object"
+    assert len(registry) == 4 and "writer" in registry
+
+
+def test_validate_params(registry: Registry, tmp_path: Path) -> None:
+    write(
+        tmp_path / "t.yaml",
+        """
+        name: t
+        description: T.
+        parameters:
+          - {name: n, type: integer, min: 1}
+        """,
+    )
+    assert registry.load(tmp_path).ok
+    assert registry.validate_params("t", {"n": 2}) == (True, "")
+    ok, message = registry.validate_params("t", {"n": 0, "x": 1})
+    assert not ok and "- n:" in message and "x" in message
+    assert registry.validate_params("nope", {}) == (False, "no tool or action named 'nope'")
+
+
+def test_execute_applies_timeout_retries_and_output_schema(
+    registry: Registry, tmp_path: Path, module_dir: ModuleDir
+) -> None:
+    module_dir(
+        "exec_mod",
+        """
+        import time
+        from toolrig import RetryableToolError
+        CALLS = {"flaky": 0}
+        def slow(text):
+            time.sleep(2)
+            return {"ok": True}
+        def flaky(text):
+            CALLS["flaky"] += 1
+            if CALLS["flaky"] < 3:
+                raise RetryableToolError("busy, try again")
+            return {"label": "positive"}
+        def wrong(text):
+            return {"label": 42}
+        async def asynchronous(text):
+            return {"label": text}
+        """,
+    )
+    head = "description: X.\nparameters: [{name: text, type: string}]\n"
+    out = "output_schema: {type: object, properties: {label: {type: string}}, required: [label]}\n"
+    write(tmp_path / "slow.yaml", f"name: slow\n{head}executor: exec_mod.slow\ntimeout: 0.2\n")
+    write(
+        tmp_path / "flaky.yaml",
+        f"name: flaky\n{head}{out}executor: exec_mod.flaky\nmax_retries: 3\n",
+    )
+    write(tmp_path / "wrong.yaml", f"name: wrong\n{head}{out}executor: exec_mod.wrong\n")
+    write(tmp_path / "asy.yaml", f"name: asy\n{head}{out}executor: exec_mod.asynchronous\n")
+    assert registry.load(tmp_path).ok
+    registry.executor.retry = type(registry.executor.retry)(initial_delay=0.001, jitter=False)
+
+    slow = registry.execute_sync("slow", {"text": "x"})
+    assert slow.error is not None and slow.error.code == "timeout"
+    flaky = registry.execute_sync("flaky", {"text": "x"})
+    assert flaky.success and flaky.metadata is not None and flaky.metadata.attempts == 3
+    wrong = registry.execute_sync("wrong", {"text": "x"})
+    assert wrong.error is not None and wrong.error.code == "invalid_output"
+    assert registry.execute_sync("asy", {"text": "hi"}).output == {"label": "hi"}
+    bad_args = registry.execute_sync("wrong", {"text": 5})
+    assert bad_args.error is not None and bad_args.error.code == "invalid_arguments"
+
+
+async def test_async_execute_is_the_executors_own(registry: Registry, tmp_path: Path) -> None:
+    @registry.register_tool("echo")
+    async def echo(text: str) -> str:
+        return text
+
+    write(tmp_path / "e.yaml", "name: echo\ndescription: E.\nparameters: [{name: text}]\n")
+    assert registry.load(tmp_path).ok
+    assert registry.execute == registry.executor.execute  # no wrapper on the call path
+    assert (await registry.execute("echo", {"text": "hi"})).output == "hi"
