@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolrig.core.cost import estimate_spec_cost
 from toolrig.core.validation import ArgumentsInvalid
 from toolrig.runtime.executor import ToolExecutor
 from toolrig.runtime.plan import Plan, PlanStep, find_references
@@ -33,8 +34,6 @@ class PlanCheck:
 
 def default_cost(executor: ToolExecutor) -> CostFunction:
     """Cost of a step from the tool's declared ``cost`` (0 when it has none)."""
-    from toolrig.registry.cost import estimate_spec_cost
-
     def cost(step: PlanStep, params: Mapping[str, Any]) -> float:
         action = executor.resolve(step.call_name)
         if action is None:
