@@ -15,9 +15,19 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_test_one() -> None:
     assert tests in (ROOT / ".ci" / "run").read_text().splitlines()
 
 
-def test_demo_runs_offline(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_demo_runs_offline(capsys, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from toolrig.cli.main import main
 
+    monkeypatch.setenv("TOOLRIG_LOG", str(tmp_path / "log.sqlite3"))
+    monkeypatch.setenv("TOOLRIG_CONFIG", str(tmp_path / "no-config.toml"))
+    for name in (
+        "TOOLRIG_LLM_PROVIDER",
+        "TOOLRIG_LLM_MODEL",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_BASE_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "## Available tools" in out and "nothing raised" in out

@@ -6,6 +6,8 @@ Runs offline on embedded defaults; every call answers with a structured ``ToolRe
 from __future__ import annotations
 
 import asyncio
+import time
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -160,4 +162,89 @@ def run_demo(*, show_prompt: bool = True) -> int:
         f"slowest call {took:.2f} ms."
     )
     executor.close()
-    return 0
+    examples = _examples_dir()
+    if examples is None:
+        print("\n(examples/ not found next to this installation: the plan demo is skipped)")
+        return 0
+    ok = _run_catalog_plan(examples)
+    _run_agent_if_configured(examples)
+    return 0 if ok else 1
+
+
+def _examples_dir() -> Path | None:
+    """The project's ``examples`` folder: under the working directory, or beside the sources."""
+    for root in (Path.cwd(), Path(__file__).resolve().parents[3]):
+        if (root / "examples" / "catalog").is_dir():
+            return root / "examples"
+    return None
+
+
+def _run_catalog_plan(examples: Path) -> bool:
+    """Run the review-report plan over the example catalogue, recorded in the SQLite log."""
+    from toolrig.cli.catalog import load_registry
+    from toolrig.runtime.plan import Plan
+    from toolrig.runtime.plan_run import PlanRunner, StepEvent
+    from toolrig.storage import open_log
+
+    print("\n== a plan over the example catalogue (examples/catalog), recorded in SQLite ==")
+    registry = load_registry([str(examples / "catalog")], [str(examples)])
+    text = (examples / "plans" / "review_report.yaml").read_text(encoding="utf-8")
+    source = str(examples / "data" / "reviews.csv")
+    plan = Plan.from_yaml(
+        text.replace("examples/data/reviews.csv", source),
+        plan_id=f"review-report-{time.strftime('%Y%m%d-%H%M%S')}",
+    )
+
+    def on_step(event: StepEvent) -> None:
+        if event.status != "started":
+            print(f"  [{event.done}/{event.total}] {event.step_id}: {event.status}")
+
+    with open_log() as log:
+        runner = PlanRunner(registry.executor, store=log, on_step=on_step)
+        check = runner.check(plan)
+        print(
+            f"{len(plan.steps)} steps in {len(check.layers)} layers, "
+            f"estimated cost {check.estimated_cost:.4f}"
+        )
+        result = runner.run_sync(plan)
+        print(
+            f"plan {'succeeded' if result.success else 'failed'} in {result.duration_ms:.0f} ms; "
+            f"recorded in {log!r}"
+        )
+        if result.success:
+            print("\n" + str(result.outputs["report"]["content"]).strip())
+        print(
+            "\nWhat an LLM would be told of this run:\n"
+            + log.get_summary(plan.id, max_chars=1500, max_output_chars=110)
+        )
+    registry.close()
+    return result.success
+
+
+def _run_agent_if_configured(examples: Path) -> None:
+    """Let a configured LLM drive the same tools; say how to configure one otherwise."""
+    from toolrig.agent import Agent, LLMConfig, LLMConfigError
+    from toolrig.cli.catalog import load_registry
+
+    print("\n== the agent loop ==")
+    try:
+        config = LLMConfig.resolve()
+    except LLMConfigError as exc:
+        print(f"skipped: {exc}")
+        return
+    registry = load_registry([str(examples / "catalog")], [str(examples)])
+    agent = Agent(
+        "Review analyst",
+        "You analyse customer reviews with the tools you have.",
+        config,
+        registry.executor,
+        max_steps=8,
+        time_budget=300,
+    )
+    result = agent.run(f"Summarise the main complaints in {examples / 'data' / 'reviews.csv'}.")
+    print(
+        f"stopped: {result.stop_reason} after {len(result.steps)} steps, "
+        f"{result.usage.total_tokens} tokens"
+    )
+    print(result.output or result.error or "(no output)")
+    registry.close()

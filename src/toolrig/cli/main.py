@@ -17,6 +17,12 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser("demo", help="define tools three ways and run good and bad calls")
     demo.add_argument("--no-prompt", action="store_true", help="do not print the tools' prompt")
+    from toolrig.cli.serve import add_serve_parser
+
+    add_serve_parser(commands)
+    from toolrig.cli.plan_cmd import add_plan_parser
+
+    add_plan_parser(commands)
     return parser
 
 
@@ -28,6 +34,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from toolrig.cli.demo import run_demo
 
         return run_demo(show_prompt=not args.no_prompt)
+    if args.command == "serve":
+        from toolrig.cli.serve import run_serve
+
+        return run_serve(args)
+    if args.command == "plan":
+        from toolrig.cli.plan_cmd import run_plan_command
+
+        return run_plan_command(args)
     parser.print_help()
     return 2
 

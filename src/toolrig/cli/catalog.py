@@ -1,0 +1,27 @@
+"""Load the tools a command works on: YAML files or folders into a registry."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolrig.registry import Registry
+
+__all__ = ["load_registry"]
+
+
+def load_registry(paths: Sequence[str], import_paths: Sequence[str] = ()) -> Registry:
+    """A registry with every definition under ``paths``; ``import_paths`` are put on
+    ``sys.path`` first so the definitions' ``executor:`` modules can be imported. Problems in
+    single files are printed and the rest still loads."""
+    for folder in reversed(import_paths):
+        resolved = str(Path(folder).resolve())
+        if resolved not in sys.path:
+            sys.path.insert(0, resolved)
+    registry = Registry()
+    for path in paths:
+        report = registry.load(path)
+        if not report.ok:
+            print(f"warning: {path}: {report}", file=sys.stderr)
+    return registry

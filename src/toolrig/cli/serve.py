@@ -1,0 +1,101 @@
+"""``toolrig serve``: load YAML tools (or the demo tools) into a registry and serve it over MCP."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolrig.registry import Registry
+
+__all__ = ["add_serve_parser", "build_registry", "run_serve"]
+
+
+def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Declare ``serve`` and its options."""
+    serve = commands.add_parser(
+        "serve",
+        help="serve tools over MCP (stdio or streamable HTTP)",
+        description="Serve YAML tools (files or folders) over MCP; without paths, or with "
+        "--demo, serve the built-in demo tools.",
+    )
+    serve.add_argument("paths", nargs="*", metavar="PATH", help="YAML tool files or folders")
+    serve.add_argument("--demo", action="store_true", help="also serve the built-in demo tools")
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP port (0: any free port)")
+    serve.add_argument("--path", default="/mcp", help="HTTP endpoint path (/mcp)")
+    token = serve.add_mutually_exclusive_group()
+    token.add_argument("--token", help="require 'Authorization: Bearer TOKEN' over HTTP")
+    token.add_argument("--token-env", metavar="VAR", help="read the token from variable VAR")
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback bind address without a token",
+    )
+    serve.add_argument(
+        "--watch", action="store_true", help="reload folders when files change (hot reload)"
+    )
+    serve.add_argument("--name", default="toolrig", help="server name shown to clients")
+
+
+def build_registry(paths: Sequence[str], *, demo: bool, watch: bool) -> Registry:
+    """A registry holding the demo tools (when asked, or when no path is given) and the tools
+    of ``paths``; folders are watched when ``watch``. Load problems go to stderr."""
+    from toolrig.registry import Registry
+
+    registry = Registry()
+    if demo or not paths:
+        from toolrig.cli.demo import build_executor
+
+        for tool in build_executor().list_tools():
+            registry.add(tool)
+    for raw in paths:
+        path = Path(raw)
+        report = registry.watch(path).report if watch and path.is_dir() else registry.load(path)
+        for error in getattr(report, "errors", ()):
+            print(f"toolrig serve: {error}", file=sys.stderr)
+    return registry
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Run ``toolrig serve`` with parsed ``args``; returns the exit code."""
+    try:
+        from toolrig.mcp import UnsafeBindError, serve
+        from toolrig.mcp.transports import announce
+    except ImportError as exc:
+        print(f"toolrig serve: {exc}", file=sys.stderr)
+        return 1
+    token = args.token
+    if args.token_env:
+        token = os.environ.get(args.token_env)
+        if not token:
+            print(f"toolrig serve: ${args.token_env} is empty or unset", file=sys.stderr)
+            return 2
+    registry = build_registry(args.paths, demo=args.demo, watch=args.watch)
+    try:
+        serve(
+            registry,
+            transport=args.transport,
+            host=args.host,
+            port=args.port,
+            token=token,
+            allow_remote=args.allow_remote,
+            path=args.path,
+            name=args.name,
+            on_ready=announce,
+        )
+    except UnsafeBindError as exc:
+        print(f"toolrig serve: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            registry.close()
+    return 0

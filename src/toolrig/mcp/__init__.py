@@ -1,0 +1,47 @@
+"""MCP (Model Context Protocol): serve a registry as an MCP server, import remote MCP tools.
+
+Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
+
+- :class:`ToolServer` exposes a :class:`~toolrig.registry.Registry` (or executor);
+  :func:`serve` runs it over stdio or streamable HTTP.
+- :func:`add_mcp_server` registers the tools of a remote MCP server under a prefix.
+"""
+
+from __future__ import annotations
+
+try:
+    import mcp as _mcp  # noqa: F401  (the SDK; absolute import, not this package)
+    import uvicorn as _uvicorn  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "toolrig.mcp needs the MCP SDK and uvicorn: pip install 'toolrig[mcp]' "
+        f"({exc.name or exc} is missing)"
+    ) from exc
+
+from toolrig.mcp.client import MCPToolSource, add_mcp_server, add_mcp_server_async
+from toolrig.mcp.serve import serve, serve_async
+from toolrig.mcp.server import ERROR_META_KEY, ToolServer
+from toolrig.mcp.transports import (
+    BearerTokenMiddleware,
+    UnsafeBindError,
+    check_bind,
+    http_app,
+    serve_http,
+    serve_stdio,
+)
+
+__all__ = [
+    "ERROR_META_KEY",
+    "BearerTokenMiddleware",
+    "MCPToolSource",
+    "ToolServer",
+    "UnsafeBindError",
+    "add_mcp_server",
+    "add_mcp_server_async",
+    "check_bind",
+    "http_app",
+    "serve",
+    "serve_async",
+    "serve_http",
+    "serve_stdio",
+]
