@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolrig.core.action import Action
+from toolrig.core.background import run_sync
 from toolrig.core.context import ToolContext
 from toolrig.core.errors import ErrorCode, ToolError
 from toolrig.core.ids import new_call_id
@@ -106,7 +107,7 @@ def invoke(
     tool_call_id: str | None = None,
     state: Mapping[str, Any] | None = None,
 ) -> ToolResult:
-    """Run ``action`` once in this thread (an async action runs on a private event loop)."""
+    """Run ``action`` once in this thread (an async action runs on the background loop)."""
     started_at, t0 = time.time(), time.perf_counter()
     call_id = tool_call_id or new_call_id()
     try:
@@ -116,25 +117,10 @@ def invoke(
     try:
         output = action.call(values, _context(action, call_id, state))
         if action.is_async:
-            output = _run_coroutine(output)
+            output = run_sync(output)
     except Exception as exc:
-        logger.debug("tool %s raised", action.tool, exc_info=True)
-        return make_result(
-            action,
-            error=error_from_exception(exc, action.spec.name),
-            call_id=call_id,
-            started_at=started_at,
-            t0=t0,
-        )
-    error = None if action.output_validator is None else action.output_validator.check(output)
-    return make_result(
-        action,
-        output=None if error else output,
-        error=error,
-        call_id=call_id,
-        started_at=started_at,
-        t0=t0,
-    )
+        return _failed(action, exc, call_id, started_at, t0)
+    return _checked(action, output, call_id, started_at, t0)
 
 
 async def invoke_async(
@@ -159,14 +145,19 @@ async def invoke_async(
         else:
             output = await asyncio.to_thread(action.call, values, ctx)
     except Exception as exc:
-        logger.debug("tool %s raised", action.tool, exc_info=True)
-        return make_result(
-            action,
-            error=error_from_exception(exc, action.spec.name),
-            call_id=call_id,
-            started_at=started_at,
-            t0=t0,
-        )
+        return _failed(action, exc, call_id, started_at, t0)
+    return _checked(action, output, call_id, started_at, t0)
+
+
+def _failed(
+    action: Action, exc: Exception, call_id: str, started_at: float, t0: float
+) -> ToolResult:
+    logger.debug("tool %s raised", action.tool, exc_info=True)
+    error = error_from_exception(exc, action.spec.name)
+    return make_result(action, error=error, call_id=call_id, started_at=started_at, t0=t0)
+
+
+def _checked(action: Action, output: Any, call_id: str, started_at: float, t0: float) -> ToolResult:
     error = None if action.output_validator is None else action.output_validator.check(output)
     return make_result(
         action,
@@ -176,15 +167,3 @@ async def invoke_async(
         started_at=started_at,
         t0=t0,
     )
-
-
-def _run_coroutine(coro: Any) -> Any:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    # Called from inside a running loop: run on a helper thread with its own loop.
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()

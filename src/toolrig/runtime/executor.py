@@ -32,7 +32,7 @@ from toolrig.core.invoke import error_from_exception, make_result
 from toolrig.core.result import ErrorInfo, ResultMetadata, ToolResult
 from toolrig.core.suggest import closest
 from toolrig.core.validation import ArgumentsInvalid
-from toolrig.runtime.background import run_sync
+from toolrig.core.background import run_sync
 from toolrig.runtime.calls import CallInfo, ToolCall, as_tool_call
 from toolrig.runtime.events import EventKind, Listener, ToolEvent, emit
 from toolrig.runtime.retry import RetryPolicy
@@ -473,19 +473,8 @@ class ToolExecutor:
             return await self._finish(
                 action, values_or(args), None, _hook_error(exc, action), call_id, started_at, t0, 1
             )
-        listeners = self._listeners
-        if listeners:
-            emit(
-                listeners,
-                ToolEvent(
-                    kind=EventKind.STARTED,
-                    tool=action.tool,
-                    action=action.name,
-                    tool_call_id=call_id,
-                    attempt=1,
-                    arguments=values,
-                ),
-            )
+        if self._listeners:
+            self._emit_started(action, call_id, values)
         limit = self._limit(tool, timeout)
         retries = tool._spec.max_retries if max_retries is None else max_retries
         attempt = 1
@@ -529,33 +518,10 @@ class ToolExecutor:
                 logger.debug("tool %s raised", action.tool, exc_info=True)
                 error = error_from_exception(exc, action.name)
             else:
-                checker = action.output_validator
-                error = (
-                    None if checker is None or not self.validate_output else checker.check(output)
-                )
-            if error is None or not self.retry.should_retry(error, attempt, retries):
+                error = self._check_output(action, output)
+            delay = self._retry_delay(action, error, call_id, attempt, retries, started_at, t0)
+            if delay is None:
                 break
-            delay = self.retry.delay(attempt)
-            if listeners:
-                emit(
-                    listeners,
-                    ToolEvent(
-                        kind=EventKind.RETRIED,
-                        tool=action.tool,
-                        action=action.name,
-                        tool_call_id=call_id,
-                        attempt=attempt,
-                        delay=delay,
-                        result=make_result(
-                            action,
-                            error=error,
-                            call_id=call_id,
-                            started_at=started_at,
-                            t0=t0,
-                            attempts=attempt,
-                        ),
-                    ),
-                )
             await asyncio.sleep(delay)
             attempt += 1
         if self._post:
@@ -589,19 +555,8 @@ class ToolExecutor:
             return self._finish_sync(
                 action, values_or(args), None, _hook_error(exc, action), call_id, started_at, t0, 1
             )
-        listeners = self._listeners
-        if listeners:
-            emit(
-                listeners,
-                ToolEvent(
-                    kind=EventKind.STARTED,
-                    tool=action.tool,
-                    action=action.name,
-                    tool_call_id=call_id,
-                    attempt=1,
-                    arguments=values,
-                ),
-            )
+        if self._listeners:
+            self._emit_started(action, call_id, values)
         retries = tool._spec.max_retries if max_retries is None else max_retries
         attempt = 1
         while True:
@@ -618,28 +573,67 @@ class ToolExecutor:
                 logger.debug("tool %s raised", action.tool, exc_info=True)
                 error = error_from_exception(exc, action.name)
             else:
-                checker = action.output_validator
-                error = (
-                    None if checker is None or not self.validate_output else checker.check(output)
-                )
-            if error is None or not self.retry.should_retry(error, attempt, retries):
+                error = self._check_output(action, output)
+            delay = self._retry_delay(action, error, call_id, attempt, retries, started_at, t0)
+            if delay is None:
                 break
-            delay = self.retry.delay(attempt)
-            if listeners:
-                emit(
-                    listeners,
-                    ToolEvent(
-                        kind=EventKind.RETRIED,
-                        tool=action.tool,
-                        action=action.name,
-                        tool_call_id=call_id,
-                        attempt=attempt,
-                        delay=delay,
-                    ),
-                )
             time.sleep(delay)
             attempt += 1
         return self._finish_sync(action, values, output, error, call_id, started_at, t0, attempt)
+
+    def _emit_started(self, action: Action, call_id: str, values: Mapping[str, Any]) -> None:
+        emit(
+            self._listeners,
+            ToolEvent(
+                kind=EventKind.STARTED,
+                tool=action.tool,
+                action=action.name,
+                tool_call_id=call_id,
+                attempt=1,
+                arguments=values,
+            ),
+        )
+
+    def _check_output(self, action: Action, output: Any) -> ErrorInfo | None:
+        checker = action.output_validator
+        return None if checker is None or not self.validate_output else checker.check(output)
+
+    def _retry_delay(
+        self,
+        action: Action,
+        error: ErrorInfo | None,
+        call_id: str,
+        attempt: int,
+        retries: int,
+        started_at: float,
+        t0: float,
+    ) -> float | None:
+        """Seconds to wait before another attempt (telling listeners), or ``None`` to stop."""
+        if error is None or not self.retry.should_retry(error, attempt, retries):
+            return None
+        delay = self.retry.delay(attempt)
+        if self._listeners:
+            failed = make_result(
+                action,
+                error=error,
+                call_id=call_id,
+                started_at=started_at,
+                t0=t0,
+                attempts=attempt,
+            )
+            emit(
+                self._listeners,
+                ToolEvent(
+                    kind=EventKind.RETRIED,
+                    tool=action.tool,
+                    action=action.name,
+                    tool_call_id=call_id,
+                    attempt=attempt,
+                    delay=delay,
+                    result=failed,
+                ),
+            )
+        return delay
 
     async def _apply_pre(
         self, action: Action, values: dict[str, Any], call_id: str, strict: bool | None
