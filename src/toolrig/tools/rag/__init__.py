@@ -1,0 +1,16 @@
+"""Retrieval over local documents: chunking, a SQLite FTS5 index, and ``rag_tool``."""
+
+from toolrig.tools.rag.chunking import Chunk, chunk_text
+from toolrig.tools.rag.store import RagStore, StoredHit
+from toolrig.tools.rag.tool import Embedder, IndexOutput, RagTool, SearchRagOutput
+
+__all__ = [
+    "Chunk",
+    "Embedder",
+    "IndexOutput",
+    "RagStore",
+    "RagTool",
+    "SearchRagOutput",
+    "StoredHit",
+    "chunk_text",
+]
