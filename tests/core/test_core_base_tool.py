@@ -224,3 +224,28 @@ async def test_async_actions_and_aexecute(files: FileTool) -> None:
     assert (await remote.aexecute("fetch", key="x")).output == "X"
     assert remote.execute("fetch", key="y").output == "Y"
     assert (await files.aexecute("read", path="notes.txt")).output == "hello world"
+
+
+def test_action_names_that_would_replace_basetool_methods_are_refused() -> None:
+    with pytest.raises(ToolDefinitionError, match=r"would replace BaseTool.execute"):
+
+        class Shell(BaseTool):
+            @action
+            def execute(self, command: str) -> str:
+                """Run a command."""
+                return command
+
+    with pytest.raises(ToolDefinitionError, match=r"ActionSchema\(method=...\)"):
+
+        class Declared(BaseTool):
+            actions = (ActionSchema(name="get_schema"),)
+
+    class Fine(BaseTool):
+        @action(name="execute")
+        def run_command(self, command: str) -> str:
+            """Run a command."""
+            return command
+
+    fine = Fine()
+    assert fine.get_action_names() == ["execute"]
+    assert fine.execute("execute", command="ls").output == "ls"

@@ -269,3 +269,22 @@ def test_metadata_fields_are_carried() -> None:
 
     with pytest.raises(ToolDefinitionError, match="semantic version"):
         tool(version="one")(later)
+
+
+def test_a_summary_wrapped_over_lines_stays_whole() -> None:
+    @tool
+    def wrapped(x: int) -> int:
+        """Do a thing whose summary is long enough
+        to wrap onto a second line.
+
+        More detail here.
+
+        Args:
+            x: The input.
+        """
+        return x
+
+    assert wrapped.spec.description == (
+        "Do a thing whose summary is long enough to wrap onto a second line.\n\nMore detail here."
+    )
+    assert params_of(wrapped)["properties"]["x"]["description"] == "The input."

@@ -22,7 +22,7 @@ from toolrig.agent.config import LLMConfig
 from toolrig.core.base import BaseTool
 from toolrig.core.result import ToolResult
 from toolrig.providers.calls import execute_calls
-from toolrig.runtime.background import run_sync
+from toolrig.core.background import run_sync
 from toolrig.runtime.calls import ToolCall
 from toolrig.runtime.executor import ToolExecutor
 from toolrig.storage.log import ExecutionLog, RecordStatus

@@ -348,6 +348,12 @@ def _collect_actions(cls: type[BaseTool]) -> dict[str, Action]:
         if options is None:
             continue
         aname = options.name or attr
+        if attr in _RESERVED:
+            problems.append(
+                f"action method `{attr}` would replace BaseTool.{attr}; name the method "
+                f"differently and keep the action's name with @action(name={attr!r})"
+            )
+            continue
         if isinstance(value, staticmethod | classmethod):
             problems.append(f"action `{aname}`: static and class methods cannot be actions")
             continue
@@ -369,7 +375,14 @@ def _collect_actions(cls: type[BaseTool]) -> dict[str, Action]:
         if not isinstance(schema, ActionSchema):
             problems.append(f"`actions` must hold ActionSchema objects, got {schema!r}")
             continue
-        method = getattr(cls, schema.method or schema.name, None)
+        method_name = schema.method or schema.name
+        method = getattr(cls, method_name, None)
+        if method_name in _RESERVED:
+            problems.append(
+                f"action {schema.name!r} would run BaseTool.{method_name}; implement it in a "
+                "method with another name and give that name as ActionSchema(method=...)"
+            )
+            continue
         if method is None or not callable(method):
             problems.append(
                 f"action {schema.name!r} is declared but the class has no method "
@@ -398,6 +411,12 @@ def _collect_actions(cls: type[BaseTool]) -> dict[str, Action]:
     if problems:
         raise ToolDefinitionError(cls.__name__, [p.strip(" -") for p in problems if p.strip()])
     return actions
+
+
+_RESERVED = frozenset(
+    name for name in dir(BaseTool) if not name.startswith("__") and name not in ("actions",)
+)
+"""BaseTool's own attributes and methods: an action method must not take one of these names."""
 
 
 def _snake(name: str) -> str:

@@ -59,7 +59,12 @@ def parse_docstring(func: Callable[..., Any]) -> _Doc:
     import docstring_parser  # only needed when a tool is defined
 
     doc = docstring_parser.parse(raw)
-    parts = [p for p in (doc.short_description, doc.long_description) if p]
+    short, long = doc.short_description, doc.long_description
+    if short and long and not doc.blank_after_short_description:
+        # a summary wrapped over several lines: the parser keeps only its first line as "short"
+        first, _, rest = long.partition("\n\n")
+        short, long = f"{short} {' '.join(first.split())}", rest or None
+    parts = [p for p in (short, long) if p]
     params = {
         p.arg_name.lstrip("*"): " ".join(p.description.split()) for p in doc.params if p.description
     }

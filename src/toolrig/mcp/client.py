@@ -283,10 +283,13 @@ class MCPToolSource:
             names[name] = item.name
         for remote_name, why in skipped.items():
             logger.warning("skipping MCP tool %r of %s: %s", remote_name, self.label, why)
-        self._apply(built, set(self.tools) - set(names))
+        refused = self._apply(built, set(self.tools) - set(names))
+        for name, why in refused.items():
+            skipped[names.pop(name)] = why
         self.tools, self.skipped = names, skipped
 
-    def _apply(self, add: Mapping[str, BaseTool], remove: set[str]) -> None:
+    def _apply(self, add: Mapping[str, BaseTool], remove: set[str]) -> dict[str, str]:
+        """Remove then add tools in the target; returns the names it refused, with why."""
         target = self.target
         for name in remove:
             try:
@@ -296,11 +299,17 @@ class MCPToolSource:
                     target.unregister(name)
             except LookupError:
                 pass
-        for tool in add.values():
-            if isinstance(target, Registry):
-                target.add(tool, replace=True)
-            else:
-                target.register(tool, replace=True)
+        refused: dict[str, str] = {}
+        for name, tool in add.items():
+            try:
+                if isinstance(target, Registry):
+                    target.add(tool, replace=True)
+                else:
+                    target.register(tool, replace=True)
+            except ToolDefinitionError as exc:  # e.g. the name belongs to a YAML definition
+                logger.warning("cannot register MCP tool %r: %s", name, exc)
+                refused[name] = str(exc)
+        return refused
 
     async def _call(
         self, remote_name: str, arguments: dict[str, Any], ctx: ToolContext | None

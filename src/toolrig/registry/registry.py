@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -56,6 +56,7 @@ class Registry:
         self._bindings: dict[str, Any] = {}
         self._listeners: tuple[ChangeListener, ...] = ()
         self._watchers: list[Any] = []
+        self._mcp_sources: list[Any] = []
         self._lock = threading.RLock()
 
     # -- Python sources --------------------------------------------------------------------
@@ -291,11 +292,31 @@ class Registry:
         return None if tool is None else tool.spec.dependencies
 
     # -- lifecycle -------------------------------------------------------------------------
+    def add_mcp_server(
+        self,
+        *,
+        prefix: str,
+        command: str | Sequence[str] | None = None,
+        url: str | None = None,
+        **options: Any,
+    ) -> Any:
+        """Register the tools of an MCP server (``command``: stdio, ``url``: streamable HTTP)
+        as ``prefix__name``; calls go through this registry's executor. Needs the ``mcp``
+        extra."""
+        from toolrig.mcp.client import add_mcp_server
+
+        source = add_mcp_server(self, prefix=prefix, command=command, url=url, **options)
+        self._mcp_sources.append(source)
+        return source
+
     def close(self) -> None:
-        """Stop watchers and the executor's worker threads."""
+        """Stop watchers, MCP connections and the executor's worker threads."""
         for watcher in self._watchers:
             watcher.stop()
         self._watchers.clear()
+        for source in self._mcp_sources:
+            source.close(remove_tools=False)
+        self._mcp_sources.clear()
         self.executor.close()
 
     def __enter__(self) -> Registry:
