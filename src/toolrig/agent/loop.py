@@ -19,10 +19,10 @@ from typing import Any, Literal
 from toolrig.agent.client import LLMClient, LLMTurn, Usage, make_client
 from toolrig.agent.completion import COMPLETION_TOOL, attempt_completion
 from toolrig.agent.config import LLMConfig
+from toolrig.core.background import run_sync
 from toolrig.core.base import BaseTool
 from toolrig.core.result import ToolResult
 from toolrig.providers.calls import execute_calls
-from toolrig.core.background import run_sync
 from toolrig.runtime.calls import ToolCall
 from toolrig.runtime.executor import ToolExecutor
 from toolrig.storage.log import ExecutionLog, RecordStatus

@@ -23,6 +23,7 @@ from collections.abc import (
 from typing import Any
 
 from toolrig.core.action import Action
+from toolrig.core.background import run_sync
 from toolrig.core.base import BaseTool
 from toolrig.core.context import ProgressCallback, ToolContext
 from toolrig.core.errors import ErrorCode, ToolDefinitionError, ToolNotFoundError
@@ -32,7 +33,6 @@ from toolrig.core.invoke import error_from_exception, make_result
 from toolrig.core.result import ErrorInfo, ResultMetadata, ToolResult
 from toolrig.core.suggest import closest
 from toolrig.core.validation import ArgumentsInvalid
-from toolrig.core.background import run_sync
 from toolrig.runtime.calls import CallInfo, ToolCall, as_tool_call
 from toolrig.runtime.events import EventKind, Listener, ToolEvent, emit
 from toolrig.runtime.retry import RetryPolicy

@@ -34,6 +34,7 @@ class PlanCheck:
 
 def default_cost(executor: ToolExecutor) -> CostFunction:
     """Cost of a step from the tool's declared ``cost`` (0 when it has none)."""
+
     def cost(step: PlanStep, params: Mapping[str, Any]) -> float:
         action = executor.resolve(step.call_name)
         if action is None:
@@ -129,7 +130,7 @@ def _find_cycle(graph: Mapping[str, set[str]]) -> list[str]:
             if nxt is None:
                 break
             if nxt in seen:
-                cycle = [*path[path.index(nxt):], nxt]
+                cycle = [*path[path.index(nxt) :], nxt]
                 return cycle
             path.append(nxt)
             seen.add(nxt)
