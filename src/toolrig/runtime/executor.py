@@ -15,6 +15,7 @@ from collections.abc import (
     Awaitable,
     Callable,
     Collection,
+    Coroutine,
     Iterable,
     Iterator,
     Mapping,
@@ -209,7 +210,7 @@ class ToolExecutor:
         self._listeners = tuple(x for x in self._listeners if x is not listener)
 
     # -- running -------------------------------------------------------------------------
-    async def execute(
+    def execute(
         self,
         name: str,
         arguments: Mapping[str, Any] | str | None = None,
@@ -221,43 +222,27 @@ class ToolExecutor:
         max_retries: int | None = None,
         progress: ProgressCallback | None = None,
         **kwargs: Any,
-    ) -> ToolResult:
+    ) -> Coroutine[Any, Any, ToolResult]:
         """Run the tool or action ``name`` with ``arguments`` (a mapping, JSON text, or keywords).
 
-        ``timeout`` overrides the tool's (``None``: no limit); ``max_retries`` likewise.
+        ``timeout`` overrides the tool's (``None``: no limit); ``max_retries`` likewise. Returns
+        a coroutine to await (or to wrap in a task), resolving to the call's ``ToolResult``.
         """
-        started_at, t0 = time.time(), time.perf_counter()
-        call_id = tool_call_id or new_call_id()
+        # A plain function returning the worker coroutine saves one coroutine layer per call,
+        # which shows on bursts of thousands of concurrent calls.
         entry = self._index.get(name)
+        call_id = tool_call_id or new_call_id()
         if entry is None:
-            return self._not_found(name, call_id, started_at, t0)
+            return _ready(self._not_found(name, call_id, time.time(), time.perf_counter()))
         args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
+        run = self._run(entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress)
         if self._max_concurrency is None:
-            return await self._run(
-                entry[0],
-                entry[1],
-                args,
-                call_id,
-                started_at,
-                t0,
-                timeout,
-                strict,
-                max_retries,
-                progress,
-            )
+            return run
+        return self._limited(run)
+
+    async def _limited(self, run: Coroutine[Any, Any, ToolResult]) -> ToolResult:
         async with self._semaphore():
-            return await self._run(
-                entry[0],
-                entry[1],
-                args,
-                call_id,
-                started_at,
-                t0,
-                timeout,
-                strict,
-                max_retries,
-                progress,
-            )
+            return await run
 
     def execute_sync(
         self,
@@ -452,13 +437,12 @@ class ToolExecutor:
         action: Action,
         args: Any,
         call_id: str,
-        started_at: float,
-        t0: float,
         timeout: float | None,
         strict: bool | None,
         max_retries: int | None,
         progress: ProgressCallback | None,
     ) -> ToolResult:
+        started_at, t0 = time.time(), time.perf_counter()
         try:
             values = action.validator.validate(
                 args, strict=self.strict if strict is None else strict
