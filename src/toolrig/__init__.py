@@ -35,8 +35,6 @@ from toolrig.core.spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
 from toolrig.runtime.calls import CallInfo, ToolCall
 from toolrig.runtime.events import EventKind, ToolEvent
 from toolrig.runtime.executor import UNSET, ToolExecutor
-from toolrig.runtime.plan import Plan, PlanError, PlanStep
-from toolrig.runtime.plan_run import PlanResult, PlanRunner
 from toolrig.runtime.retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -52,9 +50,16 @@ if TYPE_CHECKING:
         tool_from_function_definition,
     )
     from toolrig.registry import Registry, default_registry, register_tool
+    from toolrig.runtime.plan import Plan, PlanError, PlanStep
+    from toolrig.runtime.plan_run import PlanResult, PlanRunner
     from toolrig.storage import ExecutionLog, open_log
 
 _LAZY = {
+    "Plan": "toolrig.runtime.plan",
+    "PlanError": "toolrig.runtime.plan",
+    "PlanStep": "toolrig.runtime.plan",
+    "PlanResult": "toolrig.runtime.plan_run",
+    "PlanRunner": "toolrig.runtime.plan_run",
     "Registry": "toolrig.registry",
     "register_tool": "toolrig.registry",
     "default_registry": "toolrig.registry",

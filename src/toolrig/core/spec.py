@@ -104,7 +104,7 @@ class ToolSpec(_Frozen):
     """A free category such as ``data``, ``analysis``, ``content``, ``business``."""
     layer: str | None = None
     tags: tuple[str, ...] = ()
-    annotations: ToolAnnotations = ToolAnnotations()
+    annotations: ToolAnnotations = Field(default_factory=ToolAnnotations)
     timeout: float | None = Field(None, gt=0)
     """Seconds before a call is abandoned; ``None`` means no limit."""
     max_retries: int = Field(0, ge=0, le=100)
