@@ -8,17 +8,22 @@ from pathlib import Path
 
 from toolrig.registry import Registry
 
-__all__ = ["load_registry"]
+__all__ = ["add_import_paths", "load_registry"]
+
+
+def add_import_paths(import_paths: Sequence[str]) -> None:
+    """Put folders first on ``sys.path`` so definitions' ``executor:`` modules import."""
+    for folder in reversed(import_paths):
+        resolved = str(Path(folder).resolve())
+        if resolved not in sys.path:
+            sys.path.insert(0, resolved)
 
 
 def load_registry(paths: Sequence[str], import_paths: Sequence[str] = ()) -> Registry:
     """A registry with every definition under ``paths``; ``import_paths`` are put on
     ``sys.path`` first so the definitions' ``executor:`` modules can be imported. Problems in
     single files are printed and the rest still loads."""
-    for folder in reversed(import_paths):
-        resolved = str(Path(folder).resolve())
-        if resolved not in sys.path:
-            sys.path.insert(0, resolved)
+    add_import_paths(import_paths)
     registry = Registry()
     for path in paths:
         report = registry.load(path)

@@ -42,6 +42,13 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "--watch", action="store_true", help="reload folders when files change (hot reload)"
     )
     serve.add_argument("--name", default="toolrig", help="server name shown to clients")
+    serve.add_argument(
+        "--import-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="folder to import executors from (like PYTHONPATH); repeatable",
+    )
 
 
 def build_registry(paths: Sequence[str], *, demo: bool, watch: bool) -> Registry:
@@ -77,6 +84,9 @@ def run_serve(args: argparse.Namespace) -> int:
         if not token:
             print(f"toolrig serve: ${args.token_env} is empty or unset", file=sys.stderr)
             return 2
+    from toolrig.cli.catalog import add_import_paths
+
+    add_import_paths(args.import_path)
     registry = build_registry(args.paths, demo=args.demo, watch=args.watch)
     try:
         serve(
