@@ -113,7 +113,7 @@ def test_private_and_loopback_addresses_are_refused_by_default(tmp_path: Path, s
     ):
         result = strict.execute("download_file", url=url)
         assert result.code == "permission_denied", url
-        assert "denied" in result.error.message
+        assert "Refused to connect" in result.error.message
     assert list(tmp_path.iterdir()) == []
     # The metadata endpoint stays refused even when private addresses are allowed.
     relaxed = DownloadTool(tmp_path, allow_private=True)

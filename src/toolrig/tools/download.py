@@ -10,11 +10,9 @@ the same way. The body is streamed to a temporary file and renamed into place wh
 
 from __future__ import annotations
 
-import ipaddress
+import asyncio
 import os
 import re
-import socket
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
@@ -26,18 +24,11 @@ from toolrig.core.base import BaseTool, action
 from toolrig.core.context import ToolContext
 from toolrig.core.errors import ErrorCode, RetryableToolError, ToolError
 from toolrig.core.spec import ToolAnnotations
+from toolrig.tools.netguard import NetPolicy, guarded_stream
 from toolrig.tools.sandbox import Sandbox
 
 __all__ = ["DownloadTool"]
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-METADATA_ADDRESSES: Final = frozenset(
-    {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
-)
-"""Cloud metadata endpoints: refused even with ``allow_private`` unless listed explicitly."""
-_REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 _SAFE_NAME: Final = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -76,10 +67,7 @@ class DownloadTool(BaseTool):
         allowed in any case. ``download_timeout`` bounds the whole download, in seconds."""
         super().__init__()
         self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
-        self.allow_private = allow_private
-        self.allowed_networks: tuple[Network, ...] = tuple(
-            ipaddress.ip_network(a, strict=False) for a in allowed_addresses
-        )
+        self.policy = NetPolicy(allow=tuple(allowed_addresses), allow_private=allow_private)
         self.max_bytes = max_bytes
         self.download_timeout = download_timeout
         self.max_redirects = max_redirects
@@ -89,7 +77,7 @@ class DownloadTool(BaseTool):
         name="download_file",
         output_description="Where the file was saved, its size and content type.",
     )
-    def download(
+    async def download(
         self,
         url: str,
         path: str | None = None,
@@ -107,96 +95,43 @@ class DownloadTool(BaseTool):
                 file name in the workspace root.
             overwrite: Replace the file if it exists.
         """
-        current = _parse(url)
-        deadline = time.monotonic() + self.download_timeout
-        with httpx.Client(
+        _parse(url)
+        try:
+            async with asyncio.timeout(self.download_timeout):
+                return await self._download(url, path, overwrite, ctx)
+        except TimeoutError:
+            raise _timeout(url, self.download_timeout) from None
+
+    async def _download(
+        self, url: str, path: str | None, overwrite: bool, ctx: ToolContext | None
+    ) -> DownloadOutput:
+        headers = {"User-Agent": self.user_agent, "Accept-Encoding": "identity"}
+        async with httpx.AsyncClient(
             timeout=httpx.Timeout(self.download_timeout), follow_redirects=False, trust_env=False
         ) as client:
-            for _ in range(self.max_redirects + 1):
-                address = self._check(current)
-                request = client.build_request(
-                    "GET",
-                    current.copy_with(host=str(address)),
-                    headers={
-                        "Host": _host_header(current),
-                        "User-Agent": self.user_agent,
-                        "Accept-Encoding": "identity",
-                    },
-                    extensions={"sni_hostname": current.host},
-                )
-                try:
-                    response = client.send(request, stream=True)
-                except httpx.TimeoutException:
-                    raise _timeout(url, self.download_timeout) from None
-                except httpx.HTTPError as exc:
-                    raise RetryableToolError(
-                        f"cannot fetch {url}: {type(exc).__name__}: {exc}",
-                        code=ErrorCode.EXECUTION_ERROR,
-                        hint="Check the URL; the server may be down.",
-                    ) from None
-                try:
-                    location = response.headers.get("location")
-                    if response.status_code in _REDIRECTS and location:
-                        current = _parse(str(current.join(location)))
-                        continue
+            try:
+                async with guarded_stream(
+                    client, url, self.policy, max_redirects=self.max_redirects, headers=headers
+                ) as fetched:
+                    response = fetched.response
                     _check_status(response, url)
-                    target = self._target(path, current, overwrite)
-                    size = self._save(response, target, overwrite, deadline, url, ctx)
+                    target = self._target(path, httpx.URL(fetched.url), overwrite)
+                    size = await self._save(response, target, overwrite, url, ctx)
                     return DownloadOutput(
                         url=url,
-                        final_url=str(current),
+                        final_url=fetched.url,
                         local_path=self.sandbox.relative(target),
                         bytes=size,
                         content_type=response.headers.get("content-type"),
                     )
-                finally:
-                    response.close()
-        raise ToolError(
-            f"{url} redirected more than {self.max_redirects} times",
-            code=ErrorCode.EXECUTION_ERROR,
-            hint="Use the final URL directly.",
-        )
-
-    # -- address policy --------------------------------------------------------------------
-    def is_allowed(self, address: IPAddress) -> bool:
-        """Whether requests may go to ``address`` under this tool's policy."""
-        if any(address in net for net in self.allowed_networks):
-            return True
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            return self.is_allowed(address.ipv4_mapped)
-        if address in METADATA_ADDRESSES or address.is_multicast or address.is_unspecified:
-            return False
-        if self.allow_private and (
-            address.is_private or address.is_loopback or address.is_link_local
-        ):
-            return True
-        return address.is_global
-
-    def _check(self, url: httpx.URL) -> IPAddress:
-        host = url.host
-        port = url.port or (443 if url.scheme == "https" else 80)
-        try:
-            addresses = [ipaddress.ip_address(host)]
-        except ValueError:
-            try:
-                infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except (socket.gaierror, UnicodeError):
-                raise ToolError(
-                    f"the host {host!r} cannot be resolved",
-                    code=ErrorCode.NOT_FOUND,
-                    hint="Check the URL's host name.",
+            except httpx.TimeoutException:
+                raise _timeout(url, self.download_timeout) from None
+            except httpx.HTTPError as exc:
+                raise RetryableToolError(
+                    f"cannot fetch {url}: {type(exc).__name__}: {exc}",
+                    code=ErrorCode.EXECUTION_ERROR,
+                    hint="Check the URL; the server may be down.",
                 ) from None
-            addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
-        refused = [a for a in addresses if not self.is_allowed(a)]
-        if refused or not addresses:
-            raise ToolError(
-                f"Access to {url} is denied: {host} resolves to a private, loopback or "
-                f"otherwise non-public address ({', '.join(map(str, refused))}).",
-                code=ErrorCode.PERMISSION_DENIED,
-                hint="Only public internet addresses can be downloaded from.",
-                details={"url": str(url), "addresses": [str(a) for a in refused]},
-            )
-        return addresses[0]
 
     # -- saving ----------------------------------------------------------------------------
     def _target(self, path: str | None, url: httpx.URL, overwrite: bool) -> Path:
@@ -213,12 +148,11 @@ class DownloadTool(BaseTool):
             )
         return target
 
-    def _save(
+    async def _save(
         self,
         response: httpx.Response,
         target: Path,
         overwrite: bool,
-        deadline: float,
         url: str,
         ctx: ToolContext | None,
     ) -> int:
@@ -228,12 +162,10 @@ class DownloadTool(BaseTool):
         size = 0
         with self.sandbox.atomic_writer(target, create_dirs=True, exclusive=not overwrite) as out:
             try:
-                for chunk in response.iter_bytes():
+                async for chunk in response.aiter_bytes():
                     size += len(chunk)
                     if size > self.max_bytes:
                         raise _too_big(url, size, self.max_bytes)
-                    if time.monotonic() > deadline:
-                        raise _timeout(url, self.download_timeout)
                     if ctx is not None and ctx.cancelled:
                         raise ToolError("the download was cancelled", code=ErrorCode.CANCELLED)
                     out.write(chunk)
@@ -259,11 +191,6 @@ def _parse(url: str) -> httpx.URL:
             hint="Give a full URL such as https://example.com/file.pdf.",
         )
     return parsed
-
-
-def _host_header(url: httpx.URL) -> str:
-    host = f"[{url.host}]" if ":" in url.host else url.host
-    return host if url.port is None else f"{host}:{url.port}"
 
 
 def _check_status(response: httpx.Response, url: str) -> None:

@@ -84,7 +84,7 @@ class NetPolicy:
             address = address.ipv4_mapped
         if any(address in net for net in self._networks):
             return True
-        if address in METADATA_ADDRESSES or address.is_multicast:
+        if address in METADATA_ADDRESSES or address.is_multicast or address.is_unspecified:
             return False
         return self.allow_private or address.is_global
 
