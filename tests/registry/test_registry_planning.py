@@ -100,8 +100,8 @@ def test_intents_from_yaml_with_entities(planned: Registry, tmp_path: Path) -> N
         "keywords",
         "competitor",
     ]
-    with pytest.raises(IntentNotFoundError, match=r"reviews\.nope; known: reviews\.quick"):
-        planned.select_tools_for_intent(("reviews", "nope"))
+    with pytest.raises(IntentNotFoundError, match=r"zzqx\.wobble; known: reviews\.quick"):
+        planned.select_tools_for_intent(("zzqx", "wobble"))  # no entry, and search finds nothing
 
 
 def test_intents_from_code(planned: Registry) -> None:

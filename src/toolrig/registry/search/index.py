@@ -1,0 +1,295 @@
+"""``ToolIndex``: ranked search over tool actions, updated one tool at a time.
+
+Adding, updating or removing a tool touches only that tool's documents: its postings in the
+BM25F index and its rows of the vector tables (slots are reused). Embeddings are computed
+lazily, in one batch, at the next search, and an update whose text did not change keeps its
+vectors, so a hot reload of one file costs at most one tool's embeddings.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from toolrig.core.spec import ToolSpec
+from toolrig.registry.search.bm25f import BM25F, BM25FParams
+from toolrig.registry.search.documents import ActionDocument, documents_of
+from toolrig.registry.search.filters import SearchFilters
+from toolrig.registry.search.tokenize import analyze, vocabulary_of
+from toolrig.registry.search.vectors import VectorTable
+
+__all__ = ["SearchConfig", "SearchHit", "ToolIndex"]
+
+Mode = Literal["auto", "lexical", "dense", "fused"]
+
+
+def _default_bm25f() -> BM25FParams:
+    return BM25FParams(
+        weights={
+            "name": 2.0,
+            "description": 1.0,
+            "tags": 1.0,
+            "parameters": 0.5,
+            "output": 0.5,
+            "examples": 0.5,
+        },
+        default_b=0.3,
+        k1=3.0,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchConfig:
+    """How the index ranks: lexical parameters, embedding models and fusion weights.
+
+    The defaults were tuned on a dev slice of MetaTool (``bench/retrieval.py``): BM25F with
+    ``k1=3, b=0.3`` and names weighted twice; z-scored BM25F, MiniLM and static scores summed
+    with weights 1 : 2 : 2; a document's closest sample request counted half.
+    ``SearchConfig(embedders=("static",))`` drops MiniLM: a few points of recall for about
+    a fifth of the time per query.
+    """
+
+    bm25f: BM25FParams = field(default_factory=_default_bm25f)
+    embedders: tuple[str, ...] = ("minilm", "static")
+    """Embedding models to fuse (see :mod:`.dense`); ``()`` ranks by words alone."""
+    lexical_weight: float = 1.0
+    dense_weights: Mapping[str, float] = field(
+        default_factory=lambda: {"minilm": 2.0, "static": 2.0}
+    )
+    example_weight: float = 0.5
+    """How much a document's closest sample request adds to its own semantic similarity."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchHit:
+    """One ranked action."""
+
+    name: str
+    """The name to call it by: ``tool`` or ``tool.action``."""
+    tool: str
+    action: str
+    score: float
+
+
+class ToolIndex:
+    """Search over the actions of a changing set of tools (thread-safe).
+
+    ``embedders`` overrides the configured models (``()`` for lexical ranking only).
+    """
+
+    def __init__(
+        self,
+        specs: Iterable[ToolSpec] = (),
+        *,
+        config: SearchConfig | None = None,
+        embedders: tuple[Any, ...] | None = None,
+    ) -> None:
+        self.config = config if config is not None else SearchConfig()
+        if embedders is None:
+            from toolrig.registry.search.dense import load_embedders
+
+            embedders = load_embedders(self.config.embedders) if self.config.embedders else ()
+        self._embedders = embedders
+        self._lock = threading.RLock()
+        self._bm25 = BM25F(self.config.bm25f)
+        self._docs: list[ActionDocument | None] = []
+        self._slots: dict[tuple[str, str], int] = {}  # (tool, action) -> slot
+        self._tools: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._free: list[int] = []
+        self._alive = bytearray()
+        self._tables = [VectorTable(e) for e in embedders]
+        self._numpy = importlib.util.find_spec("numpy") is not None
+        self._followers: list[tuple[Any, Any]] = []
+        self.add_many(specs)
+
+    @property
+    def dense(self) -> bool:
+        """Whether semantic ranking is available (else ranking is lexical only)."""
+        return bool(self._embedders)
+
+    # -- changes ---------------------------------------------------------------------------
+    def add(self, spec: ToolSpec) -> None:
+        """Index ``spec`` (replacing the tool of that name, if indexed)."""
+        self.add_many([spec])
+
+    update = add
+
+    def add_many(self, specs: Iterable[ToolSpec]) -> None:
+        """Index several tools (embeddings are computed in one batch at the next search)."""
+        with self._lock:
+            for spec in specs:
+                self._put(spec)
+
+    def remove(self, name: str) -> bool:
+        """Forget the tool ``name``; ``False`` when it was not indexed."""
+        with self._lock:
+            calls = self._tools.pop(name, None)
+            if calls is None:
+                return False
+            for call in calls:
+                self._drop(self._slots.pop(call))
+            return True
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        """Number of indexed actions."""
+        return len(self._slots)
+
+    def tool_names(self) -> list[str]:
+        return list(self._tools)
+
+    def _put(self, spec: ToolSpec) -> None:
+        docs = documents_of(spec)
+        old = self._tools.get(spec.name, ())
+        keep = {(d.tool, d.action) for d in docs}
+        for call in old:
+            if call not in keep:
+                self._drop(self._slots.pop(call))
+        vocabulary = vocabulary_of(
+            d.fields[f] for d in docs for f in ("description", "examples", "parameters")
+        )
+        for doc in docs:
+            key = (doc.tool, doc.action)
+            slot = self._slots.get(key)
+            previous = None
+            if slot is None:
+                slot = self._free.pop() if self._free else len(self._docs)
+                if slot == len(self._docs):
+                    self._docs.append(None)
+                    self._alive.append(0)
+                self._slots[key] = slot
+            else:
+                previous = self._docs[slot]
+            self._docs[slot] = doc
+            self._alive[slot] = 1
+            self._bm25.add(slot, _terms(doc, vocabulary))
+            same_text = (
+                previous is not None
+                and previous.dense_text == doc.dense_text
+                and previous.examples == doc.examples
+            )
+            if not same_text:
+                for table in self._tables:
+                    table.put(slot, doc.dense_text, doc.examples)
+        self._tools[spec.name] = tuple((d.tool, d.action) for d in docs)
+
+    def _drop(self, slot: int) -> None:
+        self._bm25.remove(slot)
+        self._docs[slot] = None
+        self._alive[slot] = 0
+        for table in self._tables:
+            table.clear(slot)
+        self._free.append(slot)
+
+    # -- queries ---------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        filters: SearchFilters | Mapping[str, Any] | None = None,
+        mode: Mode = "auto",
+        group: Literal["action", "tool"] = "action",
+    ) -> list[SearchHit]:
+        """The ``k`` best actions (or tools, with ``group="tool"``) for ``query``, best first.
+
+        ``mode``: ``"lexical"`` (BM25F), ``"dense"`` (embeddings), ``"fused"`` (both) or
+        ``"auto"`` (fused when embeddings are available, else lexical).
+        """
+        if isinstance(filters, Mapping):
+            filters = SearchFilters(**filters)
+        with self._lock:
+            if mode == "auto":
+                mode = "fused" if self._embedders else "lexical"
+            if mode != "lexical" and not self._embedders:
+                raise ValueError(f"mode {mode!r} needs embeddings (the optional extra 'search')")
+            allowed = None if filters is None else filters.predicate()
+            if mode == "lexical" and not self._numpy:
+                return self._hits(self._lexical(query, allowed), k, group)
+            return self._top(self._scores(query, allowed, mode), k, group)
+
+    def _lexical(self, query: str, allowed: Any) -> list[tuple[int, float]]:
+        scores = self._bm25.scores(analyze(query))
+        docs = self._docs
+        out = [
+            (slot, s)
+            for slot, s in scores.items()
+            if s > 0 and (allowed is None or allowed(docs[slot]))
+        ]
+        out.sort(key=lambda item: (-item[1], item[0]))
+        return out
+
+    def _scores(self, query: str, allowed: Any, mode: Mode) -> Any:
+        """Scores of every slot (``-inf`` where nothing may be returned), with numpy."""
+        import numpy as np
+
+        from toolrig.registry.search.fusion import fuse
+
+        n = len(self._docs)
+        mask = np.frombuffer(bytes(self._alive), dtype=np.bool_).copy()
+        if allowed is not None:
+            for i in np.flatnonzero(mask).tolist():
+                doc = self._docs[i]
+                mask[i] = doc is not None and allowed(doc)
+        rankers = []
+        weights = []
+        if mode in ("fused", "lexical"):
+            rankers.append(self._bm25.score_array(analyze(query), n))
+            weights.append(self.config.lexical_weight)
+            if mode == "lexical":
+                mask &= rankers[0] > 0
+        for table in self._tables if mode != "lexical" else ():
+            rankers.append(table.similarities(query, n, self.config.example_weight))
+            weights.append(self.config.dense_weights.get(table.name, 1.0))
+        total = fuse(rankers, weights, mask) if len(rankers) > 1 else rankers[0]
+        return np.where(mask, total, -np.inf)
+
+    def _top(self, total: Any, k: int, group: str) -> list[SearchHit]:
+        import numpy as np
+
+        count = int(np.isfinite(total).sum())
+        want = min(count, k if group == "action" else 4 * k + 16)
+        while True:
+            if want >= count:
+                order = np.argsort(-total, kind="stable")[:count]
+            else:
+                part = np.argpartition(-total, want)[:want]
+                order = part[np.argsort(-total[part], kind="stable")]
+            hits = self._hits([(int(i), float(total[i])) for i in order], k, group)
+            if len(hits) >= k or want >= count:
+                return hits
+            want = min(count, want * 4)
+
+    def _hits(self, ranked: list[tuple[int, float]], k: int, group: str) -> list[SearchHit]:
+        hits: list[SearchHit] = []
+        seen: set[str] = set()
+        for slot, score in ranked:
+            doc = self._docs[slot]
+            if doc is None or (group == "tool" and doc.tool in seen):
+                continue
+            seen.add(doc.tool)
+            name = doc.tool if group == "tool" else doc.call_name
+            hits.append(
+                SearchHit(
+                    name=name,
+                    tool=doc.tool,
+                    action=doc.action,
+                    score=round(score, 6) if math.isfinite(score) else 0.0,
+                )
+            )
+            if len(hits) >= k:
+                break
+        return hits
+
+
+def _terms(doc: ActionDocument, vocabulary: frozenset[str]) -> dict[str, list[str]]:
+    return {
+        name: analyze(text, vocabulary if name == "name" else None)
+        for name, text in doc.fields.items()
+    }

@@ -1,0 +1,128 @@
+"""``VectorTable``: the embeddings of the indexed documents, for one embedding model.
+
+Rows are addressed by document slot in a growable array (capacity doubles); a document's
+sample requests have rows of their own in a second array that records their owner. Changes
+only mark rows pending; the next query embeds every pending text in one batch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from toolrig.registry.search.dense import embed_query
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from toolrig.registry.search.dense import Embedder
+
+    Matrix = npt.NDArray[np.float32]
+else:
+    Matrix = Any
+
+__all__ = ["VectorTable"]
+
+
+class VectorTable:
+    """Document and sample-request vectors of one :class:`~.dense.Embedder`."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        import numpy as np
+
+        self.embedder = embedder
+        self.name = embedder.name
+        self._np = np
+        self._docs: Matrix = np.zeros((0, 0), dtype=np.float32)
+        self._examples: Matrix = np.zeros((0, 0), dtype=np.float32)
+        self._owners = np.zeros(0, dtype=np.int64)
+        self._example_rows: dict[int, list[int]] = {}
+        self._free_rows: list[int] = []
+        self._used_rows = 0
+        self._pending: dict[int, tuple[str, tuple[str, ...]]] = {}
+
+    def put(self, slot: int, text: str, examples: tuple[str, ...]) -> None:
+        """Schedule document ``slot`` to be embedded from ``text`` and ``examples``."""
+        self._pending[slot] = (text, examples)
+
+    def clear(self, slot: int) -> None:
+        """Forget document ``slot``."""
+        self._pending.pop(slot, None)
+        self._release_examples(slot)
+
+    def similarities(self, query: str, n: int, example_weight: float) -> Matrix:
+        """Cosine similarity of ``query`` to documents ``0..n-1``; with sample requests, the
+        closest one is mixed in: ``(1 - w) * doc + w * max(doc, closest request)``."""
+        np = self._np
+        self._flush()
+        vector = embed_query(self.embedder, query)
+        sims = np.zeros(n, dtype=np.float32)
+        rows = min(n, self._docs.shape[0])
+        if rows:
+            sims[:rows] = self._docs[:rows] @ vector
+        if self._used_rows and example_weight > 0:
+            live = self._owners[: self._used_rows] >= 0
+            owners = self._owners[: self._used_rows][live]
+            example_sims = self._examples[: self._used_rows][live] @ vector
+            best = np.full(n, -np.inf, dtype=np.float32)
+            np.maximum.at(best, owners, example_sims)
+            best = np.maximum(best, sims)
+            sims = (1.0 - example_weight) * sims + example_weight * best
+        out: Matrix = sims.astype(np.float32, copy=False)
+        return out
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        np = self._np
+        pending = list(self._pending.items())
+        texts = [text for _, (text, _) in pending]
+        for _, (_, examples) in pending:
+            texts.extend(examples)
+        vectors = self.embedder.embed(texts)
+        dim = vectors.shape[1]
+        top = max(slot for slot, _ in pending) + 1
+        self._docs = _grown(np, self._docs, top, dim)
+        cursor = len(pending)
+        for i, (slot, (_, examples)) in enumerate(pending):
+            self._docs[slot] = vectors[i]
+            self._release_examples(slot)
+            rows = []
+            for _ in examples:
+                row = self._claim_row(dim)
+                self._examples[row] = vectors[cursor]
+                self._owners[row] = slot
+                rows.append(row)
+                cursor += 1
+            if rows:
+                self._example_rows[slot] = rows
+        self._pending.clear()
+
+    def _claim_row(self, dim: int) -> int:
+        np = self._np
+        if self._free_rows:
+            return self._free_rows.pop()
+        row = self._used_rows
+        self._examples = _grown(np, self._examples, row + 1, dim)
+        if self._owners.shape[0] < self._examples.shape[0]:
+            owners = np.full(self._examples.shape[0], -1, dtype=np.int64)
+            owners[: self._owners.shape[0]] = self._owners
+            self._owners = owners
+        self._used_rows += 1
+        return row
+
+    def _release_examples(self, slot: int) -> None:
+        for row in self._example_rows.pop(slot, ()):
+            self._owners[row] = -1
+            self._free_rows.append(row)
+
+
+def _grown(np: Any, matrix: Matrix, rows: int, dim: int) -> Matrix:
+    """``matrix`` with room for at least ``rows`` rows of width ``dim`` (capacity doubles)."""
+    if matrix.shape[0] >= rows and matrix.shape[1] == dim:
+        return matrix
+    capacity = max(rows, 2 * matrix.shape[0], 64)
+    out: Matrix = np.zeros((capacity, dim), dtype=np.float32)
+    if matrix.shape[1] == dim:
+        out[: matrix.shape[0]] = matrix
+    return out

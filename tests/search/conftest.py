@@ -1,0 +1,13 @@
+"""Fixtures of the search tests."""
+
+from __future__ import annotations
+
+import pytest
+import search_doubles
+
+from toolrig.core.spec import ToolSpec
+
+
+@pytest.fixture
+def catalogue() -> list[ToolSpec]:
+    return search_doubles.catalogue()
