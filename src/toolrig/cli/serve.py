@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolrig.registry import Registry
@@ -42,6 +42,11 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "--watch", action="store_true", help="reload folders when files change (hot reload)"
     )
     serve.add_argument("--name", default="toolrig", help="server name shown to clients")
+    serve.add_argument(
+        "--meta-tools",
+        action="store_true",
+        help="expose only search_tools and call_tool (for catalogues too big for one prompt)",
+    )
     serve.add_argument(
         "--import-path",
         action="append",
@@ -88,9 +93,15 @@ def run_serve(args: argparse.Namespace) -> int:
 
     add_import_paths(args.import_path)
     registry = build_registry(args.paths, demo=args.demo, watch=args.watch)
+    source: Any = registry
+    if args.meta_tools:
+        from toolrig.registry.search import meta_tools
+        from toolrig.runtime.executor import ToolExecutor
+
+        source = ToolExecutor(meta_tools(registry.search_index(), registry.executor))
     try:
         serve(
-            registry,
+            source,
             transport=args.transport,
             host=args.host,
             port=args.port,

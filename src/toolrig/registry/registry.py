@@ -275,7 +275,7 @@ class Registry:
         from toolrig.registry.search import select_tools_for_intent
 
         return select_tools_for_intent(
-            self.intents, self._search_index, self._dependencies, intent, entities
+            self.intents, self.search_index, self._dependencies, intent, entities
         )
 
     def search(
@@ -292,12 +292,13 @@ class Registry:
         The index follows the registry (register, unregister, hot reload) incrementally; see
         ``docs/search.md`` for ranking, filters and the optional ``search`` extra.
         """
-        hits: list[Any] = self._search_index().search(
+        hits: list[Any] = self.search_index().search(
             query, k=k, filters=filters, mode=mode, group=group
         )
         return hits
 
-    def _search_index(self) -> Any:
+    def search_index(self) -> Any:
+        """The search index over this registry (built on first use, then kept current)."""
         with self._lock:
             if self._index is None:
                 from toolrig.registry.search import attach
