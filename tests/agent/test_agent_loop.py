@@ -190,3 +190,36 @@ def test_decide_next_action(provider: str) -> None:
     assert server.errors == []
     assert decision.tool == "multiply" and decision.params == {"a": 2, "b": 21}
     assert decision.call_name == "multiply" and not decision.done
+
+
+def test_tools_per_turn_offers_only_the_tools_that_fit() -> None:
+    @tool
+    def send_email(to: str, subject: str) -> str:
+        """Send an email message to a recipient."""
+        return "sent"
+
+    @tool
+    def book_flight(origin: str, destination: str) -> str:
+        """Book a plane flight between two airports."""
+        return "booked"
+
+    @tool
+    def water_plants(zone: int) -> str:
+        """Turn on the garden sprinklers to water the plants."""
+        return "watering"
+
+    def check(request: dict[str, Any]) -> Turn:
+        offered = set(tool_names(request))
+        assert offered == {"lookup_price", "attempt_completion"}, offered
+        return Turn(text="An apple costs 0.5 EUR.")
+
+    with ScriptedLLM([check]) as server:
+        shopper = Agent(
+            "Shopper",
+            "You compute prices.",
+            config("openai", server),
+            [lookup_price, send_email, book_flight, water_plants, multiply],
+            tools_per_turn=1,
+        )
+        result = shopper.run("What is the price of an apple item?")
+    assert server.errors == [] and result.stop_reason == "answer"

@@ -66,6 +66,8 @@ class Agent:
 
     ``model`` is a model name (the endpoint comes from the environment or config file, see
     :class:`~toolrig.agent.LLMConfig`), an :class:`LLMConfig`, or a ready :class:`LLMClient`.
+    ``tools_per_turn`` shows the model only that many tools per turn, those that tool search
+    finds for the task (for catalogues too big for one prompt).
     """
 
     def __init__(
@@ -79,6 +81,7 @@ class Agent:
         time_budget: float | None = None,
         log: ExecutionLog | None = None,
         instructions: str | None = None,
+        tools_per_turn: int | None = None,
         **llm_settings: Any,
     ) -> None:
         if max_steps < 1:
@@ -92,6 +95,14 @@ class Agent:
         self.executor = tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
         if COMPLETION_TOOL not in self.executor:
             self.executor.register(attempt_completion)
+        self.tools_per_turn = tools_per_turn
+        self._index: Any = None
+        if tools_per_turn is not None:
+            if tools_per_turn < 1:
+                raise ValueError("tools_per_turn must be at least 1 (or None for every tool)")
+            from toolrig.registry.search import ToolIndex
+
+            self._index = ToolIndex(t.spec for t in self.executor.list_tools())
         if isinstance(model, LLMClient):
             self.client = model
         elif isinstance(model, LLMConfig):
@@ -136,8 +147,9 @@ class Agent:
                 )
             t0 = time.perf_counter()
             try:
+                offered = self._offered(prompt, last_text)
                 async with asyncio.timeout(remaining):
-                    turn = await self.client.complete(conversation, self.executor)
+                    turn = await self.client.complete(conversation, offered)
             except TimeoutError:
                 return AgentResult(
                     run_id=run_id,
@@ -186,6 +198,20 @@ class Agent:
         return AgentResult(
             run_id=run_id, output=last_text, stop_reason="max_steps", steps=steps, usage=usage
         )
+
+    def _offered(self, prompt: str, last_text: str | None) -> ToolExecutor:
+        """The tools shown this turn: all of them, or the ``tools_per_turn`` that fit best
+        (plus ``attempt_completion``). Calls still run through the agent's own executor."""
+        if self._index is None or self.tools_per_turn is None:
+            return self.executor
+        query = prompt if not last_text else f"{prompt}\n{last_text}"
+        names = [h.tool for h in self._index.search(query, k=self.tools_per_turn, group="tool")]
+        chosen = [
+            self.executor.get(n)
+            for n in dict.fromkeys([*names, COMPLETION_TOOL])
+            if n in self.executor
+        ]
+        return ToolExecutor(chosen)
 
     async def aclose(self) -> None:
         """Close the LLM client's connections."""
