@@ -17,7 +17,13 @@ from toolrig.core.errors import ErrorCode
 from toolrig.core.result import ErrorInfo
 from toolrig.core.suggest import closest
 
-__all__ = ["ArgumentValidator", "ArgumentsInvalid", "OutputValidator", "format_path"]
+__all__ = [
+    "ArgumentValidator",
+    "ArgumentsInvalid",
+    "OutputValidator",
+    "format_path",
+    "json_type_of",
+]
 
 _MAX_SHOWN = 80
 _MAX_PROBLEMS = 20
@@ -56,7 +62,7 @@ def format_path(loc: Sequence[str | int]) -> str:
 
 def _shown(value: Any) -> str:
     """A short, safe rendering of a received value, with its JSON type."""
-    kind = _json_type(value)
+    kind = json_type_of(value)
     try:
         text = json.dumps(value, ensure_ascii=False, default=repr)
     except (TypeError, ValueError, RecursionError):
@@ -66,7 +72,8 @@ def _shown(value: Any) -> str:
     return f"{text} ({kind})"
 
 
-def _json_type(value: Any) -> str:
+def json_type_of(value: Any) -> str:
+    """The JSON Schema type name of a Python value (its class name when it has none)."""
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -13,6 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from toolrig.core.validation import json_type_of
+
 __all__ = [
     "JSON_TEXT_NOTE",
     "SchemaRewriteError",
@@ -106,28 +108,14 @@ def split_types(node: Mapping[str, Any]) -> tuple[list[str], bool]:
     elif "items" in node or "prefixItems" in node:
         types = ["array"]
     elif isinstance(node.get("enum"), list):
-        types = sorted({_json_type(v) for v in node["enum"]})
+        types = sorted({json_type_of(v) for v in node["enum"]})
     elif "const" in node:
-        types = [_json_type(node["const"])]
+        types = [json_type_of(node["const"])]
     else:
         types = []
     types = [_TYPE_ALIASES.get(t, t) for t in types]
     nullable = "null" in types or node.get("nullable") is True
     return [t for t in dict.fromkeys(types) if t != "null"], nullable
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def is_opaque(node: Any, defs: Mapping[str, Any], *, top: bool = False) -> bool:

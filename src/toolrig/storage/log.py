@@ -108,21 +108,56 @@ class ExecutionLog(ABC):
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._all: list[Any] = []
+        self._local = threading.local()
 
     # -- what a backend provides ---------------------------------------------------------
+    table: str = "executions"
+    """The table holding the records."""
+    placeholder: str = "?"
+    """The driver's parameter marker."""
+
+    @abstractmethod
+    def _connect(self) -> Any:
+        """A new connection (autocommit: each statement is its own transaction)."""
+
     @abstractmethod
     def _insert(self, row: tuple[Any, ...]) -> int:
         """Insert one row (values in :data:`COLUMNS` order) in its own transaction; its id."""
 
-    @abstractmethod
+    # -- connections: one per thread, all closed together ---------------------------------
+    def _conn(self) -> Any:
+        local = self._local
+        conn = getattr(local, "conn", None)
+        if conn is None or getattr(conn, "closed", False):
+            conn = self._connect()
+            local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
     def _select(
         self, where: str, params: list[Any], order: str, limit: int | None
     ) -> list[tuple[Any, ...]]:
-        """Rows ``(id, *COLUMNS)`` matching ``where`` (``?`` placeholders)."""
+        """Rows ``(id, *COLUMNS)`` matching ``where`` (written with ``?`` placeholders)."""
+        if self.placeholder != "?":
+            where = where.replace("?", self.placeholder)
+        sql = f"SELECT id, {', '.join(COLUMNS)} FROM {self.table} WHERE {where} ORDER BY {order}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return list(self._conn().execute(sql, params).fetchall())
 
-    @abstractmethod
+    def _insert_sql(self) -> str:
+        marks = ", ".join(self.placeholder for _ in COLUMNS)
+        return f"INSERT INTO {self.table} ({', '.join(COLUMNS)}) VALUES ({marks})"
+
     def close(self) -> None:
-        """Release connections."""
+        """Close every connection this log opened (they reopen on the next use)."""
+        with self._lock:
+            conns, self._all = self._all, []
+            self._local = threading.local()
+        for conn in conns:
+            conn.close()
 
     # -- writing -------------------------------------------------------------------------
     def add_result(

@@ -5,10 +5,9 @@ Needs the ``postgres`` extra (``pip install 'toolrig[postgres]'``, which brings 
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from toolrig.storage.log import COLUMNS, ExecutionLog
+from toolrig.storage.log import ExecutionLog
 
 __all__ = ["PostgresExecutionLog"]
 
@@ -56,6 +55,9 @@ def _psycopg() -> Any:
 class PostgresExecutionLog(ExecutionLog):
     """Execution log in a PostgreSQL database (table ``toolrig_executions``)."""
 
+    table = "toolrig_executions"
+    placeholder = "%s"
+
     schema_version = len(MIGRATIONS)
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
@@ -63,20 +65,12 @@ class PostgresExecutionLog(ExecutionLog):
         self._psycopg = _psycopg()
         self.dsn = dsn
         self._connect_timeout = connect_timeout
-        self._local = threading.local()
-        self._all: list[Any] = []
         self._migrate()
 
-    def _conn(self) -> Any:
-        conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            conn = self._psycopg.connect(
-                self.dsn, autocommit=True, connect_timeout=int(self._connect_timeout)
-            )
-            self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
-        return conn
+    def _connect(self) -> Any:
+        return self._psycopg.connect(
+            self.dsn, autocommit=True, connect_timeout=int(self._connect_timeout)
+        )
 
     def _migrate(self) -> None:
         conn = self._conn()
@@ -98,31 +92,8 @@ class PostgresExecutionLog(ExecutionLog):
                 conn.execute("UPDATE toolrig_schema SET version = %s", (number,))
 
     def _insert(self, row: tuple[Any, ...]) -> int:
-        placeholders = ", ".join("%s" for _ in COLUMNS)
-        cursor = self._conn().execute(
-            f"INSERT INTO toolrig_executions ({', '.join(COLUMNS)}) VALUES ({placeholders}) "
-            "RETURNING id",
-            row,
-        )
+        cursor = self._conn().execute(self._insert_sql() + " RETURNING id", row)
         return int(cursor.fetchone()[0])
-
-    def _select(
-        self, where: str, params: list[Any], order: str, limit: int | None
-    ) -> list[tuple[Any, ...]]:
-        sql = (
-            f"SELECT id, {', '.join(COLUMNS)} FROM toolrig_executions "
-            f"WHERE {where.replace('?', '%s')} ORDER BY {order}"
-        )
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
-        return list(self._conn().execute(sql, params).fetchall())
-
-    def close(self) -> None:
-        with self._lock:
-            conns, self._all = self._all, []
-        for conn in conns:
-            conn.close()
-        self._local = threading.local()
 
     def __repr__(self) -> str:
         return "PostgresExecutionLog(<dsn>)"

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 from pathlib import Path
 from typing import Any
 
-from toolrig.storage.log import COLUMNS, ExecutionLog
+from toolrig.storage.log import ExecutionLog
 
 __all__ = ["SQLiteExecutionLog", "default_log_path"]
 
@@ -81,22 +80,15 @@ class SQLiteExecutionLog(ExecutionLog):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._busy_timeout = busy_timeout
         self._synchronous = synchronous.upper()
-        self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
         self._migrate(self._conn())
 
-    def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(
-                self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
-            )
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(f"PRAGMA synchronous={self._synchronous}")
-            conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout * 1000)}")
-            self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={self._synchronous}")
+        conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout * 1000)}")
         return conn
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
@@ -118,26 +110,8 @@ class SQLiteExecutionLog(ExecutionLog):
             raise
 
     def _insert(self, row: tuple[Any, ...]) -> int:
-        placeholders = ", ".join("?" for _ in COLUMNS)
-        cursor = self._conn().execute(
-            f"INSERT INTO executions ({', '.join(COLUMNS)}) VALUES ({placeholders})", row
-        )
+        cursor = self._conn().execute(self._insert_sql(), row)
         return int(cursor.lastrowid or 0)
-
-    def _select(
-        self, where: str, params: list[Any], order: str, limit: int | None
-    ) -> list[tuple[Any, ...]]:
-        sql = f"SELECT id, {', '.join(COLUMNS)} FROM executions WHERE {where} ORDER BY {order}"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
-        return list(self._conn().execute(sql, params).fetchall())
-
-    def close(self) -> None:
-        with self._lock:
-            conns, self._all = self._all, []
-        for conn in conns:
-            conn.close()
-        self._local = threading.local()
 
     def __repr__(self) -> str:
         return f"SQLiteExecutionLog({str(self.path)!r})"
