@@ -6,6 +6,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic_core import SchemaValidator
+
 from toolrig.core.context import ToolContext
 from toolrig.core.errors import ToolDefinitionError
 from toolrig.core.schema_compiler import SchemaCompileError, compile_schema
@@ -173,7 +175,7 @@ def action_from_schema(
             )
         except SchemaCompileError as exc:
             problems.append(f"output schema: {exc}")
-    problems.extend(_check_defaults(params, subject))
+    problems.extend(_check_defaults(params, validator))
     if problems:
         raise ToolDefinitionError(subject, problems)
     if output_type is None and output_schema is not None:
@@ -200,32 +202,32 @@ def action_from_schema(
     )
 
 
-def _check_defaults(schema: Mapping[str, Any], subject: str) -> list[str]:
-    """Every default must satisfy its own parameter's constraints (one compile for all)."""
+def _check_defaults(schema: Mapping[str, Any], validator: SchemaValidator) -> list[str]:
+    """Every default must satisfy its own parameter's constraints.
+
+    The defaults are validated together, strictly, with the parameters' own compiled validator;
+    only problems located at a defaulted parameter count (the others are simply missing).
+    """
     from pydantic_core import ValidationError
 
-    defaults: dict[str, Any] = {}
-    probe: dict[str, Any] = {}
-    for pname, prop in (schema.get("properties") or {}).items():
-        if isinstance(prop, Mapping) and "default" in prop:
-            defaults[pname] = prop["default"]
-            probe[pname] = {k: v for k, v in prop.items() if k != "default"}
+    defaults = {
+        name: prop["default"]
+        for name, prop in (schema.get("properties") or {}).items()
+        if isinstance(prop, Mapping) and "default" in prop
+    }
     if not defaults:
         return []
-    probe_schema = {"type": "object", "properties": probe, "required": list(probe)}
-    if "$defs" in schema:
-        probe_schema["$defs"] = schema["$defs"]
     try:
-        compile_schema(probe_schema).validate_python(defaults, strict=True)
-    except SchemaCompileError as exc:
-        return [f"parameter defaults: {exc}"]
+        validator.validate_python(defaults, strict=True)
     except ValidationError as exc:
         problems = []
         for err in exc.errors(include_url=False):
-            loc = err.get("loc") or ("?",)
+            loc = err.get("loc") or ()
+            if not loc or loc[0] not in defaults:
+                continue  # a required parameter without default: absent here, not wrong
             pname = str(loc[0])
             problems.append(
-                f"parameter `{pname}`: default {defaults.get(pname)!r} breaks its own "
+                f"parameter `{pname}`: default {defaults[pname]!r} breaks its own "
                 f"constraints ({err.get('msg')})"
             )
         return problems
