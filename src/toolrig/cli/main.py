@@ -15,7 +15,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolrig", description="The tool layer for LLM agents.")
     parser.add_argument("--version", action="version", version=f"toolrig {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = commands.add_parser("demo", help="define tools three ways and run good and bad calls")
+    demo = commands.add_parser(
+        "demo",
+        help="tools defined three ways, good and bad calls, a plan over the example catalogue",
+    )
     demo.add_argument("--no-prompt", action="store_true", help="do not print the tools' prompt")
     from toolrig.cli.serve import add_serve_parser
 
