@@ -105,3 +105,21 @@ def test_config_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> No
     local = LLMConfig.resolve()
     assert local.provider == "openai" and local.model == "llama3" and local.api_key == "not-needed"
     assert LLMConfig.resolve(model="other").model == "other"
+
+
+def test_web_summary_uses_the_configured_llm(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolrig.tools.web import WebTool
+
+    def answer(request: dict[str, Any]) -> Turn:
+        assert "Summarise the following text" in request["messages"][-1]["content"]
+        assert "Uji is a city" in request["messages"][-1]["content"]
+        return Turn(text="Uji grows green tea.")
+
+    with ScriptedLLM([answer]) as server:
+        monkeypatch.setenv("TOOLRIG_LLM_PROVIDER", "openai")
+        monkeypatch.setenv("TOOLRIG_LLM_MODEL", "scripted")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        result = WebTool().execute("summary", text="Uji is a city known for green tea.")
+    assert server.errors == []
+    assert result.output["summary"] == "Uji grows green tea."

@@ -3,6 +3,8 @@ web_tool.summary with and without a summarizer."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from local_site import Site
 
@@ -91,7 +93,18 @@ async def test_custom_backend_and_argument_limits() -> None:
     assert empty.code == "invalid_arguments"
 
 
-async def test_summary_without_summarizer_says_how_to_configure() -> None:
+async def test_summary_without_summarizer_says_how_to_configure(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name in (
+        "TOOLRIG_LLM_PROVIDER",
+        "TOOLRIG_LLM_MODEL",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_BASE_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TOOLRIG_CONFIG", str(tmp_path / "none.toml"))
     result = await WebTool().aexecute("summary", text="Some long text.")
     assert result.code == "execution_error"
     assert "no summarizer" in result.error.message and "fetch" in result.error.hint

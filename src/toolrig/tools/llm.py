@@ -68,6 +68,14 @@ class LLMTool(BaseTool):
         turn = await self._llm().ask(prompt)
         return turn.text or ""
 
+    async def summarize(self, text: str) -> str:
+        """A short summary of ``text`` (a plain method: ``WebTool`` uses it for ``summary``)."""
+        turn = await self._llm().ask(
+            "Summarise the following text in a few sentences, keeping names, numbers and "
+            f"conclusions:\n\n{text}"
+        )
+        return turn.text or ""
+
     @action(output_description="A JSON object with the analysis.")
     async def analyze(
         self, text: str, instructions: str, output_schema: dict[str, Any] | None = None

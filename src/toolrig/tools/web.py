@@ -177,12 +177,13 @@ class WebTool(BaseTool):
             raise ToolError(
                 "Give exactly one of `url` or `text`.", code=ErrorCode.INVALID_ARGUMENTS
             )
-        if self.summarizer is None:
+        summarizer = self.summarizer or _configured_llm_summarizer()
+        if summarizer is None:
             raise ToolError(
                 "Summaries are not available: no summarizer (language model) is configured "
                 "for this tool.",
                 hint="Use `fetch` to read the page and summarise it yourself.",
-                details={"configure": "WebTool(summarizer=...)"},
+                details={"configure": "WebTool(summarizer=...) or an LLM (see LLMConfig)"},
             )
         title: str | None = None
         truncated = False
@@ -193,7 +194,7 @@ class WebTool(BaseTool):
             body = text or ""
             if len(body) > self.max_chars:
                 body, truncated = body[: self.max_chars], True
-        summary = await _call_summarizer(self.summarizer, body)
+        summary = await _call_summarizer(summarizer, body)
         return SummaryOutput(
             source=url or "text", title=title, summary=summary, truncated=truncated
         )
@@ -312,6 +313,20 @@ def _to_text(
         except ValueError:
             return None, text
     return None, text
+
+
+def _configured_llm_summarizer() -> Summarizer | None:
+    """``llm_tool``'s summary when an LLM is configured (arguments, environment or config
+    file, see :class:`~toolrig.agent.LLMConfig`); ``None`` when none is."""
+    from toolrig.agent.client import make_client
+    from toolrig.agent.config import LLMConfig, LLMConfigError
+    from toolrig.tools.llm import LLMTool
+
+    try:
+        config = LLMConfig.resolve()
+    except LLMConfigError:
+        return None
+    return LLMTool(make_client(config)).summarize
 
 
 async def _call_summarizer(summarizer: Summarizer, text: str) -> str:
