@@ -187,3 +187,23 @@ def test_chunks_overlap_and_keep_offsets() -> None:
         assert after.start < before.end  # overlap
         assert after.start > before.start
     assert chunk_text("   ") == []
+
+
+def test_hybrid_ranking_with_the_tool_search_model(tmp_path: Path) -> None:
+    from toolrig.registry.search.dense import dense_available
+    from toolrig.tools.rag import search_model_embedder
+
+    if not dense_available():
+        pytest.skip("the search extra (embedding model) is not installed")
+    rag = RagTool(tmp_path / "index.sqlite3", embed=search_model_embedder())
+    rag.execute(
+        "index_to_rag",
+        texts={
+            "kettle": "The kettle boils water in two minutes and switches itself off.",
+            "policy": "Our refund policy: return any item within thirty days for your money back.",
+        },
+    ).unwrap()
+    # no word in common with the refund text: only the dense ranking can find it
+    hits = rag.execute("search_rag", query="reimbursement for purchases", k=1).unwrap()
+    assert hits["mode"] == "hybrid"
+    assert "refund" in hits["results"][0]["text"]

@@ -1,6 +1,7 @@
 """Retrieval over local documents: chunking, a SQLite FTS5 index, and ``rag_tool``."""
 
 from toolrig.tools.rag.chunking import Chunk, chunk_text
+from toolrig.tools.rag.embedding import search_model_embedder
 from toolrig.tools.rag.store import RagStore, StoredHit
 from toolrig.tools.rag.tool import Embedder, IndexOutput, RagTool, SearchRagOutput
 
@@ -13,4 +14,5 @@ __all__ = [
     "SearchRagOutput",
     "StoredHit",
     "chunk_text",
+    "search_model_embedder",
 ]
