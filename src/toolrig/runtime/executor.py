@@ -14,12 +14,9 @@ import time
 from collections.abc import (
     Awaitable,
     Callable,
-    Collection,
     Coroutine,
     Iterable,
-    Iterator,
     Mapping,
-    Sequence,
 )
 from typing import Any
 
@@ -27,17 +24,17 @@ from toolrig.core.action import Action
 from toolrig.core.background import run_sync
 from toolrig.core.base import BaseTool
 from toolrig.core.context import ProgressCallback, ToolContext
-from toolrig.core.errors import ErrorCode, ToolDefinitionError, ToolNotFoundError
-from toolrig.core.function_tool import Tool
+from toolrig.core.errors import ErrorCode
 from toolrig.core.ids import new_call_id
 from toolrig.core.invoke import error_from_exception, make_result
 from toolrig.core.result import ErrorInfo, ResultMetadata, ToolResult
-from toolrig.core.suggest import closest
 from toolrig.core.validation import ArgumentsInvalid
-from toolrig.runtime.calls import CallInfo, ToolCall, as_tool_call
-from toolrig.runtime.events import EventKind, Listener, ToolEvent, emit
+from toolrig.runtime.calls import ToolCall, as_tool_call
+from toolrig.runtime.events import EventKind, ToolEvent, emit
+from toolrig.runtime.hooks import CallHooks, hook_error, values_or
 from toolrig.runtime.retry import RetryPolicy
 from toolrig.runtime.threads import WorkerPool
+from toolrig.runtime.toolset import ToolSet
 
 __all__ = ["UNSET", "ToolExecutor"]
 
@@ -54,11 +51,8 @@ class _Unset:
 UNSET: Any = _Unset()
 """Marks an option left out (use the tool's or executor's default); ``None`` means "none"."""
 
-PreHook = Callable[[CallInfo], Mapping[str, Any] | Awaitable[Mapping[str, Any] | None] | None]
-PostHook = Callable[[CallInfo, ToolResult], ToolResult | Awaitable[ToolResult | None] | None]
 
-
-class ToolExecutor:
+class ToolExecutor(ToolSet, CallHooks):
     """Registers tools and executes calls to them, always answering with a ``ToolResult``.
 
     ``default_timeout`` applies to tools without their own ``timeout`` (``None``: no limit).
@@ -90,124 +84,11 @@ class ToolExecutor:
         self.state: Mapping[str, Any] = state or {}
         self._max_concurrency = max_concurrency
         self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
-        self._tools: dict[str, BaseTool] = {}
-        self._index: dict[str, tuple[BaseTool, Action]] = {}
-        self._pre: tuple[PreHook, ...] = ()
-        self._post: tuple[PostHook, ...] = ()
-        self._async_hooks = False
-        self._listeners: tuple[Listener, ...] = ()
+        ToolSet.__init__(self)
+        CallHooks.__init__(self)
         self._pool = WorkerPool(max_workers)
         for item in tools:
             self.register(item)
-
-    # -- the collection of tools ---------------------------------------------------------------
-    def register(
-        self, tool: BaseTool | type[BaseTool] | Callable[..., Any], *, replace: bool = False
-    ) -> BaseTool:
-        """Add a tool (an instance, a tool class, or a plain function to wrap with ``@tool``).
-
-        A name already taken is an error unless ``replace``; nothing changes when it fails.
-        """
-        if isinstance(tool, type) and issubclass(tool, BaseTool):
-            tool = tool()
-        elif not isinstance(tool, BaseTool):
-            if not callable(tool):
-                raise ToolDefinitionError(
-                    "register", f"expected a tool or a function, got {tool!r}"
-                )
-            tool = Tool(func=tool)
-        name = tool.spec.name
-        if name in self._tools and not replace:
-            raise ToolDefinitionError(
-                name, "a tool with this name is already registered; pass replace=True"
-            )
-        self.swap(add=[tool])
-        return tool
-
-    def unregister(self, name: str) -> BaseTool:
-        """Remove and return the tool called ``name``; raises :class:`ToolNotFoundError`."""
-        tool = self.get(name)
-        self.swap(remove=[name])
-        return tool
-
-    def swap(self, add: Sequence[BaseTool] = (), remove: Collection[str] = ()) -> None:
-        """Register ``add`` (replacing tools of the same names) and drop ``remove`` in one
-        atomic step: calls see either the old set or the new one, never a mix.
-
-        Validates first; on a name given twice or a call-name collision it raises
-        :class:`ToolDefinitionError` and changes nothing. Building the tables once makes
-        loading thousands of tools linear, where registering one by one is quadratic.
-        """
-        if not add and not remove:
-            return
-        replaced = {t.spec.name for t in add} | set(remove)
-        tools = {k: v for k, v in self._tools.items() if k not in replaced}
-        if replaced.isdisjoint(self._tools):
-            index = dict(self._index)
-        else:
-            index = {k: v for k, v in self._index.items() if v[0].spec.name not in replaced}
-        for tool in add:
-            name = tool.spec.name
-            if name in tools:
-                raise ToolDefinitionError(name, "the same tool name is given twice")
-            for key, entry in _index_entries(tool).items():
-                other = index.get(key)
-                if other is not None:
-                    raise ToolDefinitionError(
-                        name, f"call name {key!r} collides with tool {other[0].spec.name!r}"
-                    )
-                index[key] = entry
-            tools[name] = tool
-        self._tools, self._index = tools, index  # publish both at once
-
-    def get(self, name: str) -> BaseTool:
-        """The tool called ``name``; raises :class:`ToolNotFoundError` with suggestions."""
-        try:
-            return self._tools[name]
-        except KeyError:
-            raise ToolNotFoundError(name, closest(name, self._tools)) from None
-
-    def list_tools(self) -> list[BaseTool]:
-        """Registered tools in registration order."""
-        return list(self._tools.values())
-
-    def tool_names(self) -> list[str]:
-        """Registered tool names in registration order."""
-        return list(self._tools)
-
-    def resolve(self, name: str) -> Action | None:
-        """The action a call name refers to (``tool``, ``tool.action`` or ``tool__action``)."""
-        entry = self._index.get(name)
-        return None if entry is None else entry[1]
-
-    def __len__(self) -> int:
-        return len(self._tools)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._tools
-
-    def __iter__(self) -> Iterator[BaseTool]:
-        return iter(list(self._tools.values()))
-
-    # -- hooks and events ------------------------------------------------------------------
-    def add_pre_hook(self, hook: PreHook) -> None:
-        """``hook(call)`` runs before each call; returning a mapping replaces the arguments
-        (they are validated again); raising ``ToolError``/``PermissionError`` refuses the call."""
-        self._pre = (*self._pre, hook)
-        self._async_hooks = self._async_hooks or inspect.iscoroutinefunction(hook)
-
-    def add_post_hook(self, hook: PostHook) -> None:
-        """``hook(call, result)`` runs after each call; returning a result replaces it."""
-        self._post = (*self._post, hook)
-        self._async_hooks = self._async_hooks or inspect.iscoroutinefunction(hook)
-
-    def add_listener(self, listener: Listener) -> None:
-        """``listener(event)`` is told when calls start, succeed, fail and are retried."""
-        self._listeners = (*self._listeners, listener)
-
-    def remove_listener(self, listener: Listener) -> None:
-        """Stop telling ``listener``."""
-        self._listeners = tuple(x for x in self._listeners if x is not listener)
 
     # -- running -------------------------------------------------------------------------
     def execute(
@@ -354,30 +235,6 @@ class ToolExecutor:
         spec_timeout = tool._spec.timeout
         return spec_timeout if spec_timeout is not None else self.default_timeout
 
-    def missing_message(self, name: str) -> str:
-        """Why ``name`` names no tool or action here, with the closest valid names."""
-        tool_name, _, action_name = str(name).replace("__", ".").partition(".")
-        tool = self._tools.get(tool_name) if isinstance(name, str) else None
-        if tool is not None and tool.spec.is_multi_action:
-            actions = tool.get_action_names()
-            near = closest(action_name, actions) if action_name else []
-            message = (
-                f"Tool `{tool_name}` has no action {action_name!r}; action not found."
-                if action_name
-                else f"Tool `{tool_name}` has several actions; name one."
-            )
-            if near:
-                message += f" Did you mean {' or '.join(repr(f'{tool_name}.{a}') for a in near)}?"
-            message += f" Available: {', '.join(f'{tool_name}.{a}' for a in actions)}."
-        else:
-            near = closest(str(name), self._index) if isinstance(name, str) else []
-            message = f"Tool {name!r} not found."
-            if near:
-                message += f" Did you mean {' or '.join(repr(n) for n in near)}?"
-            listed = sorted({k for k, (t, a) in self._index.items() if "__" not in k})
-            message += f" Available tools: {', '.join(listed[:50]) or '(none)'}."
-        return message
-
     def _not_found(self, name: str, call_id: str, started_at: float, t0: float) -> ToolResult:
         error = ErrorInfo(
             code=ErrorCode.NOT_FOUND,
@@ -428,9 +285,6 @@ class ToolExecutor:
             _progress=progress,
         )
 
-    def _validate(self, action: Action, args: Any, strict: bool | None) -> dict[str, Any]:
-        return action.validator.validate(args, strict=self.strict if strict is None else strict)
-
     async def _run(
         self,
         tool: BaseTool,
@@ -455,7 +309,7 @@ class ToolExecutor:
             )
         except Exception as exc:  # a pre-hook refused or failed
             return await self._finish(
-                action, values_or(args), None, _hook_error(exc, action), call_id, started_at, t0, 1
+                action, values_or(args), None, hook_error(exc, action), call_id, started_at, t0, 1
             )
         if self._listeners:
             self._emit_started(action, call_id, values)
@@ -537,7 +391,7 @@ class ToolExecutor:
             )
         except Exception as exc:
             return self._finish_sync(
-                action, values_or(args), None, _hook_error(exc, action), call_id, started_at, t0, 1
+                action, values_or(args), None, hook_error(exc, action), call_id, started_at, t0, 1
             )
         if self._listeners:
             self._emit_started(action, call_id, values)
@@ -564,19 +418,6 @@ class ToolExecutor:
             time.sleep(delay)
             attempt += 1
         return self._finish_sync(action, values, output, error, call_id, started_at, t0, attempt)
-
-    def _emit_started(self, action: Action, call_id: str, values: Mapping[str, Any]) -> None:
-        emit(
-            self._listeners,
-            ToolEvent(
-                kind=EventKind.STARTED,
-                tool=action.tool,
-                action=action.name,
-                tool_call_id=call_id,
-                attempt=1,
-                arguments=values,
-            ),
-        )
 
     def _check_output(self, action: Action, output: Any) -> ErrorInfo | None:
         checker = action.output_validator
@@ -619,159 +460,6 @@ class ToolExecutor:
             )
         return delay
 
-    async def _apply_pre(
-        self, action: Action, values: dict[str, Any], call_id: str, strict: bool | None
-    ) -> dict[str, Any]:
-        for hook in self._pre:
-            replaced = hook(
-                CallInfo(
-                    tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
-                )
-            )
-            if inspect.isawaitable(replaced):
-                replaced = await replaced
-            if replaced is not None:
-                values = self._validate(action, replaced, strict)
-        return values
-
-    def _apply_pre_sync(
-        self, action: Action, values: dict[str, Any], call_id: str, strict: bool | None
-    ) -> dict[str, Any]:
-        for hook in self._pre:
-            replaced = hook(
-                CallInfo(
-                    tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
-                )
-            )
-            if replaced is not None:
-                values = self._validate(action, replaced, strict)
-        return values
-
-    def _result(
-        self,
-        action: Action,
-        output: Any,
-        error: ErrorInfo | None,
-        call_id: str,
-        started_at: float,
-        t0: float,
-        attempts: int,
-    ) -> ToolResult:
-        return make_result(
-            action,
-            output=None if error else output,
-            error=error,
-            call_id=call_id,
-            started_at=started_at,
-            t0=t0,
-            attempts=attempts,
-        )
-
-    async def _finish(
-        self,
-        action: Action,
-        values: Mapping[str, Any] | None,
-        output: Any,
-        error: ErrorInfo | None,
-        call_id: str,
-        started_at: float,
-        t0: float,
-        attempts: int,
-    ) -> ToolResult:
-        result = self._result(action, output, error, call_id, started_at, t0, attempts)
-        for hook in self._post:
-            try:
-                replaced = hook(
-                    CallInfo(
-                        tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
-                    ),
-                    result,
-                )
-                if inspect.isawaitable(replaced):
-                    replaced = await replaced
-            except Exception as exc:
-                logger.exception("post-execute hook %r failed", hook)
-                replaced = self._result(
-                    action, None, _hook_error(exc, action), call_id, started_at, t0, attempts
-                )
-            if isinstance(replaced, ToolResult):
-                result = replaced
-        self._report(action, values, result, attempts)
-        return result
-
-    def _finish_sync(
-        self,
-        action: Action,
-        values: Mapping[str, Any] | None,
-        output: Any,
-        error: ErrorInfo | None,
-        call_id: str,
-        started_at: float,
-        t0: float,
-        attempts: int,
-    ) -> ToolResult:
-        result = make_result(
-            action,
-            output=None if error else output,
-            error=error,
-            call_id=call_id,
-            started_at=started_at,
-            t0=t0,
-            attempts=attempts,
-        )
-        if not self._post:
-            self._report(action, values, result, attempts)
-            return result
-        for hook in self._post:
-            try:
-                replaced = hook(
-                    CallInfo(
-                        tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
-                    ),
-                    result,
-                )
-            except Exception as exc:
-                logger.exception("post-execute hook %r failed", hook)
-                replaced = self._result(
-                    action, None, _hook_error(exc, action), call_id, started_at, t0, attempts
-                )
-            if isinstance(replaced, ToolResult):
-                result = replaced
-        self._report(action, values, result, attempts)
-        return result
-
-    def _report(
-        self, action: Action, values: Mapping[str, Any] | None, result: ToolResult, attempts: int
-    ) -> None:
-        if self._listeners:
-            kind = EventKind.SUCCEEDED if result.success else EventKind.FAILED
-            emit(
-                self._listeners,
-                ToolEvent(
-                    kind=kind,
-                    tool=action.tool,
-                    action=action.name,
-                    tool_call_id=result.metadata.tool_call_id if result.metadata else "",
-                    attempt=attempts,
-                    arguments=values,
-                    result=result,
-                ),
-            )
-        if result.error is not None:
-            if logger.isEnabledFor(logging.INFO):
-                logger.info(
-                    "%s failed [%s]: %s",
-                    action.name,
-                    result.error.code,
-                    result.error.message.splitlines()[0],
-                )
-        elif logger.isEnabledFor(logging.DEBUG):
-            logger.debug(
-                "%s succeeded in %.3f ms",
-                action.name,
-                result.metadata.duration_ms if result.metadata else 0.0,
-            )
-
 
 async def _with_timeout(
     awaitable: Awaitable[Any], limit: float, action: Action, ctx: ToolContext | None
@@ -796,19 +484,6 @@ class _CallTimedOut(Exception):
         super().__init__(f"`{action.name}` did not finish within {limit:g} s")
 
 
-def _hook_error(exc: BaseException, action: Action) -> ErrorInfo:
-    if isinstance(exc, PermissionError):
-        return ErrorInfo(
-            code=ErrorCode.PERMISSION_DENIED,
-            message=f"The call to `{action.name}` was refused: {exc}",
-        )
-    return error_from_exception(exc, action.name)
-
-
-def values_or(args: Any) -> Mapping[str, Any] | None:
-    return args if isinstance(args, Mapping) else None
-
-
 def _merge(arguments: Mapping[str, Any] | str | None, kwargs: dict[str, Any]) -> Any:
     if arguments is None:
         return kwargs
@@ -819,16 +494,3 @@ def _merge(arguments: Mapping[str, Any] | str | None, kwargs: dict[str, Any]) ->
 
 async def _ready(result: ToolResult) -> ToolResult:
     return result
-
-
-def _index_entries(tool: BaseTool) -> dict[str, tuple[BaseTool, Action]]:
-    spec = tool.spec
-    entries: dict[str, tuple[BaseTool, Action]] = {}
-    if not spec.is_multi_action:
-        entries[spec.name] = (tool, tool._bound[next(iter(spec.actions))])
-        return entries
-    for name in spec.actions:
-        action = tool._bound[name]
-        entries[f"{spec.name}.{name}"] = (tool, action)
-        entries[f"{spec.name}__{name}"] = (tool, action)
-    return entries
