@@ -409,3 +409,21 @@ def test_context_receives_state_and_progress() -> None:
     result = ex.execute_sync("job", steps=2, progress=lambda p, t, m: progress.append((p, t, m)))
     assert result.output == "sqlite://"
     assert progress == [(1, 2, "step 1"), (2, 2, "step 2")]
+
+
+async def test_a_failing_post_hook_becomes_the_result() -> None:
+    def broken(call: CallInfo, result: ToolResult) -> ToolResult:
+        raise RuntimeError("audit store down")
+
+    async def refusing(call: CallInfo, result: ToolResult) -> ToolResult:
+        raise PermissionError("output withheld")
+
+    sync_ex = ToolExecutor([add])
+    sync_ex.add_post_hook(broken)
+    failed = sync_ex.execute_sync("add", a=1, b=2)
+    assert failed.code == "execution_error" and "audit store down" in failed.error.message
+
+    async_ex = ToolExecutor([add])
+    async_ex.add_post_hook(refusing)
+    refused = await async_ex.execute("add", a=1, b=2)
+    assert refused.code == "permission_denied" and "output withheld" in refused.error.message

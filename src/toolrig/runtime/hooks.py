@@ -129,22 +129,20 @@ class CallHooks:
         t0: float,
         attempts: int,
     ) -> ToolResult:
+        if not self._async_hooks:
+            return self._finish_sync(
+                action, values, output, error, call_id, started_at, t0, attempts
+            )
         result = self._result(action, output, error, call_id, started_at, t0, attempts)
         for hook in self._post:
-            try:
-                replaced = hook(
-                    CallInfo(
-                        tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
-                    ),
-                    result,
-                )
-                if inspect.isawaitable(replaced):
+            replaced = self._after(hook, action, values, result, call_id, started_at, t0, attempts)
+            if inspect.isawaitable(replaced):
+                try:
                     replaced = await replaced
-            except Exception as exc:
-                logger.exception("post-execute hook %r failed", hook)
-                replaced = self._result(
-                    action, None, hook_error(exc, action), call_id, started_at, t0, attempts
-                )
+                except Exception as exc:
+                    replaced = self._hook_failed(
+                        hook, exc, action, call_id, started_at, t0, attempts
+                    )
             if isinstance(replaced, ToolResult):
                 result = replaced
         self._report(action, values, result, attempts)
@@ -173,23 +171,46 @@ class CallHooks:
         if not self._post:
             self._report(action, values, result, attempts)
             return result
-        for hook in self._post:
-            try:
-                replaced = hook(
-                    CallInfo(
-                        tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
-                    ),
-                    result,
-                )
-            except Exception as exc:
-                logger.exception("post-execute hook %r failed", hook)
-                replaced = self._result(
-                    action, None, hook_error(exc, action), call_id, started_at, t0, attempts
-                )
+        for hook in self._post:  # sync hooks only here (async ones go through _finish)
+            replaced = self._after(hook, action, values, result, call_id, started_at, t0, attempts)
             if isinstance(replaced, ToolResult):
                 result = replaced
         self._report(action, values, result, attempts)
         return result
+
+    def _after(
+        self,
+        hook: PostHook,
+        action: Action,
+        values: Mapping[str, Any] | None,
+        result: ToolResult,
+        call_id: str,
+        started_at: float,
+        t0: float,
+        attempts: int,
+    ) -> Any:
+        """Run one post-hook: its replacement, ``None``, an awaitable, or the error it caused."""
+        info = CallInfo(
+            tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
+        )
+        try:
+            return hook(info, result)
+        except Exception as exc:
+            return self._hook_failed(hook, exc, action, call_id, started_at, t0, attempts)
+
+    def _hook_failed(
+        self,
+        hook: PostHook,
+        exc: Exception,
+        action: Action,
+        call_id: str,
+        started_at: float,
+        t0: float,
+        attempts: int,
+    ) -> ToolResult:
+        logger.exception("post-execute hook %r failed", hook, exc_info=exc)
+        error = hook_error(exc, action)
+        return self._result(action, None, error, call_id, started_at, t0, attempts)
 
     def _report(
         self, action: Action, values: Mapping[str, Any] | None, result: ToolResult, attempts: int
