@@ -14,13 +14,10 @@ from typing import Any
 
 from toolrig.providers.schema_walk import (
     JSON_TEXT_NOTE,
-    MAX_DEPTH,
-    MAX_NODES,
     SchemaRewriteError,
+    SchemaRewriter,
     constraint_note,
     is_opaque,
-    merge_all_of,
-    resolve_ref,
     split_types,
     with_notes,
 )
@@ -78,31 +75,16 @@ def to_gemini_schema(schema: Mapping[str, Any], *, top: bool = True) -> dict[str
     return out
 
 
-class _GeminiRewriter:
-    def __init__(self, defs: Mapping[str, Any]) -> None:
-        self.defs = defs
-        self.budget = MAX_NODES
+class _GeminiRewriter(SchemaRewriter):
+    error = SchemaRewriteError
+    target = "Gemini"
 
-    def node(self, node: Any, *, depth: int, stack: tuple[str, ...], top: bool = False) -> Any:
-        self.budget -= 1
-        if self.budget < 0:
-            raise SchemaRewriteError("schema too large to rewrite for Gemini")
-        if depth > MAX_DEPTH:
-            raise SchemaRewriteError(f"schema nested deeper than {MAX_DEPTH} levels")
-        if node is True or node is None:
-            return _json_text(None, [])
-        if node is False or not isinstance(node, Mapping):
-            raise SchemaRewriteError(f"cannot rewrite schema node {node!r:.80}")
-        target, ref = resolve_ref(node, self.defs)
-        if ref is not None:
-            if ref in stack:
-                return _json_text(node.get("description"), ["A recursive structure."])
-            return self.node(target, depth=depth + 1, stack=(*stack, ref), top=top)
-        if "allOf" in node:
-            node = merge_all_of(node, self.defs)
-        variants = node.get("anyOf", node.get("oneOf"))
-        if isinstance(variants, list) and variants:
-            return self._union(node, variants, depth, stack)
+    def opaque(self, description: Any, notes: list[str]) -> dict[str, Any]:
+        return _json_text(description, notes)
+
+    def typed(
+        self, node: Mapping[str, Any], *, depth: int, stack: tuple[str, ...], top: bool
+    ) -> Any:
         types, nullable = split_types(node)
         if is_opaque(node, self.defs, top=top) or not set(types) <= _KNOWN_TYPES:
             return _json_text(node.get("description"), _notes(node, ()), node.get("title"))
@@ -157,7 +139,7 @@ class _GeminiRewriter:
         if required:
             out["required"] = list(dict.fromkeys(required))
 
-    def _union(
+    def union(
         self, node: Mapping[str, Any], variants: list[Any], depth: int, stack: tuple[str, ...]
     ) -> dict[str, Any]:
         options: list[dict[str, Any]] = []

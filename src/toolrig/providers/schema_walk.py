@@ -10,6 +10,7 @@ against the original schema exactly as if the model had seen that schema.
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,7 @@ from toolrig.core.validation import json_type_of
 __all__ = [
     "JSON_TEXT_NOTE",
     "SchemaRewriteError",
+    "SchemaRewriter",
     "accepts_null",
     "constraint_note",
     "is_opaque",
@@ -282,3 +284,57 @@ def _decode(text: str, node: Mapping[str, Any]) -> Any:
     if "array" in types and "object" not in types and not isinstance(decoded, list):
         return text
     return decoded
+
+
+class SchemaRewriter(ABC):
+    """The walk every provider rewrite shares: node and depth budgets, booleans, local
+    ``$ref`` (recursion becomes JSON text), ``allOf`` folding, and unions; a subclass says how
+    to write opaque values, unions and typed nodes for its provider."""
+
+    error: type[SchemaRewriteError] = SchemaRewriteError
+    target = "a provider"
+
+    def __init__(self, defs: Mapping[str, Any]) -> None:
+        if not isinstance(defs, Mapping):
+            raise self.error("$defs must be an object")
+        self.defs = defs
+        self.budget = MAX_NODES
+
+    def node(self, node: Any, *, depth: int, stack: tuple[str, ...], top: bool = False) -> Any:
+        """The rewritten ``node``; ``stack`` holds the ``$ref`` names being expanded."""
+        self.budget -= 1
+        if self.budget < 0:
+            raise self.error(f"schema too large to rewrite for {self.target}")
+        if depth > MAX_DEPTH:
+            raise self.error(f"schema nested deeper than {MAX_DEPTH} levels")
+        if node is True or node is None:
+            return self.opaque(None, [])
+        if node is False or not isinstance(node, Mapping):
+            raise self.error(f"cannot rewrite schema node {node!r:.80}")
+        target, ref = resolve_ref(node, self.defs)
+        if ref is not None:
+            if ref in stack:
+                return self.opaque(node.get("description"), ["A recursive structure."])
+            return self.node(target, depth=depth + 1, stack=(*stack, ref), top=top)
+        if "allOf" in node:
+            node = merge_all_of(node, self.defs)
+        variants = node.get("anyOf", node.get("oneOf"))
+        if isinstance(variants, list) and variants:
+            return self.union(node, variants, depth, stack)
+        return self.typed(node, depth=depth, stack=stack, top=top)
+
+    @abstractmethod
+    def opaque(self, description: Any, notes: list[str]) -> dict[str, Any]:
+        """A value the provider cannot describe, carried as JSON text."""
+
+    @abstractmethod
+    def union(
+        self, node: Mapping[str, Any], variants: list[Any], depth: int, stack: tuple[str, ...]
+    ) -> Any:
+        """An ``anyOf``/``oneOf`` node."""
+
+    @abstractmethod
+    def typed(
+        self, node: Mapping[str, Any], *, depth: int, stack: tuple[str, ...], top: bool
+    ) -> Any:
+        """Any other node (its ``type`` decides)."""
