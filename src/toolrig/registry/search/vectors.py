@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolrig.registry.search.dense import embed_query
-
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -50,28 +48,44 @@ class VectorTable:
         self._pending.pop(slot, None)
         self._release_examples(slot)
 
-    def similarities(self, query: str, n: int, example_weight: float) -> Matrix:
-        """Cosine similarity of ``query`` to documents ``0..n-1``; with sample requests, the
-        closest one is mixed in: ``(1 - w) * doc + w * max(doc, closest request)``."""
+    def similarities(
+        self, queries: Matrix, n: int, example_weight: float, slots: Any = None
+    ) -> Matrix:
+        """Cosine similarity of each query row to documents ``0..n-1`` (or to ``slots`` only),
+        one row per query; with sample requests, the closest one is mixed in:
+        ``(1 - w) * doc + w * max(doc, closest request)``."""
         np = self._np
-        self._flush()
-        vector = embed_query(self.embedder, query)
-        sims = np.zeros(n, dtype=np.float32)
-        rows = min(n, self._docs.shape[0])
-        if rows:
-            sims[:rows] = self._docs[:rows] @ vector
+        self.flush()
+        width = n if slots is None else len(slots)
+        sims = np.zeros((queries.shape[0], width), dtype=np.float32)
+        stored = self._docs.shape[0]
+        if slots is None:
+            rows = min(n, stored)
+            if rows:
+                sims[:, :rows] = queries @ self._docs[:rows].T
+        elif stored:
+            sims[:] = queries @ self._docs[slots].T
         if self._used_rows and example_weight > 0:
-            live = self._owners[: self._used_rows] >= 0
-            owners = self._owners[: self._used_rows][live]
-            example_sims = self._examples[: self._used_rows][live] @ vector
-            best = np.full(n, -np.inf, dtype=np.float32)
-            np.maximum.at(best, owners, example_sims)
-            best = np.maximum(best, sims)
-            sims = (1.0 - example_weight) * sims + example_weight * best
+            owners = self._owners[: self._used_rows]
+            if slots is None:
+                column = np.where(owners < n, owners, -1)
+            else:
+                where = np.full(max(n, stored) + 1, -1, dtype=np.int64)
+                where[slots] = np.arange(len(slots))
+                column = np.where(owners >= 0, where[np.maximum(owners, 0)], -1)
+            live = np.flatnonzero(column >= 0)
+            if live.size:
+                example_sims = queries @ self._examples[live].T
+                best = np.full_like(sims, -np.inf)
+                for row in range(sims.shape[0]):
+                    np.maximum.at(best[row], column[live], example_sims[row])
+                best = np.maximum(best, sims)
+                sims = (1.0 - example_weight) * sims + example_weight * best
         out: Matrix = sims.astype(np.float32, copy=False)
         return out
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Embed every pending document now (one batch)."""
         if not self._pending:
             return
         np = self._np

@@ -1,0 +1,119 @@
+"""Requests with several parts, and re-ranking of candidates in large catalogues."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from search_doubles import HashingEmbedder, single
+
+from toolrig.core.spec import ToolSpec
+from toolrig.registry.search import SearchConfig, ToolIndex
+from toolrig.registry.search.dense import clear_query_cache
+from toolrig.registry.search.segments import request_parts
+
+pytest.importorskip("numpy")
+
+
+def parts(text: str) -> list[str]:
+    return [text[a:b] for a, b in request_parts(text)]
+
+
+def test_a_request_splits_at_sentences_and_joining_words() -> None:
+    assert parts(
+        "What's the weather in Oslo tomorrow? Also, can you find news about the election."
+    ) == ["What's the weather in Oslo tomorrow", "can you find news about the election"]
+    assert parts("Play some jazz and then book a table for two") == [
+        "Play some jazz",
+        "book a table for two",
+    ]
+    assert parts('"Convert 10 USD to EUR, could you also list cheap flights to Rome?"') == [
+        "Convert 10 USD to EUR",
+        "could you also list cheap flights to Rome",
+    ]
+
+
+def test_a_single_request_is_one_part() -> None:
+    assert request_parts("What is the weather in Oslo tomorrow?") == []
+    assert request_parts("salt and pepper") == []  # a one-word part is no part
+    assert request_parts("") == []
+    assert request_parts("find flights and hotels. " * 1_000) == []  # too long to split
+
+
+class CheapEmbedder(HashingEmbedder):
+    name = "cheap"
+    cheap = True
+
+
+class CostlyEmbedder(HashingEmbedder):
+    """Records how many documents each request is compared with."""
+
+    name = "costly"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.widths: list[int] = []
+
+
+def filler(i: int) -> ToolSpec:
+    return single(f"tool_{i}", f"Manages widget number {i} of the assembly line {i % 7}.")
+
+
+def catalogue() -> list[ToolSpec]:
+    return [
+        single("weather_forecast", "Weather forecast: rain, wind and temperature for a city."),
+        single("news_search", "Search recent news articles and headlines about a topic."),
+        single("music_player", "Play songs, albums and playlists."),
+        *(filler(i) for i in range(60)),
+    ]
+
+
+def test_each_part_of_a_two_part_request_brings_its_tool_up() -> None:
+    index = ToolIndex(catalogue(), embedders=())
+    query = "Will there be rain in Oslo tomorrow, and find headlines about the election"
+    lexical = [h.name for h in index.search(query, k=2, mode="lexical")]
+    assert sorted(lexical) == ["news_search", "weather_forecast"]
+    without = ToolIndex(catalogue(), config=SearchConfig(part_weight=0.0), embedders=())
+    assert [h.name for h in without.search(query, k=3, mode="lexical")][:2] == lexical
+
+
+def test_a_large_catalogue_reranks_only_candidates_and_finds_the_same_tools(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolrig.registry.search import vectors
+
+    widths: list[int] = []
+    original = vectors.VectorTable.similarities
+
+    def spy(self: Any, queries: Any, n: int, weight: float, slots: Any = None) -> Any:
+        out = original(self, queries, n, weight, slots)
+        if self.name == "costly":
+            widths.append(out.shape[1])
+        return out
+
+    monkeypatch.setattr(vectors.VectorTable, "similarities", spy)
+    embedders = (CheapEmbedder(), CostlyEmbedder())
+    weights = {"cheap": 1.0, "costly": 2.0}
+    small = SearchConfig(rerank_above=20, rerank_depth=10, dense_weights=weights)
+    full = SearchConfig(rerank_above=10_000, dense_weights=weights)
+    reranked = ToolIndex(catalogue(), config=small, embedders=embedders)
+    scanned = ToolIndex(catalogue(), config=full, embedders=embedders)
+    for query in ("rain and wind in Oslo", "latest headlines on the election", "widget 12"):
+        clear_query_cache()
+        assert reranked.search(query, k=1)[0].name == scanned.search(query, k=1)[0].name
+    assert widths and set(widths[0::2]) == {10}  # the re-ranking index compared 10 only
+    assert set(widths[1::2]) == {len(catalogue())}
+
+
+def test_costly_models_run_beside_the_word_ranking_and_agree_with_a_plain_call() -> None:
+    from toolrig.registry.search.dense import embed_request, embed_request_soon
+
+    embedder = CostlyEmbedder()
+    text = "rain in Oslo, and news about the election"
+    spans = request_parts(text)
+    clear_query_cache()
+    soon = embed_request_soon(embedder, text, spans)()
+    assert soon.shape[0] == 1 + len(spans) == 3
+    clear_query_cache()
+    assert (embed_request(embedder, text, spans) == soon).all()
+    assert embedder.embedded == [text, *(text[a:b] for a, b in spans)] * 2
