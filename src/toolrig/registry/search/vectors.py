@@ -59,12 +59,12 @@ class VectorTable:
         width = n if slots is None else len(slots)
         sims = np.zeros((queries.shape[0], width), dtype=np.float32)
         stored = self._docs.shape[0]
-        if slots is None:
-            rows = min(n, stored)
-            if rows:
-                sims[:, :rows] = queries @ self._docs[:rows].T
-        elif stored:
-            sims[:] = queries @ self._docs[slots].T
+        docs = self._docs[: min(n, stored)] if slots is None else self._docs[slots]
+        if stored:
+            # one matrix-vector product per query row: BLAS is several times slower on a
+            # (rows x dim) @ (dim x docs) product with few rows
+            for row in range(queries.shape[0]):
+                sims[row, : docs.shape[0]] = docs @ queries[row]
         if self._used_rows and example_weight > 0:
             owners = self._owners[: self._used_rows]
             if slots is None:
@@ -75,7 +75,8 @@ class VectorTable:
                 column = np.where(owners >= 0, where[np.maximum(owners, 0)], -1)
             live = np.flatnonzero(column >= 0)
             if live.size:
-                example_sims = queries @ self._examples[live].T
+                examples = self._examples[live]
+                example_sims = np.stack([examples @ q for q in queries])
                 best = np.full_like(sims, -np.inf)
                 for row in range(sims.shape[0]):
                     np.maximum.at(best[row], column[live], example_sims[row])
