@@ -68,13 +68,29 @@ def catalogue() -> list[ToolSpec]:
     ]
 
 
-def test_each_part_of_a_two_part_request_brings_its_tool_up() -> None:
-    index = ToolIndex(catalogue(), embedders=())
-    query = "Will there be rain in Oslo tomorrow, and find headlines about the election"
-    lexical = [h.name for h in index.search(query, k=2, mode="lexical")]
-    assert sorted(lexical) == ["news_search", "weather_forecast"]
-    without = ToolIndex(catalogue(), config=SearchConfig(part_weight=0.0), embedders=())
-    assert [h.name for h in without.search(query, k=3, mode="lexical")][:2] == lexical
+def test_the_part_of_a_request_that_names_a_second_tool_pulls_it_up() -> None:
+    weather = [
+        single("weather_forecast", "Weather forecast: rain, wind, snow and temperature."),
+        single("weather_alerts", "Severe weather alerts: storms, wind, snow and rain warnings."),
+        single("weather_history", "Past weather of a city: rain, snow, wind and temperatures."),
+        single("climate_data", "Climate averages of a city: rain, temperature and wind by month."),
+    ]
+    tools = [*weather, *catalogue()]
+    query = (
+        "Will there be rain, wind or snow in Oslo tomorrow, what temperature for the city, "
+        "and also find the latest headlines"
+    )
+
+    def ranking(part_weight: float) -> list[str]:
+        config = SearchConfig(part_weight=part_weight, dense_weights={"fake": 2.0})
+        index = ToolIndex(tools, config=config, embedders=(HashingEmbedder(),))
+        return [h.name for h in index.search(query, k=len(tools))]
+
+    with_parts, whole_only = ranking(1.0), ranking(0.0)
+    assert set(with_parts[:4]) == {s.name for s in weather}
+    assert with_parts.index("news_search") < whole_only.index("news_search")
+    lexical = ToolIndex(tools, embedders=()).search(query, k=len(tools), mode="lexical")
+    assert "news_search" in [h.name for h in lexical]
 
 
 def test_a_large_catalogue_reranks_only_candidates_and_finds_the_same_tools(

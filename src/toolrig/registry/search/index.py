@@ -249,7 +249,9 @@ class ToolIndex:
             for i in np.flatnonzero(mask).tolist():
                 doc = self._docs[i]
                 mask[i] = doc is not None and allowed(doc)
-        spans = request_parts(query)
+        # parts change nothing in words-only ranking (a part's BM25F score never exceeds the
+        # whole request's), so they are ranked only when scores are fused
+        spans = request_parts(query) if mode != "lexical" else []
         tables = self._tables if mode != "lexical" else []
         costly = [t for t in tables if not getattr(t.embedder, "cheap", False)]
         for table in costly:
