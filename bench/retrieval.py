@@ -1,7 +1,8 @@
 """Tool search benchmark on MetaTool: quality of lexical, dense and fused ranking, and speed.
 
-Run: ``.venv/bin/python bench/retrieval.py`` (about ten minutes on 2 cores; ``--quick`` runs
-on a sample of the queries and skips the 10,000-tool catalogue).
+Run: ``.venv/bin/python bench/retrieval.py`` (about five minutes on 2 cores, a minute of it
+embedding the 10,000 tools; ``--quick`` runs on a sample of the queries and skips the
+10,000-tool catalogue).
 
 Data: ``../shared/corpora/metatool`` (199 tools, 20,614 single-tool queries, 497 two-tool
 queries). Every query goes to the dev slice (30%) or the held-out part by a hash of its text;
