@@ -59,8 +59,8 @@ class VectorTable:
         width = n if slots is None else len(slots)
         sims = np.zeros((queries.shape[0], width), dtype=np.float32)
         stored = self._docs.shape[0]
-        docs = self._docs[: min(n, stored)] if slots is None else self._docs[slots]
         if stored:
+            docs = self._docs[: min(n, stored)] if slots is None else self._docs[slots]
             # one matrix-vector product per query row: BLAS is several times slower on a
             # (rows x dim) @ (dim x docs) product with few rows
             for row in range(queries.shape[0]):
