@@ -134,13 +134,8 @@ class MiniLMEmbedder:
         for start in range(0, len(order), _BATCH):
             chunk = [texts[i] for i in order[start : start + _BATCH]]
             encodings = self._tokenizer.encode_batch(chunk)
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            with self._lock:
-                hidden = self._session.run(None, feeds)[0]
+            hidden = self._hidden(encodings, mask)
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out.append(pooled)
@@ -151,18 +146,24 @@ class MiniLMEmbedder:
         matrix[order] = np.concatenate(out)
         return _normalise(matrix)
 
+    def _hidden(self, encodings: Sequence[Any], mask: Any) -> Matrix:
+        """The model's last hidden states for a batch of encodings of equal length."""
+        np = self._np
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        with self._lock:
+            hidden: Matrix = self._session.run(None, feeds)[0]
+        return hidden
+
     def embed_parts(self, text: str, spans: Sequence[tuple[int, int]]) -> Matrix:
         """One pass over ``text``; each part is the mean of its own tokens' contextual vectors
         (as good as embedding the parts alone on MetaTool, at no extra cost)."""
         np = self._np
         encoding = self._tokenizer.encode(text)
-        ids = np.array([encoding.ids], dtype=np.int64)
         mask = np.array([encoding.attention_mask], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        with self._lock:
-            hidden = self._session.run(None, feeds)[0][0]
+        hidden = self._hidden([encoding], mask)[0]
         whole = hidden.mean(axis=0)
         rows = [whole]
         offsets = encoding.offsets
@@ -204,9 +205,6 @@ class StaticEmbedder:
                 ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, top)
                 matrix[row] = self._table[ids].mean(axis=0)
         return _normalise(matrix)
-
-    def embed_parts(self, text: str, spans: Sequence[tuple[int, int]]) -> Matrix:
-        return self.embed([text, *(text[a:b] for a, b in spans)])
 
 
 _queries: weakref.WeakKeyDictionary[Any, OrderedDict[str, Matrix]] = weakref.WeakKeyDictionary()

@@ -36,7 +36,7 @@ def _default_bm25f() -> BM25FParams:
             "tags": 1.0,
             "parameters": 0.5,
             "output": 0.5,
-            "examples": 0.5,
+            "examples": 0.25,
         },
         default_b=0.3,
         k1=3.0,
@@ -48,8 +48,9 @@ class SearchConfig:
     """How the index ranks: lexical parameters, embedding models and fusion weights.
 
     The defaults were tuned on a dev slice of MetaTool (``bench/retrieval.py``): BM25F with
-    ``k1=3, b=0.3`` and names weighted twice; z-scored BM25F, MiniLM and static scores summed
-    with weights 1 : 2 : 2; a document's closest sample request counted half.
+    ``k1=3, b=0.3``, names weighted twice and sample requests a quarter (more helped single
+    requests a little and cost two-part ones more); z-scored BM25F, MiniLM and static scores
+    summed with weights 1 : 2 : 2; a document's closest sample request counted half.
     A request with several parts (:mod:`.segments`) is also ranked part by part. In catalogues
     above ``rerank_above`` actions, MiniLM re-ranks the ``rerank_depth`` best candidates of
     BM25F and the static model instead of scanning every vector (the scan is memory-bound).
