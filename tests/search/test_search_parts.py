@@ -133,3 +133,21 @@ def test_costly_models_run_beside_the_word_ranking_and_agree_with_a_plain_call()
     clear_query_cache()
     assert (embed_request(embedder, text, spans) == soon).all()
     assert embedder.embedded == [text, *(text[a:b] for a, b in spans)] * 2
+
+
+def test_bm25f_scores_a_request_and_its_parts_like_separate_queries() -> None:
+    import numpy as np
+
+    from toolrig.registry.search.tokenize import analyze
+
+    index = ToolIndex(catalogue(), embedders=())
+    bm25 = index._bm25
+    texts = ["rain and wind in the city", "rain", "news headlines about rain", "no such words"]
+    together = bm25.score_arrays([analyze(t) for t in texts], len(index))
+    for row, text in zip(together, texts, strict=True):
+        alone = bm25.scores(analyze(text))
+        expected = np.zeros(len(index), dtype=np.float32)
+        for slot, score in alone.items():
+            expected[slot] = score
+        assert np.allclose(row, expected, rtol=1e-5), text
+    assert together[0].max() > 0 and together[3].max() == 0

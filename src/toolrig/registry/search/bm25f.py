@@ -140,9 +140,14 @@ class BM25F:
     def score_array(self, query: Iterable[str], size: int) -> Any:
         """Scores of documents ``0..size-1`` as a float32 numpy array (0 where no term
         matches); document ids must be below ``size``."""
+        return self.score_arrays([list(query)], size)[0]
+
+    def score_arrays(self, queries: Sequence[Sequence[str]], size: int) -> Any:
+        """:meth:`score_array` for several queries at once, one row each; a term shared by
+        several queries (a request and its parts) is scored once."""
         import numpy as np
 
-        out = np.zeros(size, dtype=np.float32)
+        out = np.zeros((len(queries), size), dtype=np.float32)
         n = len(self._docs)
         if not n:
             return out
@@ -154,13 +159,18 @@ class BM25F:
         weights = np.asarray(self._weights, dtype=np.float32)
         b = np.asarray(self._b, dtype=np.float32)
         k1 = self._k1
-        for term, qtf in Counter(query).items():
+        counts_per_query = [Counter(query) for query in queries]
+        for term in dict.fromkeys(t for counts in counts_per_query for t in counts):
             if term not in self._postings:
                 continue
             docs, counts = self._term_arrays(term)
             norm = 1.0 - b + b * self._length_array[docs] / avg
             tf = (counts * weights / norm).sum(axis=1)
-            out[docs] += np.float32(qtf * self.idf(term)) * tf * (k1 + 1.0) / (k1 + tf)
+            gain = np.float32(self.idf(term)) * tf * (k1 + 1.0) / (k1 + tf)
+            for row, query_counts in enumerate(counts_per_query):
+                qtf = query_counts.get(term)
+                if qtf:
+                    out[row, docs] += np.float32(qtf) * gain
         return out
 
     def _term_arrays(self, term: str) -> tuple[Any, Any]:

@@ -262,7 +262,7 @@ class ToolIndex:
         weights: list[float] = []
         if mode in ("fused", "lexical"):
             texts = [query, *(query[a:b] for a, b in spans)]
-            lexical = np.stack([self._bm25.score_array(analyze(t), n) for t in texts])
+            lexical = self._bm25.score_arrays([analyze(t) for t in texts], n)
             rankers.append(lexical)
             weights.append(config.lexical_weight)
             if mode == "lexical":
