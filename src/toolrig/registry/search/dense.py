@@ -116,6 +116,8 @@ class MiniLMEmbedder:
 
             model = quantized_model(model)
         self.model_path = model
+        self.cache_key = f"minilm-{model.stem}-{model.stat().st_size}"
+        """Names the vectors this model makes, for the on-disk vector cache."""
         self._session = ort.InferenceSession(
             str(model),
             sess_options=options,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from toolrig.registry.search.vector_cache import cached_embed
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -94,7 +96,7 @@ class VectorTable:
         texts = [text for _, (text, _) in pending]
         for _, (_, examples) in pending:
             texts.extend(examples)
-        vectors = self.embedder.embed(texts)
+        vectors = cached_embed(self.embedder, texts)
         dim = vectors.shape[1]
         top = max(slot for slot, _ in pending) + 1
         self._docs = _grown(np, self._docs, top, dim)

@@ -1,0 +1,89 @@
+"""Document vectors kept on disk between processes."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from search_doubles import HashingEmbedder, catalogue
+
+from toolrig.registry.search import ToolIndex
+from toolrig.registry.search import vector_cache
+from toolrig.registry.search.vector_cache import VectorCache, cached_embed
+
+np = pytest.importorskip("numpy")
+
+
+class KeyedEmbedder(HashingEmbedder):
+    cache_key = "hashing-v1"
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TOOLRIG_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(vector_cache, "_caches", {})  # as in a new process
+    return tmp_path
+
+
+def test_a_second_process_reads_vectors_instead_of_running_the_model(cache_dir: Path) -> None:
+    first = KeyedEmbedder()
+    ToolIndex(catalogue(), embedders=(first,)).search("weather in Oslo")
+    documents = [t for t in first.embedded if t != "weather in Oslo"]
+    assert len(documents) == 5  # one per action
+    vector_cache._caches.clear()
+    second = KeyedEmbedder()
+    index = ToolIndex(catalogue(), embedders=(second,))
+    assert index.search("weather in Oslo", mode="dense")[0].name == "get_weather"
+    assert second.embedded == ["weather in Oslo"]  # the documents came from disk
+    assert (cache_dir / "vectors" / "hashing-v1.sqlite").is_file()
+
+
+def test_vectors_read_back_equal_those_computed(cache_dir: Path) -> None:
+    texts = ["alpha beta", "gamma", "alpha beta", "delta epsilon"]
+    fresh = cached_embed(KeyedEmbedder(), texts)
+    embedder = KeyedEmbedder()
+    again = cached_embed(embedder, texts)
+    assert embedder.embedded == []
+    assert again.dtype == np.float32 and np.array_equal(fresh, again)
+    partly = KeyedEmbedder()
+    cached_embed(partly, ["gamma", "zeta"])
+    assert partly.embedded == ["zeta"]  # only what is missing is embedded
+
+
+def test_a_model_without_cache_key_is_always_run(cache_dir: Path) -> None:
+    embedder = HashingEmbedder()
+    cached_embed(embedder, ["a b"])
+    cached_embed(embedder, ["a b"])
+    assert embedder.embedded == ["a b", "a b"]
+    assert not (cache_dir / "vectors").exists()
+
+
+def test_a_damaged_cache_file_warns_once_and_search_still_works(
+    cache_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = cache_dir / "vectors" / "hashing-v1.sqlite"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not a database" * 100)
+    embedder = KeyedEmbedder()
+    with caplog.at_level("WARNING", logger="toolrig.search"):
+        index = ToolIndex(catalogue(), embedders=(embedder,))
+        assert index.search("share price of a company", mode="dense")[0].name == "stock_quote"
+        cached_embed(embedder, ["more text"])
+    assert caplog.text.count("vector cache") == 1
+
+
+def test_the_file_keeps_only_the_newest_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector_cache, "MAX_VECTORS", 3)
+    cache = VectorCache(tmp_path / "v.sqlite")
+    for i in range(5):
+        cache.put_many([f"text {i}"], np.ones((1, 4), dtype=np.float32) * i)
+    kept = cache.get_many([f"text {i}" for i in range(5)])
+    assert sorted(kept) == ["text 2", "text 3", "text 4"]
+    assert kept["text 4"].tolist() == [4.0] * 4
+    cache.close()
+    count: Any = sqlite3.connect(tmp_path / "v.sqlite").execute("SELECT count(*) FROM vectors")
+    assert count.fetchone()[0] == 3
