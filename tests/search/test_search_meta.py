@@ -45,6 +45,9 @@ def test_search_tools_lists_names_descriptions_and_parameters(executor: ToolExec
     assert first["description"].startswith("Add two integers")
     assert set(first["parameters"]["properties"]) == {"a", "b"}
     assert len(result.output) <= 2  # the default k given to meta_tools
+    empty = executor.execute_sync("search_tools", {"query": "  "})
+    assert not empty.success and empty.error.code == "invalid_arguments"
+    assert "query is empty" in empty.error.message
 
 
 def test_call_tool_runs_through_the_executor(executor: ToolExecutor) -> None:

@@ -151,3 +151,20 @@ def test_bm25f_scores_a_request_and_its_parts_like_separate_queries() -> None:
             expected[slot] = score
         assert np.allclose(row, expected, rtol=1e-5), text
     assert together[0].max() > 0 and together[3].max() == 0
+
+
+@pytest.mark.parametrize(
+    ("query", "k", "message"),
+    [
+        ("", 5, "query is empty"),
+        ("   \n", 5, "query is empty"),
+        ("x" * 10_001, 5, "10,001 characters; the limit is 10,000"),
+        ("weather", 0, "k must be a whole number of at least 1, got 0"),
+        ("weather", -1, "got -1"),
+        ("weather", True, "got True"),
+    ],
+)
+def test_a_malformed_request_is_refused_with_the_reason(query: str, k: int, message: str) -> None:
+    index = ToolIndex(catalogue(), embedders=())
+    with pytest.raises(ValueError, match=message):
+        index.search(query, k=k)

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from search_doubles import HashingEmbedder, catalogue
 
-from toolrig.registry.search import ToolIndex
-from toolrig.registry.search import vector_cache
+from toolrig.registry.search import ToolIndex, vector_cache
 from toolrig.registry.search.vector_cache import VectorCache, cached_embed
 
 np = pytest.importorskip("numpy")

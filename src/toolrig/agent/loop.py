@@ -204,7 +204,11 @@ class Agent:
         (plus ``attempt_completion``). Calls still run through the agent's own executor."""
         if self._index is None or self.tools_per_turn is None:
             return self.executor
-        query = prompt if not last_text else f"{prompt}\n{last_text}"
+        from toolrig.registry.search.index import MAX_QUERY_CHARS
+
+        query = (prompt if not last_text else f"{prompt}\n{last_text}")[:MAX_QUERY_CHARS]
+        if not query.strip():
+            return self.executor
         names = [h.tool for h in self._index.search(query, k=self.tools_per_turn, group="tool")]
         chosen = [
             self.executor.get(n)

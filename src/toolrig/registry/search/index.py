@@ -13,7 +13,7 @@ import math
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from toolrig.core.spec import ToolSpec
 from toolrig.registry.search.bm25f import BM25F, BM25FParams
@@ -213,6 +213,7 @@ class ToolIndex:
         ``mode``: ``"lexical"`` (BM25F), ``"dense"`` (embeddings), ``"fused"`` (both) or
         ``"auto"`` (fused when embeddings are available, else lexical).
         """
+        _check_request(query, k)
         if isinstance(filters, Mapping):
             filters = SearchFilters(**filters)
         with self._lock:
@@ -326,6 +327,23 @@ class ToolIndex:
             if len(hits) >= k:
                 break
         return hits
+
+
+MAX_QUERY_CHARS: Final = 10_000
+
+
+def _check_request(query: str, k: int) -> None:
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a string, got {type(query).__name__}")
+    if not query.strip():
+        raise ValueError("query is empty: say in a few words what the tool should do")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValueError(
+            f"query is {len(query):,} characters; the limit is {MAX_QUERY_CHARS:,}: describe "
+            "the task in a sentence or two instead of passing the material it is about"
+        )
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a whole number of at least 1, got {k!r}")
 
 
 def _terms(doc: ActionDocument, vocabulary: frozenset[str]) -> dict[str, list[str]]:

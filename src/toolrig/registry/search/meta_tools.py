@@ -33,8 +33,14 @@ def meta_tools(index: ToolIndex, executor: ToolExecutor, *, k: int = 5) -> list[
             query: What you want to do, in a few words or a sentence.
             k: How many tools to list (1-20).
         """
+        try:
+            hits = index.search(query, k=max(1, min(k, _MAX_K)))
+        except ValueError as exc:
+            raise ToolError(
+                str(exc), code=ErrorCode.INVALID_ARGUMENTS, hint="search with a short request"
+            ) from exc
         found = []
-        for hit in index.search(query, k=max(1, min(k, _MAX_K))):
+        for hit in hits:
             action = executor.resolve(hit.name)
             if action is None:  # removed since the index last heard of it
                 continue
