@@ -112,3 +112,18 @@ def test_an_unwritable_cache_falls_back_to_the_packaged_model_with_a_warning(
     with caplog.at_level("WARNING", logger="toolrig.search"):
         assert quantized_model(source) == source
     assert "packaged MiniLM model unchanged" in caplog.text
+
+
+@needs_models
+def test_a_large_batch_on_every_core_gives_the_same_vectors(embedders: tuple) -> None:
+    import numpy as np
+
+    from toolrig.registry.search import dense
+
+    minilm = embedders[0]
+    texts = [f"tool number {i} files reports {i % 7} weather" for i in range(dense._BIG)]
+    together = minilm.embed(texts)  # a session of its own, on every core
+    alone = np.stack([minilm.embed([t])[0] for t in texts[:5]])  # the request session
+    # int8 activations are scaled per batch, so vectors agree closely, not bit for bit
+    agreement = np.sum(together[:5] * alone, axis=1)
+    assert (agreement > 0.98).all(), agreement
