@@ -29,7 +29,7 @@ __all__ = ["MAX_VECTORS", "VectorCache", "cached_embed"]
 
 logger = logging.getLogger("toolrig.search")
 
-MAX_VECTORS: Final = 200_000
+MAX_VECTORS: Final = 100_000
 _CHUNK: Final = 500  # SQLite host parameters per lookup
 
 
@@ -89,6 +89,8 @@ class VectorCache:
                     self._db = _open(self.path)
                 return work(self._db)
             except (sqlite3.Error, OSError) as exc:
+                # a file another process keeps locked for over a second counts as unusable
+                # too: search must not wait on a cache
                 self._broken = True
                 logger.warning(
                     "tool search will embed every tool again in each process: its vector "
@@ -101,7 +103,7 @@ class VectorCache:
 
 def _open(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
+    db = sqlite3.connect(path, timeout=1, check_same_thread=False, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute(
