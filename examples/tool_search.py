@@ -1,0 +1,48 @@
+"""Find the few tools that fit a request in a catalogue, and show a model only those.
+
+Run: python examples/tool_search.py
+(With the optional extra ``search`` installed, ranking also uses sentence embeddings; without
+it, search ranks by words and says so once.)
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from toolrig import ToolExecutor
+from toolrig.registry import Registry
+from toolrig.registry.search import attach, meta_tools, tools_for_turn
+
+CATALOG = Path(__file__).parent / "catalog"
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    registry = Registry()
+    registry.load_folder(CATALOG)
+    index = attach(registry)  # follows later registrations, removals and hot reloads
+    print(f"{len(index)} actions indexed; semantic ranking: {index.dense}\n")
+
+    requests = [
+        "how much stock is left of the blue kettle?",
+        "what are people saying about our product in reviews",
+        "find trending hashtags, and then draft a pitch deck for the sales team",
+    ]
+    for request in requests:
+        print(request)
+        for hit in index.search(request, k=3):
+            print(f"  {hit.score:6.2f}  {hit.name}")
+    print("\nanalysis tools only:")
+    for hit in index.search("summarise the complaints", k=3, filters={"type": "analysis"}):
+        print(f"  {hit.name}")
+
+    # A model that sees just these two tools can still reach every tool of the catalogue.
+    model_view = ToolExecutor(meta_tools(index, registry.executor, k=2))
+    found = model_view.execute_sync("search_tools", {"query": "extract keywords from texts"})
+    print("\nsearch_tools ->", [entry["name"] for entry in found.output])
+    print("tools for this turn ->", tools_for_turn(index, registry.executor, "forecast sales"))
+
+
+if __name__ == "__main__":
+    main()
