@@ -168,3 +168,25 @@ def test_a_malformed_request_is_refused_with_the_reason(query: str, k: int, mess
     index = ToolIndex(catalogue(), embedders=())
     with pytest.raises(ValueError, match=message):
         index.search(query, k=k)
+
+
+def test_a_forked_child_still_searches_with_costly_models() -> None:
+    import multiprocessing
+
+    index = ToolIndex(catalogue(), embedders=(CheapEmbedder(), CostlyEmbedder()))
+    assert index.search("rain in Oslo", k=1)  # starts the encoding thread in this process
+    clear_query_cache()
+
+    def child(queue: Any) -> None:
+        queue.put([h.name for h in index.search("headlines about the election", k=1)])
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    process = context.Process(target=child, args=(queue,))
+    process.start()
+    process.join(30)
+    if process.is_alive():
+        process.kill()
+        pytest.fail("the forked child hung waiting for an encoding thread it does not have")
+    assert process.exitcode == 0
+    assert queue.get(timeout=5) == ["news_search"]

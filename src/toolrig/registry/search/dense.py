@@ -261,6 +261,7 @@ def embed_request(embedder: Embedder, text: str, spans: Sequence[tuple[int, int]
 
 
 _encoder: ThreadPoolExecutor | None = None
+_encoder_pid = 0
 
 
 def embed_request_soon(
@@ -269,13 +270,14 @@ def embed_request_soon(
     """Start :func:`embed_request` on a worker thread and return a function that waits for
     its vectors: the model runs (without the GIL) while the caller ranks by words and by the
     cheap models, so a search costs about the model's time, not the sum."""
-    global _encoder
+    global _encoder, _encoder_pid
     cached = cached_request(embedder, text)
     if cached is not None:
         return lambda: cached
     with _queries_lock:
-        if _encoder is None:
+        if _encoder is None or _encoder_pid != os.getpid():  # a forked child has no thread
             _encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolrig-embed")
+            _encoder_pid = os.getpid()
         future = _encoder.submit(embed_request, embedder, text, spans)
     return future.result
 
