@@ -123,6 +123,7 @@ class MiniLMEmbedder:
         self._tokenizer = tokenizer
         self._np = np
         self._lock = threading.Lock()
+        _renew_lock_in_forked_child(self)
 
     def _new_session(self, threads: int) -> Any:
         ort = self._ort
@@ -230,6 +231,27 @@ _queries: weakref.WeakKeyDictionary[Any, OrderedDict[str, Matrix]] = weakref.Wea
 _queries_lock = threading.Lock()
 
 
+def _renew_lock_in_forked_child(owner: Any) -> None:
+    """A lock held by another thread at ``fork()`` stays held forever in the child: give the
+    child a fresh one (the object is referenced weakly)."""
+    ref = weakref.ref(owner)
+
+    def renew() -> None:
+        alive = ref()
+        if alive is not None:
+            alive._lock = threading.Lock()
+
+    os.register_at_fork(after_in_child=renew)
+
+
+def _after_fork_in_child() -> None:
+    global _queries_lock, _cache_lock, _encoder
+    _queries_lock, _cache_lock, _encoder = threading.Lock(), threading.Lock(), None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def cached_request(embedder: Embedder, text: str) -> Matrix | None:
     """The remembered vectors of ``text`` (see :func:`embed_request`), if any."""
     with _queries_lock:
@@ -261,7 +283,6 @@ def embed_request(embedder: Embedder, text: str, spans: Sequence[tuple[int, int]
 
 
 _encoder: ThreadPoolExecutor | None = None
-_encoder_pid = 0
 
 
 def embed_request_soon(
@@ -270,14 +291,13 @@ def embed_request_soon(
     """Start :func:`embed_request` on a worker thread and return a function that waits for
     its vectors: the model runs (without the GIL) while the caller ranks by words and by the
     cheap models, so a search costs about the model's time, not the sum."""
-    global _encoder, _encoder_pid
+    global _encoder
     cached = cached_request(embedder, text)
     if cached is not None:
         return lambda: cached
     with _queries_lock:
-        if _encoder is None or _encoder_pid != os.getpid():  # a forked child has no thread
+        if _encoder is None:  # (a forked child starts again from None: see below)
             _encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolrig-embed")
-            _encoder_pid = os.getpid()
         future = _encoder.submit(embed_request, embedder, text, spans)
     return future.result
 

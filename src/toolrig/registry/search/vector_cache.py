@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -40,6 +41,7 @@ class VectorCache:
         self.path = path
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._pid = os.getpid()
         self._broken = False
 
     def get_many(self, texts: Sequence[str]) -> dict[str, Matrix]:
@@ -84,6 +86,8 @@ class VectorCache:
         with self._lock:
             if self._broken:
                 return failed
+            if self._pid != os.getpid():  # forked: the parent's connection is not ours to use
+                self._db, self._pid = None, os.getpid()
             try:
                 if self._db is None:
                     self._db = _open(self.path)
@@ -131,6 +135,16 @@ def _key(text: str) -> bytes:
 
 _caches: dict[str, VectorCache] = {}
 _caches_lock = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _caches_lock
+    _caches_lock = threading.Lock()
+    for cache in _caches.values():
+        cache._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def cached_embed(embedder: Any, texts: Sequence[str]) -> Matrix:
