@@ -170,15 +170,24 @@ def test_a_malformed_request_is_refused_with_the_reason(query: str, k: int, mess
         index.search(query, k=k)
 
 
-def test_a_forked_child_still_searches_with_costly_models() -> None:
+class StoredCostlyEmbedder(CostlyEmbedder):
+    cache_key = "costly-v1"  # its document vectors go to the on-disk cache
+
+
+def test_a_forked_child_still_searches_with_costly_models(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import multiprocessing
 
-    index = ToolIndex(catalogue(), embedders=(CheapEmbedder(), CostlyEmbedder()))
-    assert index.search("rain in Oslo", k=1)  # starts the encoding thread in this process
+    monkeypatch.setenv("TOOLRIG_CACHE_DIR", str(tmp_path))
+    index = ToolIndex(catalogue(), embedders=(CheapEmbedder(), StoredCostlyEmbedder()))
+    assert index.search("rain in Oslo", k=1)  # starts the encoding thread, opens the cache
     clear_query_cache()
 
     def child(queue: Any) -> None:
-        queue.put([h.name for h in index.search("headlines about the election", k=1)])
+        index.add(single("ferry_times", "Ferry timetables and crossings between harbours."))
+        names = [index.search(q, k=1)[0].name for q in ("headlines on the vote", "ferry times")]
+        queue.put(names)
 
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
@@ -189,4 +198,4 @@ def test_a_forked_child_still_searches_with_costly_models() -> None:
         process.kill()
         pytest.fail("the forked child hung waiting for an encoding thread it does not have")
     assert process.exitcode == 0
-    assert queue.get(timeout=5) == ["news_search"]
+    assert queue.get(timeout=5) == ["news_search", "ferry_times"]
