@@ -10,8 +10,11 @@ object properties/required/additionalProperties, ``default`` (filled in when abs
 from __future__ import annotations
 
 import copy
+import json
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import date, datetime, time
 from typing import Any
@@ -30,7 +33,50 @@ class SchemaCompileError(ValueError):
 
 def compile_schema(schema: Mapping[str, Any], *, forbid_extra: bool = True) -> SchemaValidator:
     """A validator for ``schema``. Unknown top-level properties are rejected when ``forbid_extra``
-    (unless the schema says ``additionalProperties: true``)."""
+    (unless the schema says ``additionalProperties: true``).
+
+    Validators are immutable, so one is shared by every schema with the same JSON text: many
+    tools repeat a schema (no parameters, one ``query`` string, a template's parameters), and
+    compiling is most of the cost of defining a tool.
+    """
+    key = _cache_key(schema, forbid_extra)
+    if key is not None:
+        with _cache_lock:
+            cached = _cache.get(key)
+            if cached is not None:
+                _cache.move_to_end(key)
+                return cached
+    validator = _compile(schema, forbid_extra)
+    if key is not None:
+        with _cache_lock:
+            _cache[key] = validator
+            if len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return validator
+
+
+_CACHE_SIZE = 1024
+_cache: OrderedDict[str, SchemaValidator] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cache_key(schema: Mapping[str, Any], forbid_extra: bool) -> str | None:
+    """The schema as canonical JSON text; ``None`` (not shared) when it holds anything JSON
+    does not keep exactly (Python objects, non-text keys, NaN)."""
+    try:
+        text = json.dumps(
+            schema, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_refuse
+        )
+    except (TypeError, ValueError):
+        return None
+    return ("1" if forbid_extra else "0") + text
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(type(value).__name__)
+
+
+def _compile(schema: Mapping[str, Any], forbid_extra: bool) -> SchemaValidator:
     compiler = _Compiler(schema)
     core = compiler.node(schema, top_forbid=forbid_extra, depth=0)
     if compiler.definitions:
