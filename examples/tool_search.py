@@ -25,7 +25,9 @@ def main() -> None:
     print(f"{len(index)} actions indexed; semantic ranking: {index.dense}\n")
 
     requests = [
-        "how much stock is left of the blue kettle?",
+        # found through inventory_manager's sample requests (`examples:` in its YAML): its
+        # description alone shares no word with this request
+        "how many blue kettles do we still have?",
         "what are people saying about our product in reviews",
         "find trending hashtags, and then draft a pitch deck for the sales team",
     ]
