@@ -296,7 +296,7 @@ def embed_request_soon(
     if cached is not None:
         return lambda: cached
     with _queries_lock:
-        if _encoder is None:  # (a forked child starts again from None: see below)
+        if _encoder is None:  # also in a forked child (see _after_fork_in_child)
             _encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolrig-embed")
         future = _encoder.submit(embed_request, embedder, text, spans)
     return future.result
