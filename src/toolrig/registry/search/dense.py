@@ -18,6 +18,7 @@ import importlib.util
 import logging
 import os
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -299,6 +300,9 @@ def embed_request_soon(
         if _encoder is None:  # also in a forked child (see _after_fork_in_child)
             _encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolrig-embed")
         future = _encoder.submit(embed_request, embedder, text, spans)
+    # hand the GIL over now: the worker starts the model at once (it drops the GIL inside
+    # the model) instead of waiting for the caller's next switch interval
+    time.sleep(0)
     return future.result
 
 
