@@ -26,6 +26,9 @@ def _parser() -> argparse.ArgumentParser:
     from toolrig.cli.plan_cmd import add_plan_parser
 
     add_plan_parser(commands)
+    from toolrig.cli.search_cmd import add_search_parser
+
+    add_search_parser(commands)
     return parser
 
 
@@ -45,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from toolrig.cli.plan_cmd import run_plan_command
 
         return run_plan_command(args)
+    if args.command == "search":
+        from toolrig.cli.search_cmd import run_search_command
+
+        return run_search_command(args)
     parser.print_help()
     return 2
 

@@ -1,0 +1,52 @@
+"""``toolrig search`` over the example catalogue."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolrig.cli.main import main
+
+CATALOG = str(Path(__file__).resolve().parents[1] / "examples" / "catalog")
+
+
+def search(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["search", "--catalog", CATALOG, *args])
+    return code, capsys.readouterr().out
+
+
+def test_json_lists_the_best_actions_first(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = search(capsys, "--json", "-k", "2", "how much stock is left of the kettle?")
+    assert code == 0
+    hits = json.loads(out)
+    assert hits[0]["name"] == "inventory_manager.check_stock"
+    assert len(hits) == 2 and hits[0]["score"] >= hits[1]["score"]
+
+
+def test_filters_and_one_result_per_tool(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = search(capsys, "--json", "--type", "analysis", "--tools", "stock and complaints")
+    names = [h["name"] for h in json.loads(out)]
+    assert code == 0 and names and "inventory_manager" not in names
+    assert len(names) == len(set(names)) and all("." not in n for n in names)
+
+
+def test_the_table_shows_the_action_description(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = search(capsys, "-k", "1", "--mode", "lexical", "reorder quantities per product")
+    assert code == 0
+    assert "inventory_manager.suggest_reorder" in out and "Quantities to reorder" in out
+
+
+def test_bad_requests_exit_2_with_the_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = search(capsys, "   ")
+    assert code == 2 and "query is empty" in out
+    code, out = search(capsys, "-k", "0", "stock")
+    assert code == 2 and "k must be" in out
+    assert main(["search", "stock"]) == 2
+    assert "--catalog" in capsys.readouterr().out
+
+
+def test_nothing_found_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = search(capsys, "--mode", "lexical", "zzyzx qwertyuiop")
+    assert code == 1 and "no tool fits" in out
