@@ -115,9 +115,17 @@ def parse_yaml(text: str) -> YamlDocument:
 def _build(node: Node) -> Any:
     kind = type(node)
     if kind is ScalarNode:
-        if node.tag == _PLAIN and node.value[:1] not in _IMPLICIT:
-            return node.value  # plain text: the common case, decided without a regex
-        return _scalar(node)  # type: ignore[arg-type]
+        if node.tag != _PLAIN:
+            return _scalar(node)  # type: ignore[arg-type]
+        value = node.value
+        if value[:1] not in _IMPLICIT:
+            return value  # plain text: the common case, decided without a regex
+        typed = _typed_plain.get(value, _UNSEEN)
+        if typed is _UNSEEN:  # `true`, `string`, `0.5`...: definitions repeat a few values
+            typed = _scalar(node)  # type: ignore[arg-type]
+            if len(_typed_plain) < _TYPED_PLAIN_MAX:
+                _typed_plain[value] = typed
+        return typed
     if kind is SequenceNode:
         return [_build(item) for item in node.value]
     if kind is MappingNode:
@@ -135,6 +143,12 @@ def _build(node: Node) -> Any:
             out[key] = _build(value_node)
         return out
     raise YamlSyntaxError("unsupported YAML node", node.start_mark.line + 1)
+
+
+_UNSEEN: Any = object()
+_TYPED_PLAIN_MAX = 4096
+_typed_plain: dict[str, Any] = {}
+"""Plain scalars already typed (only immutable results: text, numbers, booleans, null)."""
 
 
 def _scalar(node: ScalarNode) -> Any:
