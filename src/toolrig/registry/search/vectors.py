@@ -40,6 +40,8 @@ class VectorTable:
         self._free_rows: list[int] = []
         self._used_rows = 0
         self._pending: dict[int, tuple[str, tuple[str, ...]]] = {}
+        self._groups: tuple[Any, Any, Matrix] | None = None
+        """Sample requests grouped by document (made on demand, dropped on change)."""
 
     def put(self, slot: int, text: str, examples: tuple[str, ...]) -> None:
         """Schedule document ``slot`` to be embedded from ``text`` and ``examples``."""
@@ -68,24 +70,51 @@ class VectorTable:
             for row in range(queries.shape[0]):
                 sims[row, : docs.shape[0]] = docs @ queries[row]
         if self._used_rows and example_weight > 0:
-            owners = self._owners[: self._used_rows]
-            if slots is None:
-                column = np.where(owners < n, owners, -1)
-            else:
-                where = np.full(max(n, stored) + 1, -1, dtype=np.int64)
-                where[slots] = np.arange(len(slots))
-                column = np.where(owners >= 0, where[np.maximum(owners, 0)], -1)
-            live = np.flatnonzero(column >= 0)
-            if live.size:
-                examples = self._examples[live]
-                example_sims = np.stack([examples @ q for q in queries])
-                best = np.full_like(sims, -np.inf)
-                for row in range(sims.shape[0]):
-                    np.maximum.at(best[row], column[live], example_sims[row])
+            best = self._closest_examples(queries, n, slots, width)
+            if best is not None:
                 best = np.maximum(best, sims)
                 sims = (1.0 - example_weight) * sims + example_weight * best
         out: Matrix = sims.astype(np.float32, copy=False)
         return out
+
+    def _closest_examples(self, queries: Matrix, n: int, slots: Any, width: int) -> Any:
+        """Per query row and column, the similarity of the document's closest sample request
+        (``-inf`` for documents without any); ``None`` when no column has one.
+
+        Rows are grouped by document once per change, so a query costs one matrix-vector
+        product and one ``maximum.reduceat`` per row; with ``slots``, only the candidates'
+        rows are compared.
+        """
+        np = self._np
+        order, owners, grouped = self._example_groups()
+        if slots is None:
+            keep = owners < n
+            columns = owners[keep] if not keep.all() else owners
+            examples = grouped[keep] if not keep.all() else grouped
+        else:
+            where = np.full(max(n, self._docs.shape[0]) + 1, -1, dtype=np.int64)
+            where[slots] = np.arange(len(slots))
+            column_of_row = where[owners]
+            keep = column_of_row >= 0
+            columns = column_of_row[keep]
+            examples = self._examples[order[keep]]
+        if columns.size == 0:
+            return None
+        starts = np.flatnonzero(np.r_[True, columns[1:] != columns[:-1]])
+        best = np.full((queries.shape[0], width), -np.inf, dtype=np.float32)
+        for row in range(queries.shape[0]):
+            best[row, columns[starts]] = np.maximum.reduceat(examples @ queries[row], starts)
+        return best
+
+    def _example_groups(self) -> tuple[Any, Any, Matrix]:
+        """Live sample-request rows sorted by owner: their row numbers, owners and vectors."""
+        if self._groups is None:
+            np = self._np
+            owners = self._owners[: self._used_rows]
+            live = np.flatnonzero(owners >= 0)
+            order = live[np.argsort(owners[live], kind="stable")]
+            self._groups = (order, owners[order], self._examples[order])
+        return self._groups
 
     def flush(self) -> None:
         """Embed every pending document now (one batch)."""
@@ -114,6 +143,7 @@ class VectorTable:
             if rows:
                 self._example_rows[slot] = rows
         self._pending.clear()
+        self._groups = None
 
     def _claim_row(self, dim: int) -> int:
         np = self._np
@@ -129,6 +159,8 @@ class VectorTable:
         return row
 
     def _release_examples(self, slot: int) -> None:
+        if slot in self._example_rows:
+            self._groups = None
         for row in self._example_rows.pop(slot, ()):
             self._owners[row] = -1
             self._free_rows.append(row)

@@ -1,0 +1,76 @@
+"""``VectorTable.similarities`` against a direct computation, with sample requests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from toolrig.registry.search.vectors import VectorTable  # noqa: E402
+
+
+class TableEmbedder:
+    """Vectors looked up by text, from a fixed random table."""
+
+    name = "table"
+
+    def __init__(self) -> None:
+        self.vectors: dict[str, Any] = {}
+        self.rng = np.random.default_rng(7)
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        for text in texts:
+            if text not in self.vectors:
+                v = self.rng.standard_normal(16).astype(np.float32)
+                self.vectors[text] = v / np.linalg.norm(v)
+        return np.stack([self.vectors[t] for t in texts])
+
+
+def reference(
+    embedder: TableEmbedder,
+    docs: dict[int, tuple[str, tuple[str, ...]]],
+    query: Any,
+    n: int,
+    weight: float,
+) -> Any:
+    out = np.zeros(n, dtype=np.float32)
+    for slot, (text, examples) in docs.items():
+        doc = float(embedder.vectors[text] @ query)
+        closest = max([float(embedder.vectors[e] @ query) for e in examples], default=-np.inf)
+        out[slot] = (1 - weight) * doc + weight * max(doc, closest)
+    return out
+
+
+def test_closest_sample_requests_match_a_direct_computation() -> None:
+    embedder = TableEmbedder()
+    table = VectorTable(embedder)
+    docs: dict[int, tuple[str, tuple[str, ...]]] = {}
+    for slot in range(40):
+        examples = tuple(f"ex {slot} {j}" for j in range(slot % 4))  # 0 to 3 each
+        docs[slot] = (f"doc {slot}", examples)
+        table.put(slot, *docs[slot])
+    table.flush()
+    for slot in (3, 7, 11):  # removed documents free their rows, which are then reused
+        table.clear(slot)
+        del docs[slot]
+    docs[41] = ("doc 41", ("ex new a", "ex new b", "ex new c", "ex new d"))
+    table.put(41, *docs[41])
+    queries = embedder.embed(["q1", "q2"])
+    n = 42
+    full = table.similarities(queries, n, 0.5)
+    for row, query in enumerate(queries):
+        expected = reference(embedder, docs, query, n, 0.5)
+        live = sorted(docs)
+        assert np.allclose(full[row, live], expected[live], atol=1e-5)
+    slots = np.array([0, 2, 5, 13, 41])
+    some = table.similarities(queries, n, 0.5, slots)
+    assert some.shape == (2, 5)
+    assert np.allclose(some, full[:, slots], atol=1e-5)
+    assert np.allclose(
+        table.similarities(queries, n, 0.0)[0, live],
+        [float(embedder.vectors[docs[s][0]] @ queries[0]) for s in live],
+        atol=1e-5,
+    )
