@@ -199,3 +199,50 @@ def test_a_forked_child_still_searches_with_costly_models(
         pytest.fail("the forked child hung waiting for an encoding thread it does not have")
     assert process.exitcode == 0
     assert queue.get(timeout=5) == ["news_search", "ferry_times"]
+
+
+def with_samples() -> list[ToolSpec]:
+    tools = catalogue()
+    tools[0] = single(
+        "weather_forecast",
+        "Weather forecast: rain, wind and temperature for a city.",
+        examples=("do I need an umbrella tomorrow", "will it be sunny this weekend"),
+    )
+    tools[1] = single(
+        "news_search",
+        "Search recent news articles and headlines about a topic.",
+        examples=("what happened in the election",),
+    )
+    return tools
+
+
+def test_sample_requests_of_a_large_catalogue_are_compared_for_candidates_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolrig.registry.search import vectors
+
+    widths: list[int] = []
+    original = vectors.VectorTable._closest_examples
+
+    def spy(self: Any, queries: Any, n: int, slots: Any, width: int) -> Any:
+        widths.append(width)
+        return original(self, queries, n, slots, width)
+
+    monkeypatch.setattr(vectors.VectorTable, "_closest_examples", spy)
+    weights = {"cheap": 2.0}
+    small = SearchConfig(rerank_above=20, rerank_depth=10, dense_weights=weights)
+    full = SearchConfig(rerank_above=10_000, dense_weights=weights)
+    reranked = ToolIndex(with_samples(), config=small, embedders=(CheapEmbedder(),))
+    scanned = ToolIndex(with_samples(), config=full, embedders=(CheapEmbedder(),))
+    for query in ("umbrella tomorrow?", "what happened in the election", "widget 3"):
+        clear_query_cache()
+        assert reranked.search(query, k=1)[0].name == scanned.search(query, k=1)[0].name
+    assert widths[0::2] == [10, 10, 10]  # candidates only
+    assert widths[1::2] == [len(with_samples())] * 3  # every document
+
+
+def test_asking_for_more_results_than_candidates_still_gives_k() -> None:
+    config = SearchConfig(rerank_above=20, rerank_depth=10, dense_weights={"cheap": 1.0})
+    index = ToolIndex(with_samples(), config=config, embedders=(CheapEmbedder(),))
+    hits = index.search("widgets of the assembly line", k=30)
+    assert len(hits) == 30 and len({h.name for h in hits}) == 30

@@ -224,7 +224,8 @@ class ToolIndex:
             allowed = None if filters is None else filters.predicate()
             if mode == "lexical" and not self._numpy:
                 return self._hits(self._lexical(query, allowed), k, group)
-            return self._top(self._scores(query, allowed, mode), k, group)
+            depth = max(self.config.rerank_depth, 8 * k)
+            return self._top(self._scores(query, allowed, mode, depth), k, group)
 
     def _lexical(self, query: str, allowed: Any) -> list[tuple[int, float]]:
         scores = self._bm25.scores(analyze(query))
@@ -237,8 +238,9 @@ class ToolIndex:
         out.sort(key=lambda item: (-item[1], item[0]))
         return out
 
-    def _scores(self, query: str, allowed: Any, mode: Mode) -> Any:
-        """Scores of every slot (``-inf`` where nothing may be returned), with numpy."""
+    def _scores(self, query: str, allowed: Any, mode: Mode, depth: int) -> Any:
+        """Scores of every slot (``-inf`` where nothing may be returned), with numpy; in a
+        large catalogue only ``depth`` candidates get a finite score."""
         import numpy as np
 
         from toolrig.registry.search.dense import embed_request, embed_request_soon
@@ -259,6 +261,9 @@ class ToolIndex:
         for table in costly:
             table.flush()
         waiting = [embed_request_soon(t.embedder, query, spans) for t in costly]
+        # In a large catalogue, words and the cheap models (documents only) pick ``depth``
+        # candidates; sample requests and the costly models then score just those.
+        big = int(mask.sum()) > max(config.rerank_above, depth)
         rankers: list[Any] = []
         weights: list[float] = []
         if mode in ("fused", "lexical"):
@@ -268,17 +273,20 @@ class ToolIndex:
             weights.append(config.lexical_weight)
             if mode == "lexical":
                 mask &= lexical.max(axis=0) > 0
-        for table in tables:
-            if table not in costly:
-                vectors = embed_request(table.embedder, query, spans)
-                rankers.append(table.similarities(vectors, n, config.example_weight))
-                weights.append(config.dense_weights.get(table.name, 1.0))
+        cheap = [t for t in tables if t not in costly]
+        vectors = {t: embed_request(t.embedder, query, spans) for t in cheap}
+        for table in cheap:
+            weight = 0.0 if big else config.example_weight
+            rankers.append(table.similarities(vectors[table], n, weight))
+            weights.append(config.dense_weights.get(table.name, 1.0))
         slots = None
-        if costly and rankers and int(mask.sum()) > max(config.rerank_above, config.rerank_depth):
-            cheap = combine_parts(fuse(rankers, weights, mask), config.part_weight)
-            cheap = np.where(mask, cheap, -np.inf)
-            slots = np.sort(np.argpartition(-cheap, config.rerank_depth)[: config.rerank_depth])
-            rankers = [r[:, slots] for r in rankers]
+        if big and rankers and (costly or (cheap and config.example_weight)):
+            first = combine_parts(fuse(rankers, weights, mask), config.part_weight)
+            first = np.where(mask, first, -np.inf)
+            slots = np.sort(np.argpartition(-first, depth)[:depth])
+            rankers = [r[:, slots] for r in rankers[: len(rankers) - len(cheap)]] + [
+                t.similarities(vectors[t], n, config.example_weight, slots) for t in cheap
+            ]
             mask = mask[slots]
         for table, wait in zip(costly, waiting, strict=True):
             rankers.append(table.similarities(wait(), n, config.example_weight, slots))
