@@ -280,12 +280,17 @@ class ToolIndex:
             rankers.append(table.similarities(vectors[table], n, weight))
             weights.append(config.dense_weights.get(table.name, 1.0))
         slots = None
-        if big and rankers and (costly or (cheap and config.example_weight)):
+        sampled = [t for t in cheap if t.has_examples] if config.example_weight else []
+        if big and rankers and (costly or sampled):
             first = combine_parts(fuse(rankers, weights, mask), config.part_weight)
             first = np.where(mask, first, -np.inf)
             slots = np.sort(np.argpartition(-first, depth)[:depth])
-            rankers = [r[:, slots] for r in rankers[: len(rankers) - len(cheap)]] + [
-                t.similarities(vectors[t], n, config.example_weight, slots) for t in cheap
+            lexical_count = len(rankers) - len(cheap)
+            rankers = [r[:, slots] for r in rankers[:lexical_count]] + [
+                t.similarities(vectors[t], n, config.example_weight, slots)
+                if t in sampled
+                else r[:, slots]
+                for t, r in zip(cheap, rankers[lexical_count:], strict=True)
             ]
             mask = mask[slots]
         for table, wait in zip(costly, waiting, strict=True):

@@ -47,6 +47,11 @@ class VectorTable:
         """Schedule document ``slot`` to be embedded from ``text`` and ``examples``."""
         self._pending[slot] = (text, examples)
 
+    @property
+    def has_examples(self) -> bool:
+        """Whether any indexed document has sample requests (pending ones count)."""
+        return self._used_rows > len(self._free_rows) or any(e for _, e in self._pending.values())
+
     def clear(self, slot: int) -> None:
         """Forget document ``slot``."""
         self._pending.pop(slot, None)
