@@ -87,22 +87,24 @@ class VectorTable:
         (``-inf`` for documents without any); ``None`` when no column has one.
 
         Rows are grouped by document once per change, so a query costs one matrix-vector
-        product and one ``maximum.reduceat`` per row; with ``slots``, only the candidates'
-        rows are compared.
+        product and one ``maximum.reduceat`` per row; with ``slots`` (sorted), only the
+        candidates' rows are compared.
         """
         np = self._np
-        order, owners, grouped = self._example_groups()
+        _, owners, grouped = self._example_groups()
         if slots is None:
             keep = owners < n
             columns = owners[keep] if not keep.all() else owners
             examples = grouped[keep] if not keep.all() else grouped
-        else:
-            where = np.full(max(n, self._docs.shape[0]) + 1, -1, dtype=np.int64)
-            where[slots] = np.arange(len(slots))
-            column_of_row = where[owners]
-            keep = column_of_row >= 0
-            columns = column_of_row[keep]
-            examples = self._examples[order[keep]]
+        else:  # the rows of each candidate, found by binary search in the grouped rows
+            first = np.searchsorted(owners, slots, side="left")
+            counts = np.searchsorted(owners, slots, side="right") - first
+            present = np.flatnonzero(counts)
+            counts = counts[present]
+            offsets = np.cumsum(counts) - counts
+            picked = np.arange(int(counts.sum())) + np.repeat(first[present] - offsets, counts)
+            columns = np.repeat(present, counts)
+            examples = grouped[picked]
         if columns.size == 0:
             return None
         starts = np.flatnonzero(np.r_[True, columns[1:] != columns[:-1]])
