@@ -87,6 +87,16 @@ def _hit(title: Any, url: Any, snippet: Any) -> SearchHit:
     return SearchHit(title=str(title or ""), url=str(url or ""), snippet=str(snippet or ""))
 
 
+def _hits(results: Any, max_results: int, *, snippet: str) -> list[SearchHit]:
+    """Hits from a JSON API's result objects (``title``, ``url`` and the ``snippet`` key)."""
+    rows = results if isinstance(results, list) else []
+    return [
+        _hit(r.get("title"), r.get("url"), r.get(snippet))
+        for r in rows[:max_results]
+        if isinstance(r, dict)
+    ]
+
+
 async def _get_json(
     backend: str,
     method: str,
@@ -134,11 +144,7 @@ class SearxngBackend:
             timeout=self.timeout,
         )
         results = data.get("results", []) if isinstance(data, dict) else []
-        return [
-            _hit(r.get("title"), r.get("url"), r.get("content"))
-            for r in results[:max_results]
-            if isinstance(r, dict)
-        ]
+        return _hits(results, max_results, snippet="content")
 
 
 class BraveBackend:
@@ -163,11 +169,7 @@ class BraveBackend:
             timeout=self.timeout,
         )
         results = (data.get("web") or {}).get("results", []) if isinstance(data, dict) else []
-        return [
-            _hit(r.get("title"), r.get("url"), r.get("description"))
-            for r in results[:max_results]
-            if isinstance(r, dict)
-        ]
+        return _hits(results, max_results, snippet="description")
 
 
 class TavilyBackend:
@@ -192,11 +194,7 @@ class TavilyBackend:
             timeout=self.timeout,
         )
         results = data.get("results", []) if isinstance(data, dict) else []
-        return [
-            _hit(r.get("title"), r.get("url"), r.get("content"))
-            for r in results[:max_results]
-            if isinstance(r, dict)
-        ]
+        return _hits(results, max_results, snippet="content")
 
 
 class DuckDuckGoBackend:
