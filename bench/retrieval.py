@@ -10,7 +10,9 @@ queries). Every query goes to the dev slice (30%) or the held-out part by a hash
 the ranking parameters in :class:`~toolrig.registry.search.SearchConfig` were tuned on the dev
 slice only, and the tables report the held-out part. "with N sample requests" gives each tool
 N ``examples`` taken from the dev slice (as a tool author would write a few sample requests);
-held-out queries are never used as examples.
+"+ usage" gives the index the number of dev-slice requests each tool answered, as a deployment's
+execution log would after serving them (the usage prior, ``ToolIndex.set_usage``). Held-out
+queries are never used as examples or counted as usage.
 
 Targets: single-tool and two-tool recall@5 >= 85 (held out); <= 5 ms p50 per query at 10,000
 tools.
@@ -74,6 +76,14 @@ def sample_requests(dev: list[Query], tools: dict[str, str], n: int) -> dict[str
     return out
 
 
+def usage_counts(dev: list[Query]) -> dict[str, int]:
+    """Calls per tool, had each dev-slice request been answered by its gold tool."""
+    counts: dict[str, int] = {}
+    for _, gold in dev:
+        counts[gold[0]] = counts.get(gold[0], 0) + 1
+    return counts
+
+
 def specs(tools: dict[str, str], examples: dict[str, list[str]] | None = None) -> list[ToolSpec]:
     return [
         ToolSpec(
@@ -133,13 +143,18 @@ def quality(args: argparse.Namespace) -> None:
     if args.examples:
         examples = sample_requests(dev_single, tools, args.examples)
         configs.append((f"with {args.examples} sample requests", specs(tools, examples)))
+    usage = usage_counts(dev_single)
     rows: list[Row] = []
-    for label, catalogue in configs:
+    for (label, catalogue), counts in [(c, None) for c in configs] + [(c, usage) for c in configs]:
+        if counts is not None:
+            label = label.replace("with ", "") + " + usage"
         index = ToolIndex(catalogue, embedders=embedders)
+        quick = ToolIndex(catalogue, config=fast, embedders=fast_embedders)
+        if counts is not None:
+            index.set_usage(counts)
+            quick.set_usage(counts)
         rows += [(label, mode, index, mode) for mode in MODES]
-        rows.append(
-            (label, "fast", ToolIndex(catalogue, config=fast, embedders=fast_embedders), "fused")
-        )
+        rows.append((label, "fast", quick, "fused"))
     t0 = time.perf_counter()
     single_scores = evaluate(rows, test_single)
     multi_scores = evaluate(rows, test_multi)
@@ -158,7 +173,7 @@ def quality(args: argparse.Namespace) -> None:
         )
     print(
         "\nlexical: BM25F; dense: MiniLM + static embeddings; fused: BM25F + both (default);"
-        " fast: BM25F + static embeddings only"
+        " fast: BM25F + static embeddings only; + usage: with the usage prior"
     )
     print(f"(evaluated in {time.perf_counter() - t0:.0f} s)\n", flush=True)
 
@@ -235,11 +250,21 @@ def speed(args: argparse.Namespace) -> None:
         del again
         fast = ToolIndex(catalogue, config=fast_config, embedders=fast_embedders)
         fast.search("warm up", k=5)
+        # call counts for every tool, Zipf-like (a few tools take most calls), for "+usage"
+        names = [spec.name for spec in catalogue]
+        rng = random.Random(7)
+        counts = {
+            name: int(1000 / (rank + 1))
+            for rank, name in enumerate(rng.sample(names, min(2000, len(names))))
+        }
         for label, idx, mode in (
             ("lexical", index, "lexical"),
             ("fused", index, "fused"),
+            ("+usage", index, "fused"),
             ("fast", fast, "fused"),
         ):
+            if label == "+usage":
+                idx.set_usage(counts)
             clear_query_cache()
             wall, cpu = [], []
             for query in queries:

@@ -103,6 +103,8 @@ class Agent:
             from toolrig.registry.search import ToolIndex
 
             self._index = ToolIndex(t.spec for t in self.executor.list_tools())
+            if log is not None:  # tools called often in earlier runs rank a little higher
+                self._index.set_usage(log.tool_usage())
         if isinstance(model, LLMClient):
             self.client = model
         elif isinstance(model, LLMConfig):
@@ -186,6 +188,7 @@ class Agent:
                     run_id=run_id, output=turn.text, stop_reason="answer", steps=steps, usage=usage
                 )
             results = await execute_calls(self.executor, turn.calls)
+            self._count_uses(results)
             step.results = results
             step.duration_ms = (time.perf_counter() - t0) * 1000
             self._record_results(run_id, index, turn, results)
@@ -216,6 +219,14 @@ class Agent:
             if n in self.executor
         ]
         return ToolExecutor(chosen)
+
+    def _count_uses(self, results: list[ToolResult]) -> None:
+        if self._index is None:
+            return
+        for result in results:
+            meta = result.metadata
+            if result.success and meta is not None and meta.tool != COMPLETION_TOOL:
+                self._index.record_use(meta.tool)
 
     async def aclose(self) -> None:
         """Close the LLM client's connections."""

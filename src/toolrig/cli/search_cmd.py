@@ -34,6 +34,12 @@ def add_search_parser(commands: Any) -> None:
         default="auto",
         help="ranking (auto: fused when the extra 'search' is installed, else lexical)",
     )
+    search.add_argument(
+        "--usage-log",
+        metavar="URL",
+        help="rank tools called often in this execution log a little higher "
+        "(a SQLite file or a postgresql:// URL)",
+    )
     search.add_argument("--tools", action="store_true", help="one result per tool, not action")
     search.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -57,6 +63,11 @@ def run_search_command(args: argparse.Namespace) -> int:
         filters["layer"] = args.layer
     if args.tag:
         filters["tags"] = args.tag
+    if args.usage_log:
+        problem = _load_usage(registry, args.usage_log)
+        if problem:
+            console.print(f"[red]cannot read tool usage:[/red] {problem}")
+            return 2
     try:
         hits = registry.search(
             args.query,
@@ -82,3 +93,22 @@ def run_search_command(args: argparse.Namespace) -> int:
         table.add_row(str(rank), hit.name, f"{hit.score:.2f}", text.strip())
     console.print(table)
     return 0
+
+
+def _load_usage(registry: Any, url: str) -> str | None:
+    """Give the registry's search index the call counts of the log at ``url``; what went
+    wrong, or ``None``."""
+    from pathlib import Path
+
+    from toolrig.storage import open_log
+
+    if not url.startswith(("postgresql://", "postgres://")):
+        path = Path(url.removeprefix("sqlite:///"))
+        if not path.is_file():
+            return f"no execution log at {str(path)!r}"
+    try:
+        with open_log(url) as log:
+            registry.search_index().set_usage(log.tool_usage())
+    except Exception as exc:  # a locked, corrupt or unreachable log: say so, do not trace
+        return f"{url}: {exc}"
+    return None

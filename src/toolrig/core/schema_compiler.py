@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import date, datetime, time
-from typing import Any
+from typing import Any, cast
 
 from pydantic_core import CoreSchema, PydanticCustomError, SchemaValidator
 from pydantic_core import core_schema as cs
@@ -66,7 +66,8 @@ def _cache_key(schema: Mapping[str, Any], forbid_extra: bool) -> bytes | None:
     Python objects or mapping subclasses. Key order counts: a reordered schema is compiled
     again, which is only slower."""
     try:
-        return (b"1" if forbid_extra else b"0") + marshal.dumps(schema)  # type: ignore[arg-type]
+        marshalled: bytes = marshal.dumps(cast(Any, schema))
+        return (b"1" if forbid_extra else b"0") + marshalled
     except ValueError:
         return None
 

@@ -291,6 +291,37 @@ class ExecutionLog(ABC):
         rows = self._select(" AND ".join(clauses) or "1 = 1", params, order, limit)
         return [_record(row) for row in rows]
 
+    def tool_usage(
+        self, *, since: float | None = None, successful_only: bool = True
+    ) -> dict[str, int]:
+        """Tool calls counted by name, for tool search's usage prior
+        (``ToolIndex.set_usage``): ``tool`` counts every call of a tool, ``tool.action`` the
+        calls of one action. Plan steps that were skipped and agent turns are not calls."""
+        clauses = ["executor_type = ?"]
+        params: list[Any] = ["tool"]
+        if successful_only:
+            clauses.append("status = ?")
+            params.append(RecordStatus.SUCCESS.value)
+        else:
+            clauses.append("status <> ?")
+            params.append(RecordStatus.SKIPPED.value)
+        if since is not None:
+            clauses.append("started_at >= ?")
+            params.append(since)
+        sql = (
+            f"SELECT executor, action, COUNT(*) FROM {self.table} "
+            f"WHERE {' AND '.join(clauses)} GROUP BY executor, action"
+        )
+        if self.placeholder != "?":
+            sql = sql.replace("?", self.placeholder)
+        counts: dict[str, int] = {}
+        for tool, action, calls in self._conn().execute(sql, params).fetchall():
+            counts[tool] = counts.get(tool, 0) + int(calls)
+            if action and action != tool:
+                name = f"{tool}.{action}"
+                counts[name] = counts.get(name, 0) + int(calls)
+        return counts
+
     def get_run(self, run_id: str) -> list[ExecutionRecord]:
         """Every record of a run, oldest first."""
         return self.query(run_id=run_id)

@@ -21,6 +21,7 @@ from toolrig.registry.search.documents import ActionDocument, documents_of
 from toolrig.registry.search.filters import SearchFilters
 from toolrig.registry.search.segments import request_parts
 from toolrig.registry.search.tokenize import analyze, vocabulary_of
+from toolrig.registry.search.usage import UsagePrior
 from toolrig.registry.search.vectors import VectorTable
 
 __all__ = ["SearchConfig", "SearchHit", "ToolIndex"]
@@ -73,6 +74,9 @@ class SearchConfig:
     """Catalogue size (in actions) above which costly models score only candidates."""
     rerank_depth: int = 300
     """How many candidates the words and the cheap models pick for the costly ones."""
+    usage_weight: float = 2.5
+    """How far the most-called tool moves up, in standard deviations of a query's scores,
+    once call counts are known (:meth:`ToolIndex.set_usage`, :mod:`.usage`); 0 ignores them."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -112,6 +116,7 @@ class ToolIndex:
         self._tools: dict[str, tuple[tuple[str, str], ...]] = {}
         self._free: list[int] = []
         self._alive = bytearray()
+        self._usage = UsagePrior()
         self._tables = [VectorTable(e) for e in embedders]
         self._numpy = importlib.util.find_spec("numpy") is not None
         self._followers: list[tuple[Any, Any]] = []
@@ -179,6 +184,7 @@ class ToolIndex:
                 previous = self._docs[slot]
             self._docs[slot] = doc
             self._alive[slot] = 1
+            self._usage.place(slot, doc)
             self._bm25.add(slot, _terms(doc, vocabulary))
             same_text = (
                 previous is not None
@@ -194,9 +200,40 @@ class ToolIndex:
         self._bm25.remove(slot)
         self._docs[slot] = None
         self._alive[slot] = 0
+        self._usage.place(slot, None)
         for table in self._tables:
             table.clear(slot)
         self._free.append(slot)
+
+    # -- usage -----------------------------------------------------------------------------
+    @property
+    def usage(self) -> dict[str, int]:
+        """Known call counts by name (``tool`` or ``tool.action``), a copy."""
+        with self._lock:
+            return dict(self._usage.counts)
+
+    def set_usage(self, counts: Mapping[str, int]) -> None:
+        """Replace the known call counts, e.g. with ``ExecutionLog.tool_usage()``: tools called
+        more often rank a little higher (see ``SearchConfig.usage_weight``)."""
+        with self._lock:
+            self._usage.replace(counts, enumerate(self._docs))
+
+    def record_use(self, name: str, calls: int = 1) -> None:
+        """Count ``calls`` more calls of ``name`` (``tool`` or ``tool.action``; an action's
+        call counts for its tool too). Names not indexed are kept for when they are."""
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a tool name, got {name!r}")
+        with self._lock:
+            self._usage.add(name, calls)
+            owner = name
+            if name not in self._tools:
+                owner, _, action = name.rpartition(".")
+                if not (owner in self._tools and action):
+                    return
+                self._usage.add(owner, calls)
+            for call in self._tools[owner]:
+                slot = self._slots[call]
+                self._usage.place(slot, self._docs[slot])
 
     # -- queries ---------------------------------------------------------------------------
     def search(
@@ -223,7 +260,12 @@ class ToolIndex:
                 raise ValueError(f"mode {mode!r} needs embeddings (the optional extra 'search')")
             allowed = None if filters is None else filters.predicate()
             if mode == "lexical" and not self._numpy:
-                return self._hits(self._lexical(query, allowed), k, group)
+                ranked = self._lexical(query, allowed)
+                population = len(self._slots)
+                if allowed is not None and self._usage:
+                    population = sum(1 for d in self._docs if d is not None and allowed(d))
+                self._usage.boost_pairs(ranked, self.config.usage_weight, population)
+                return self._hits(ranked, k, group)
             depth = max(self.config.rerank_depth, 8 * k)
             return self._top(self._scores(query, allowed, mode, depth), k, group)
 
@@ -266,12 +308,14 @@ class ToolIndex:
         big = int(mask.sum()) > max(config.rerank_above, depth)
         rankers: list[Any] = []
         weights: list[float] = []
+        scope = None  # in words-only ranking, the prior is scaled over every allowed document
         if mode in ("fused", "lexical"):
             texts = [query, *(query[a:b] for a, b in spans)]
             lexical = self._bm25.score_arrays([analyze(t) for t in texts], n)
             rankers.append(lexical)
             weights.append(config.lexical_weight)
             if mode == "lexical":
+                scope = mask.copy()
                 mask &= lexical.max(axis=0) > 0
         cheap = [t for t in tables if t not in costly]
         vectors = {t: embed_request(t.embedder, query, spans) for t in cheap}
@@ -297,7 +341,10 @@ class ToolIndex:
             rankers.append(table.similarities(wait(), n, config.example_weight, slots))
             weights.append(config.dense_weights.get(table.name, 1.0))
         fused = fuse(rankers, weights, mask) if len(rankers) > 1 else rankers[0]
-        total = np.where(mask, combine_parts(fused, config.part_weight), -np.inf)
+        combined = combine_parts(fused, config.part_weight)
+        scope = mask if scope is None else scope
+        combined = self._usage.boost(combined, scope, slots, config.usage_weight)
+        total = np.where(mask, combined, -np.inf)
         if slots is None:
             return total
         out = np.full(n, -np.inf, dtype=np.float32)

@@ -2,7 +2,8 @@
 
 ``search_tools(query)`` answers with the few actions that fit (name, description, parameters);
 ``call_tool(name, arguments)`` runs one of them through the executor (validation, timeouts,
-retries and hooks as for any call). A model shown only these two can still reach every tool.
+retries and hooks as for any call) and counts the call for the index's usage prior. A model
+shown only these two can still reach every tool.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def meta_tools(index: ToolIndex, executor: ToolExecutor, *, k: int = 5) -> list[
             )
         result = await executor.execute(name, arguments or {})
         if result.success:
+            index.record_use(name)  # what gets used ranks a little higher next time
             return result.output
         error = result.error
         assert error is not None
