@@ -50,3 +50,23 @@ def test_bad_requests_exit_2_with_the_reason(capsys: pytest.CaptureFixture[str])
 def test_nothing_found_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = search(capsys, "--mode", "lexical", "zzyzx qwertyuiop")
     assert code == 1 and "no tool fits" in out
+
+
+def test_usage_log_moves_the_often_called_tool_up(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from toolrig.storage import SQLiteExecutionLog
+
+    query = "analyze customer data"  # several analysers match about as well
+    code, out = search(capsys, "--json", "--tools", "--mode", "lexical", query)
+    order = [h["name"] for h in json.loads(out)]
+    assert code == 0 and len(order) >= 2
+    path = tmp_path / "log.sqlite3"
+    with SQLiteExecutionLog(path) as log:
+        for _ in range(50):
+            log.add_result(order[1], "tool", None, None, None, "success", run_id="r")
+    args = ["--json", "--tools", "--mode", "lexical", "--usage-log", str(path), query]
+    code, out = search(capsys, *args)
+    assert code == 0 and json.loads(out)[0]["name"] == order[1]
+    code, out = search(capsys, "--usage-log", str(tmp_path / "missing.db"), query)
+    assert code == 2 and "no execution log at" in out

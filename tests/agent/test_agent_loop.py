@@ -223,3 +223,48 @@ def test_tools_per_turn_offers_only_the_tools_that_fit() -> None:
         )
         result = shopper.run("What is the price of an apple item?")
     assert server.errors == [] and result.stop_reason == "answer"
+
+
+def test_tools_per_turn_prefers_tools_the_log_shows_in_use(tmp_path: Path) -> None:
+    @tool
+    def road_weather(city: str) -> str:
+        """Weather forecast for a city's roads."""
+        return "icy"
+
+    @tool
+    def sky_weather(city: str) -> str:
+        """Weather forecast for a city's sky."""
+        return "clear"
+
+    prompt = "Weather forecast for Oslo, the city"
+    log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
+    offered: list[str] = []
+
+    def call_the_offered_tool(request: dict[str, Any]) -> Turn:
+        names = [n for n in tool_names(request) if n != "attempt_completion"]
+        offered.append(names[0])
+        assert len(names) == 1, names
+        return Turn(calls=[(names[0], {"city": "Oslo"}, "c1")])
+
+    def forecaster(server: ScriptedLLM) -> Agent:
+        return Agent(
+            "Forecaster",
+            "You forecast.",
+            config("openai", server),
+            [road_weather, sky_weather],
+            tools_per_turn=1,
+            log=log,
+        )
+
+    with ScriptedLLM([call_the_offered_tool, Turn(text="Done.")]) as server:
+        first = forecaster(server)
+        assert first.run(prompt).stop_reason == "answer"
+    assert server.errors == []
+    assert first._index.usage == {offered[0]: 1}  # the call is counted at once
+    other = ({"road_weather", "sky_weather"} - {offered[0]}).pop()
+    for _ in range(20):
+        log.add_result(other, "tool", None, None, None, "success", run_id="earlier")
+    with ScriptedLLM([call_the_offered_tool, Turn(text="Done.")]) as server:
+        assert forecaster(server).run(prompt).stop_reason == "answer"
+    assert server.errors == [] and offered[1] == other
+    log.close()

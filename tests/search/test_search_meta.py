@@ -76,3 +76,16 @@ def test_tools_for_turn_names_whole_tools() -> None:
     index = ToolIndex([t.spec for t in catalogue], config=SearchConfig(embedders=()))
     assert tools_for_turn(index, catalogue, "weather forecast for Rome", k=1) == ["get_weather"]
     catalogue.close()
+
+
+def test_call_tool_counts_successful_calls_for_the_usage_prior() -> None:
+    catalogue = ToolExecutor([add_numbers, get_weather, fail_loudly])
+    index = ToolIndex([t.spec for t in catalogue], config=SearchConfig(embedders=()))
+    front = ToolExecutor(meta_tools(index, catalogue))
+    for _ in range(3):
+        assert front.execute_sync("call_tool", name="get_weather", arguments={"city": "Oslo"})
+    front.execute_sync("call_tool", name="fail_loudly")
+    front.execute_sync("call_tool", name="add_numbers", arguments={"a": "x", "b": 1})
+    assert index.usage == {"get_weather": 3}  # failed and refused calls are not counted
+    front.close()
+    catalogue.close()

@@ -253,3 +253,33 @@ def test_default_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     opened = open_log(None)
     assert isinstance(opened, SQLiteExecutionLog) and opened.path.exists()
     opened.close()
+
+
+def test_tool_usage_counts_calls_by_tool_and_action(log: ExecutionLog) -> None:
+    def added(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+        """What this test recorded (the PostgreSQL database is shared by the tests)."""
+        return {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
+
+    run = run_id()
+    started = time.time()
+    successes, calls = log.tool_usage(), log.tool_usage(successful_only=False)
+    for executor, action, status in [
+        ("files", "read", "success"),
+        ("files", "read", "success"),
+        ("files", "write", "error"),
+        ("files", "write", "success"),
+        ("weather", "weather", "success"),
+        ("weather", "weather", "skipped"),
+    ]:
+        log.add_result(executor, "tool", action, None, None, status, run_id=run)
+    log.add_result("gpt-x", "llm", "openai", None, None, "success", run_id=run)
+    assert added(successes, log.tool_usage()) == {
+        "files": 3,
+        "files.read": 2,
+        "files.write": 1,
+        "weather": 1,
+    }
+    everything = added(calls, log.tool_usage(successful_only=False))
+    assert everything == {"files": 4, "files.read": 2, "files.write": 2, "weather": 1}
+    assert log.tool_usage(since=time.time() + 60) == {}
+    assert sum(log.tool_usage(since=started).values()) >= 7

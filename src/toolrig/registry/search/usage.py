@@ -7,9 +7,10 @@ the index, so the most-used tool gains ``weight`` standard deviations of the que
 a tool called once a small fraction of that, and an unused tool nothing. With no calls known
 the ranking is unchanged.
 
-Counts are kept by name: ``tool`` for a whole tool, ``tool.action`` for one action (it takes
-precedence over the tool's count for that action). They outlive the tools they name, so a
-tool that is reloaded or re-registered keeps its history.
+Counts are kept by name: ``tool`` for a whole tool, ``tool.action`` for one action. An action
+of a tool whose actions have counts of their own uses its own (0 when it has none); otherwise
+every action of a tool shares the tool's count. Counts outlive the tools they name, so a tool
+that is reloaded or re-registered keeps its history.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class UsagePrior:
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self._split: set[str] = set()
+        """Names before the last dot of the counted names: tools counted action by action."""
         self._logs = array("f")
 
     def __bool__(self) -> bool:
@@ -62,20 +65,28 @@ class UsagePrior:
         """Set the value of ``slot`` for ``doc`` (``None``: an empty slot)."""
         if slot >= len(self._logs):
             self._logs.extend([0.0] * (slot + 1 - len(self._logs)))
-        calls = 0 if doc is None else self.counts.get(doc.call_name, self.counts.get(doc.tool, 0))
-        self._logs[slot] = math.log1p(calls)
+        self._logs[slot] = 0.0 if doc is None else math.log1p(self._calls(doc))
+
+    def _calls(self, doc: ActionDocument) -> int:
+        counts = self.counts
+        if doc.call_name != doc.tool and doc.tool in self._split:
+            return counts.get(doc.call_name, 0)
+        return counts.get(doc.tool, 0)
 
     def replace(
         self, counts: Mapping[str, int], docs: Iterable[tuple[int, ActionDocument | None]]
     ) -> None:
         """Use ``counts`` instead of what was known, then refresh every slot of ``docs``."""
         self.counts = {name: calls for name, calls in checked_counts(counts).items() if calls}
+        self._split = {name.rpartition(".")[0] for name in self.counts if "." in name}
         for slot, doc in docs:
             self.place(slot, doc)
 
     def add(self, name: str, calls: int) -> None:
         """Count ``calls`` more for ``name`` (the caller refreshes the slots it names)."""
         self.counts[name] = self.counts.get(name, 0) + checked_calls(name, calls)
+        if "." in name:
+            self._split.add(name.rpartition(".")[0])
 
     def boost(self, total: Any, mask: Any, slots: Any, weight: float) -> Any:
         """``total`` (scores of ``slots``, or of every slot) plus the prior, scaled by the
