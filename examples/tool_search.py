@@ -39,6 +39,14 @@ def main() -> None:
     for hit in index.search("summarise the complaints", k=3, filters={"type": "analysis"}):
         print(f"  {hit.name}")
 
+    # Tools that are called often rank a little higher (counts usually come from the
+    # execution log: index.set_usage(log.tool_usage())).
+    request = "analyze what customers write"
+    print(f"\n{request}: {[h.name for h in index.search(request, k=2)]}")
+    runner_up = index.search(request, k=2)[1].name
+    index.record_use(runner_up, 25)
+    print(f"after 25 calls of {runner_up}: {[h.name for h in index.search(request, k=2)]}")
+
     # A model that sees just these two tools can still reach every tool of the catalogue.
     model_view = ToolExecutor(meta_tools(index, registry.executor, k=2))
     found = model_view.execute_sync("search_tools", {"query": "extract keywords from texts"})
