@@ -207,7 +207,7 @@ class Agent:
         (plus ``attempt_completion``). Calls still run through the agent's own executor."""
         if self._index is None or self.tools_per_turn is None:
             return self.executor
-        from toolrig.registry.search.index import MAX_QUERY_CHARS
+        from toolrig.registry.search.request import MAX_QUERY_CHARS
 
         query = (prompt if not last_text else f"{prompt}\n{last_text}")[:MAX_QUERY_CHARS]
         if not query.strip():

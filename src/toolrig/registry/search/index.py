@@ -13,12 +13,13 @@ import math
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from toolrig.core.spec import ToolSpec
 from toolrig.registry.search.bm25f import BM25F, BM25FParams
 from toolrig.registry.search.documents import ActionDocument, documents_of
 from toolrig.registry.search.filters import SearchFilters
+from toolrig.registry.search.request import check_request
 from toolrig.registry.search.segments import request_parts
 from toolrig.registry.search.tokenize import analyze, vocabulary_of
 from toolrig.registry.search.usage import UsagePrior
@@ -250,7 +251,7 @@ class ToolIndex:
         ``mode``: ``"lexical"`` (BM25F), ``"dense"`` (embeddings), ``"fused"`` (both) or
         ``"auto"`` (fused when embeddings are available, else lexical).
         """
-        _check_request(query, k)
+        check_request(query, k)
         if isinstance(filters, Mapping):
             filters = SearchFilters(**filters)
         with self._lock:
@@ -387,23 +388,6 @@ class ToolIndex:
             if len(hits) >= k:
                 break
         return hits
-
-
-MAX_QUERY_CHARS: Final = 10_000
-
-
-def _check_request(query: str, k: int) -> None:
-    if not isinstance(query, str):
-        raise TypeError(f"query must be a string, got {type(query).__name__}")
-    if not query.strip():
-        raise ValueError("query is empty: say in a few words what the tool should do")
-    if len(query) > MAX_QUERY_CHARS:
-        raise ValueError(
-            f"query is {len(query):,} characters; the limit is {MAX_QUERY_CHARS:,}: describe "
-            "the task in a sentence or two instead of passing the material it is about"
-        )
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a whole number of at least 1, got {k!r}")
 
 
 def _terms(doc: ActionDocument, vocabulary: frozenset[str]) -> dict[str, list[str]]:
