@@ -58,8 +58,8 @@ class UsagePrior:
         self._logs = array("f")
 
     def __bool__(self) -> bool:
-        """Whether any call is known (else the prior changes nothing)."""
-        return any(self.counts.values())
+        """Whether any call is known (else the prior changes nothing); counts are never 0."""
+        return bool(self.counts)
 
     def place(self, slot: int, doc: ActionDocument | None) -> None:
         """Set the value of ``slot`` for ``doc`` (``None``: an empty slot)."""
@@ -84,7 +84,9 @@ class UsagePrior:
 
     def add(self, name: str, calls: int) -> None:
         """Count ``calls`` more for ``name`` (the caller refreshes the slots it names)."""
-        self.counts[name] = self.counts.get(name, 0) + checked_calls(name, calls)
+        if not checked_calls(name, calls):
+            return
+        self.counts[name] = self.counts.get(name, 0) + calls
         if "." in name:
             self._split.add(name.rpartition(".")[0])
 
