@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from search_doubles import single
+from search_doubles import HashingEmbedder, single
 
 from toolrig.core.spec import ActionSpec, ToolSpec
 from toolrig.registry.search import SearchConfig, ToolIndex
@@ -50,6 +50,21 @@ def test_counts_move_the_used_tool_up_and_nothing_without_them() -> None:
     unweighted = ToolIndex(weather_tools(), config=SearchConfig(embedders=(), usage_weight=0))
     unweighted.set_usage({second: 40})
     assert names(unweighted.search("weather for a city", k=2)) == [first, second]
+
+
+@pytest.mark.parametrize("query", ["weather for a city", "send an email", "share prices"])
+def test_no_count_lifts_a_below_average_tool_over_the_best_match(query: str) -> None:
+    index = ToolIndex(weather_tools(), embedders=(HashingEmbedder(),))  # fused ranking
+    before = index.search(query, k=8)
+    mean = sum(h.score for h in before) / len(before)
+    below = [h.name for h in before if h.score <= mean]
+    assert below
+    index.set_usage(dict.fromkeys(below, 10**9))
+    after = index.search(query, k=8)
+    assert after[0].name == before[0].name
+    old = {h.name: h.score for h in before}
+    moved = [h.name for h in after if h.score > old[h.name] + 1e-6]
+    assert set(moved) == set(below)  # and every one of them did move up
 
 
 def test_record_use_counts_calls_and_outlives_a_reload() -> None:

@@ -52,7 +52,8 @@ class SearchConfig:
     The defaults were tuned on a dev slice of MetaTool (``bench/retrieval.py``): BM25F with
     ``k1=3, b=0.3``, names weighted twice and sample requests a quarter (more helped single
     requests a little and cost two-part ones more); z-scored BM25F, MiniLM and static scores
-    summed with weights 1 : 2 : 2; a document's closest sample request counted half.
+    summed with weights 1 : 2 : 2; a document's closest sample request counted half; call
+    counts, when known, move the most-called tool up by 0.6 of the best score's lead.
     A request with several parts (:mod:`.segments`) is also ranked part by part. In catalogues
     above ``rerank_above`` actions, MiniLM re-ranks the ``rerank_depth`` best candidates of
     BM25F and the static model instead of scanning every vector (the scan is memory-bound).
@@ -75,9 +76,10 @@ class SearchConfig:
     """Catalogue size (in actions) above which costly models score only candidates."""
     rerank_depth: int = 300
     """How many candidates the words and the cheap models pick for the costly ones."""
-    usage_weight: float = 2.5
-    """How far the most-called tool moves up, in standard deviations of a query's scores,
-    once call counts are known (:meth:`ToolIndex.set_usage`, :mod:`.usage`); 0 ignores them."""
+    usage_weight: float = 0.6
+    """How far the most-called tool moves up once call counts are known
+    (:meth:`ToolIndex.set_usage`), as a share of how far the query's best score stands above
+    its mean (see :mod:`.usage`); 0 ignores the counts."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

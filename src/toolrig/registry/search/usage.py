@@ -3,9 +3,11 @@
 In a real catalogue a few tools take most of the calls. Knowing how often each tool was called
 (from the execution log, or counted as calls happen) is evidence about the next request, as
 a word match is. Each document gets ``log(1 + calls)``, divided by the largest such value in
-the index, so the most-used tool gains ``weight`` standard deviations of the query's scores,
-a tool called once a small fraction of that, and an unused tool nothing. With no calls known
-the ranking is unchanged.
+the index, times ``weight`` times the query's *gap*: how far its best score stands above the
+mean score. The most-used tool gains ``weight`` gaps, a tool called once a small fraction of
+that, an unused tool nothing; with ``weight < 1`` a tool that scores no better than average
+can never overtake the best match, however often it was called. With no calls known the
+ranking is unchanged.
 
 Counts are kept by name: ``tool`` for a whole tool, ``tool.action`` for one action. An action
 of a tool whose actions have counts of their own uses its own (0 when it has none); otherwise
@@ -92,7 +94,7 @@ class UsagePrior:
 
     def boost(self, total: Any, mask: Any, slots: Any, weight: float) -> Any:
         """``total`` (scores of ``slots``, or of every slot) plus the prior, scaled by the
-        spread of the scores over ``mask``, the documents that may be returned (numpy)."""
+        gap of the scores over ``mask``, the documents that may be returned (numpy)."""
         import numpy as np
 
         if not weight or not self or not mask.any():
@@ -103,8 +105,9 @@ class UsagePrior:
             return total
         if slots is not None:
             logs = logs[slots]
-        spread = float(total[mask].std()) or 1.0
-        boosted: Any = total + np.float32(weight * spread / top) * logs
+        scores = total[mask]
+        gap = float(scores.max() - scores.mean()) or 1.0
+        boosted: Any = total + np.float32(weight * gap / top) * logs
         return boosted
 
     def boost_pairs(self, ranked: list[tuple[int, float]], weight: float, population: int) -> None:
@@ -117,9 +120,7 @@ class UsagePrior:
         top = max(logs)
         if top <= 0:
             return
-        mean = sum(s for _, s in ranked) / population
-        squares = sum(s * s for _, s in ranked) / population
-        spread = math.sqrt(max(0.0, squares - mean * mean)) or 1.0
-        scale = weight * spread / top
+        gap = ranked[0][1] - sum(s for _, s in ranked) / population or 1.0  # best first
+        scale = weight * gap / top
         ranked[:] = [(slot, score + scale * logs[slot]) for slot, score in ranked]
         ranked.sort(key=lambda item: (-item[1], item[0]))
