@@ -1,4 +1,5 @@
-"""Executors named by import path: imported on the first call, never at load.
+"""Executors named by import path: imported on the first call, never at load; and what
+each action of a definition calls (:func:`definition_targets`).
 
 A missing executor answers ``not_found`` and one that fails to import answers
 ``execution_error``, both with the import error, when the tool is called. Failures are not
@@ -16,8 +17,16 @@ from typing import Any
 
 from toolrig.core.base import BaseTool
 from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.registry.build import ActionTarget
+from toolrig.registry.definition import ToolDefinition
 
-__all__ = ["LazyExecutor", "import_object", "target_for", "unbound_executor"]
+__all__ = [
+    "LazyExecutor",
+    "definition_targets",
+    "import_object",
+    "target_for",
+    "unbound_executor",
+]
 
 
 class ExecutorNotFound(LookupError):
@@ -184,3 +193,25 @@ def unbound_executor(tool: str) -> Callable[..., Any]:
         )
 
     return call
+
+
+def definition_targets(d: ToolDefinition, bound: Any) -> ActionTarget:
+    """What each action of definition ``d`` calls: ``bound`` code when given, else the
+    executor import paths of the YAML (imported on first call), else a stub that says the
+    tool has no code."""
+
+    def target(action: str, multi: bool) -> Callable[..., Any]:
+        if bound is not None:
+            return target_for(bound, tool=d.name, action=action, multi=multi)
+        if multi and d.actions is not None:
+            a = d.actions[action]
+            if a.executor:
+                return LazyExecutor(a.executor, tool=d.name, action=action, multi=False)
+            if d.executor:
+                method = a.method or action
+                return LazyExecutor(d.executor, tool=d.name, action=method, multi=True)
+        elif d.executor:
+            return LazyExecutor(d.executor, tool=d.name, action=action, multi=False)
+        return unbound_executor(d.name)
+
+    return target

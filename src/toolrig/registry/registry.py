@@ -7,11 +7,9 @@ Every change (load, reload, removal) is validated first and then swapped in atom
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -21,13 +19,14 @@ from toolrig.core.errors import ToolDefinitionError
 from toolrig.core.spec import ToolSpec
 from toolrig.core.validation import ArgumentsInvalid
 from toolrig.registry import cost as _cost
-from toolrig.registry.build import ActionTarget, BuildError, build_tool
+from toolrig.registry.batch import RefreshBatch, collector_paused
+from toolrig.registry.build import BuildError, build_tool
 from toolrig.registry.chains import MissingDependencyError, resolve_chain
 from toolrig.registry.definition import ToolDefinition
 from toolrig.registry.events import ChangeEvent, ChangeKind, ChangeListener, notify
-from toolrig.registry.executors import ExecutorNotFound, LazyExecutor, target_for, unbound_executor
+from toolrig.registry.executors import ExecutorNotFound, definition_targets
 from toolrig.registry.intents import Intent, IntentMap
-from toolrig.registry.loader import ParsedDefinition, error_at, iter_definition_files, read_file
+from toolrig.registry.loader import ParsedDefinition, iter_definition_files
 from toolrig.registry.report import LoadError, LoadReport
 from toolrig.registry.swap import swap_tools
 from toolrig.runtime.executor import ToolExecutor
@@ -153,8 +152,8 @@ class Registry:
         the tools of deleted ones. A file that fails keeps its previous tools in service."""
         absolute = [Path(os.path.abspath(p)) for p in paths]
         absolute.sort(key=lambda p: p.is_file())  # deletions first: a renamed file keeps its tools
-        with self._lock, _collector_paused(len(absolute) > 1):
-            batch = _Batch(self)
+        with self._lock, collector_paused(len(absolute) > 1):
+            batch = RefreshBatch(self)
             for path in absolute:
                 batch.apply(path)
             batch.commit()
@@ -363,26 +362,9 @@ class Registry:
         return f"<Registry tools={len(self)} files={len(self._files)}>"
 
     # -- building --------------------------------------------------------------------------
-    def _target(self, d: ToolDefinition, bound: Any) -> ActionTarget:
-        def target(action: str, multi: bool) -> Callable[..., Any]:
-            if bound is not None:
-                return target_for(bound, tool=d.name, action=action, multi=multi)
-            if multi and d.actions is not None:
-                a = d.actions[action]
-                if a.executor:
-                    return LazyExecutor(a.executor, tool=d.name, action=action, multi=False)
-                if d.executor:
-                    method = a.method or action
-                    return LazyExecutor(d.executor, tool=d.name, action=method, multi=True)
-            elif d.executor:
-                return LazyExecutor(d.executor, tool=d.name, action=action, multi=False)
-            return unbound_executor(d.name)
-
-        return target
-
     def _build(self, parsed: ParsedDefinition, bound: Any) -> BaseTool:
         try:
-            return build_tool(parsed.definition, self._target(parsed.definition, bound))
+            return build_tool(parsed.definition, definition_targets(parsed.definition, bound))
         except ExecutorNotFound as exc:
             raise BuildError([(("executor",), f"bound code does not fit: {exc}")]) from None
 
@@ -393,126 +375,6 @@ class Registry:
             raise ToolDefinitionError(
                 parsed.definition.name, [m for _, m in exc.problems]
             ) from None
-
-
-class _Batch:
-    """One refresh: files read and built first, then every change swapped in at once."""
-
-    def __init__(self, registry: Registry) -> None:
-        self.registry = registry
-        self.add: list[BaseTool] = []
-        self.remove: set[str] = set()
-        self.defs: dict[str, ParsedDefinition] = {}
-        self.files: dict[Path, tuple[str, ...] | None] = {}
-        self.events: list[ChangeEvent] = []
-        self.errors: list[LoadError] = []
-        self.loaded: list[str] = []
-
-    def apply(self, path: Path) -> None:
-        reg = self.registry
-        old = reg._files.get(path, ())
-        if not path.is_file():
-            self.files[path] = None
-            self.remove.update(old)
-            for name in old:
-                self.events.append(ChangeEvent(kind=ChangeKind.REMOVED, name=name, path=path))
-            return
-        parsed, errors = read_file(path)
-        tools: list[tuple[ParsedDefinition, BaseTool]] = []
-        for p in parsed if not errors else ():
-            name = p.definition.name
-            owner = self.defs.get(name)
-            if owner is None and name not in self.remove:  # a name being removed is free
-                owner = reg._defs.get(name)
-            if (owner is not None and owner.path != path) or (
-                owner is None and name in reg.executor and name not in self.remove
-            ):
-                where = owner.path if owner is not None else "Python code"
-                errors.append(
-                    error_at(
-                        path,
-                        p.node,
-                        ("name",),
-                        f"tool {name!r} is already defined in {where}",
-                        name,
-                    )
-                )
-                continue
-            try:
-                tools.append((p, reg._build(p, reg._bindings.get(name))))
-            except BuildError as exc:
-                errors.extend(error_at(path, p.node, loc, m, name) for loc, m in exc.problems)
-        names = [p.definition.name for p in parsed]
-        if len(set(names)) != len(names):
-            errors.append(error_at(path, None, (), "the file defines the same tool twice"))
-        if errors:
-            self.errors.extend(errors)
-            self.events.append(
-                ChangeEvent(
-                    kind=ChangeKind.FAILED,
-                    name=_only({e.tool for e in errors if e.tool} or set(old)),
-                    path=path,
-                    errors=tuple(errors),
-                )
-            )
-            return
-        self.files[path] = tuple(names)
-        self.remove.update(n for n in old if n not in names)
-        for name in old:
-            if name not in names:
-                self.events.append(ChangeEvent(kind=ChangeKind.REMOVED, name=name, path=path))
-        for p, tool in tools:
-            name = p.definition.name
-            kind = ChangeKind.UPDATED if name in reg._defs else ChangeKind.ADDED
-            self.events.append(
-                ChangeEvent(kind=kind, name=name, path=path, version=tool.spec.version)
-            )
-            self.defs[name] = ParsedDefinition(p.definition, path, None)  # drop the YAML tree
-            self.add.append(tool)
-            self.loaded.append(name)
-
-    def commit(self) -> None:
-        reg = self.registry
-        added = {t.spec.name for t in self.add}
-        try:
-            swap_tools(reg.executor, self.add, self.remove - added)
-        except ToolDefinitionError as exc:  # a call name clashes with a tool written in Python
-            error = LoadError(path=None, line=None, field=None, message=str(exc))
-            self.errors.append(error)
-            self.events = [ChangeEvent(kind=ChangeKind.FAILED, name=None, errors=(error,))]
-            self.loaded.clear()
-            return
-        defs = (
-            {k: v for k, v in reg._defs.items() if k not in self.remove}
-            if self.remove
-            else dict(reg._defs)
-        )
-        defs.update(self.defs)
-        files = dict(reg._files)
-        for path, names in self.files.items():
-            if names is None:
-                files.pop(path, None)
-            else:
-                files[path] = names
-        reg._defs, reg._files = defs, files
-
-
-@contextmanager
-def _collector_paused(pause: bool) -> Iterator[None]:
-    """Pause the cyclic garbage collector while a batch allocates many long-lived objects
-    (it would otherwise rescan them again and again, doubling the load time)."""
-    if not pause or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def _only(names: set[str]) -> str | None:
-    return next(iter(names)) if len(names) == 1 else None
 
 
 def _name_of(tool: Any) -> str | None:
