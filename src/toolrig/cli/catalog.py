@@ -8,7 +8,7 @@ from pathlib import Path
 
 from toolrig.registry import Registry
 
-__all__ = ["add_import_paths", "load_registry"]
+__all__ = ["add_import_paths", "load_registry", "load_usage"]
 
 
 def add_import_paths(import_paths: Sequence[str]) -> None:
@@ -30,3 +30,20 @@ def load_registry(paths: Sequence[str], import_paths: Sequence[str] = ()) -> Reg
         if not report.ok:
             print(f"warning: {path}: {report}", file=sys.stderr)
     return registry
+
+
+def load_usage(registry: Registry, url: str) -> str | None:
+    """Give the registry's search index the call counts of the execution log at ``url`` (its
+    usage prior); what went wrong, or ``None``."""
+    from toolrig.storage import open_log
+
+    if not url.startswith(("postgresql://", "postgres://")):
+        path = Path(url.removeprefix("sqlite:///"))
+        if not path.is_file():
+            return f"no execution log at {str(path)!r}"
+    try:
+        with open_log(url) as log:
+            registry.search_index().set_usage(log.tool_usage())
+    except Exception as exc:  # a locked, corrupt or unreachable log: say so, do not trace
+        return f"{url}: {exc}"
+    return None

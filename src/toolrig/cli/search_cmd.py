@@ -49,7 +49,7 @@ def run_search_command(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Column, Table
 
-    from toolrig.cli.catalog import load_registry
+    from toolrig.cli.catalog import load_registry, load_usage
 
     console = Console()
     if not args.catalog:
@@ -64,7 +64,7 @@ def run_search_command(args: argparse.Namespace) -> int:
     if args.tag:
         filters["tags"] = args.tag
     if args.usage_log:
-        problem = _load_usage(registry, args.usage_log)
+        problem = load_usage(registry, args.usage_log)
         if problem:
             console.print(f"[red]cannot read tool usage:[/red] {problem}")
             return 2
@@ -93,22 +93,3 @@ def run_search_command(args: argparse.Namespace) -> int:
         table.add_row(str(rank), hit.name, f"{hit.score:.2f}", text.strip())
     console.print(table)
     return 0
-
-
-def _load_usage(registry: Any, url: str) -> str | None:
-    """Give the registry's search index the call counts of the log at ``url``; what went
-    wrong, or ``None``."""
-    from pathlib import Path
-
-    from toolrig.storage import open_log
-
-    if not url.startswith(("postgresql://", "postgres://")):
-        path = Path(url.removeprefix("sqlite:///"))
-        if not path.is_file():
-            return f"no execution log at {str(path)!r}"
-    try:
-        with open_log(url) as log:
-            registry.search_index().set_usage(log.tool_usage())
-    except Exception as exc:  # a locked, corrupt or unreachable log: say so, do not trace
-        return f"{url}: {exc}"
-    return None

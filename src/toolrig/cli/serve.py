@@ -48,6 +48,12 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="expose only search_tools and call_tool (for catalogues too big for one prompt)",
     )
     serve.add_argument(
+        "--usage-log",
+        metavar="URL",
+        help="with --meta-tools: rank tools called often in this execution log a little higher "
+        "(a SQLite file or a postgresql:// URL)",
+    )
+    serve.add_argument(
         "--import-path",
         action="append",
         default=[],
@@ -83,6 +89,9 @@ def run_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"toolrig serve: {exc}", file=sys.stderr)
         return 1
+    if args.usage_log and not args.meta_tools:
+        print("toolrig serve: --usage-log ranks search results: add --meta-tools", file=sys.stderr)
+        return 2
     token = args.token
     if args.token_env:
         token = os.environ.get(args.token_env)
@@ -94,6 +103,14 @@ def run_serve(args: argparse.Namespace) -> int:
     add_import_paths(args.import_path)
     registry = build_registry(args.paths, demo=args.demo, watch=args.watch)
     source: Any = registry
+    if args.usage_log:
+        from toolrig.cli.catalog import load_usage
+
+        problem = load_usage(registry, args.usage_log)
+        if problem:
+            print(f"toolrig serve: cannot read tool usage: {problem}", file=sys.stderr)
+            registry.close()
+            return 2
     if args.meta_tools:
         from toolrig.registry.search import meta_tools
         from toolrig.runtime.executor import ToolExecutor
