@@ -3,8 +3,8 @@
 In a real catalogue a few tools take most of the calls. Knowing how often each tool was called
 (from the execution log, or counted as calls happen) is evidence about the next request, as
 a word match is. Each document gets ``log(1 + calls)``, divided by the largest such value in
-the index, times ``weight`` times the query's *gap*: how far its best score stands above the
-mean score. The most-used tool gains ``weight`` gaps, a tool called once a small fraction of
+the index, times ``weight`` times the query's *lead*: how far its best score stands above the
+mean score. The most-used tool gains ``weight`` leads, a tool called once a small fraction of
 that, an unused tool nothing; with ``weight < 1`` a tool that scores no better than average
 can never overtake the best match, however often it was called. With no calls known the
 ranking is unchanged.
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from toolrig.registry.search.documents import ActionDocument
 
-__all__ = ["UsagePrior", "checked_counts"]
+__all__ = ["UsagePrior"]
 
 MAX_NAMES: Final = 1_000_000
 
@@ -94,7 +94,7 @@ class UsagePrior:
 
     def boost(self, total: Any, mask: Any, slots: Any, weight: float) -> Any:
         """``total`` (scores of ``slots``, or of every slot) plus the prior, scaled by the
-        gap of the scores over ``mask``, the documents that may be returned (numpy)."""
+        lead of the scores over ``mask``, the documents that may be returned (numpy)."""
         import numpy as np
 
         if not weight or not self or not mask.any():
@@ -106,8 +106,8 @@ class UsagePrior:
         if slots is not None:
             logs = logs[slots]
         scores = total[mask]
-        gap = float(scores.max() - scores.mean()) or 1.0
-        boosted: Any = total + np.float32(weight * gap / top) * logs
+        lead = float(scores.max() - scores.mean()) or 1.0
+        boosted: Any = total + np.float32(weight * lead / top) * logs
         return boosted
 
     def boost_pairs(self, ranked: list[tuple[int, float]], weight: float, population: int) -> None:
@@ -120,7 +120,7 @@ class UsagePrior:
         top = max(logs)
         if top <= 0:
             return
-        gap = ranked[0][1] - sum(s for _, s in ranked) / population or 1.0  # best first
-        scale = weight * gap / top
+        lead = ranked[0][1] - sum(s for _, s in ranked) / population or 1.0  # best first
+        scale = weight * lead / top
         ranked[:] = [(slot, score + scale * logs[slot]) for slot, score in ranked]
         ranked.sort(key=lambda item: (-item[1], item[0]))
