@@ -7,7 +7,7 @@ embedding the 10,000 tools; ``--quick`` runs on a sample of the queries and skip
 
 Data: ``../shared/corpora/metatool`` (199 tools, 20,614 single-tool queries, 497 two-tool
 queries). Every query goes to the dev slice (30%) or the held-out part by a hash of its text;
-the ranking parameters in :class:`~toolrig.registry.search.SearchConfig` were tuned on the dev
+the ranking parameters in :class:`~toolrig.search.SearchConfig` were tuned on the dev
 slice only, and the tables report the held-out part. "with N sample requests" gives each tool
 N ``examples`` taken from the dev slice (as a tool author would write a few sample requests);
 "+ usage" gives the index the number of dev-slice requests each tool answered, as a deployment's
@@ -35,8 +35,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolrig.core.spec import ActionSpec, ToolSpec
-from toolrig.registry.search import SearchConfig, ToolIndex
-from toolrig.registry.search.dense import clear_query_cache, load_embedders
+from toolrig.search import SearchConfig, ToolIndex
+from toolrig.search.dense import clear_query_cache, load_embedders
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -283,7 +283,7 @@ def speed(args: argparse.Namespace) -> None:
 
 
 def clear_vector_handles() -> None:
-    from toolrig.registry.search import vector_cache
+    from toolrig.search import vector_cache
 
     vector_cache._caches.clear()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from toolrig import ToolExecutor
 from toolrig.registry import Registry
-from toolrig.registry.search import attach, meta_tools, tools_for_turn
+from toolrig.search import ToolIndex, meta_tools, tools_for_turn
 
 CATALOG = Path(__file__).parent / "catalog"
 
@@ -21,7 +21,7 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     registry = Registry()
     registry.load_folder(CATALOG)
-    index = attach(registry)  # follows later registrations, removals and hot reloads
+    index = ToolIndex.follow(registry)  # follows later additions, removals and hot reloads
     print(f"{len(index)} actions indexed; semantic ranking: {index.dense}\n")
 
     requests = [
@@ -48,10 +48,11 @@ def main() -> None:
     print(f"after 25 calls of {runner_up}: {[h.name for h in index.search(request, k=2)]}")
 
     # A model that sees just these two tools can still reach every tool of the catalogue.
-    model_view = ToolExecutor(meta_tools(index, registry.executor, k=2))
+    executor = ToolExecutor(registry)  # runs the calls of the registry's tools
+    model_view = ToolExecutor(meta_tools(index, executor, k=2))
     found = model_view.execute_sync("search_tools", {"query": "extract keywords from texts"})
     print("\nsearch_tools ->", [entry["name"] for entry in found.output])
-    print("tools for this turn ->", tools_for_turn(index, registry.executor, "forecast sales"))
+    print("tools for this turn ->", tools_for_turn(index, executor, "forecast sales"))
 
 
 if __name__ == "__main__":

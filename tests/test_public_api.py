@@ -4,7 +4,6 @@ import toolrig
 
 EXPECTED = {
     "UNSET",
-    "ActionParam",
     "ActionSchema",
     "ActionSpec",
     "BaseTool",
@@ -36,7 +35,6 @@ EXPECTED = {
     "success_result",
     "tool",
     # plans, and the lazily imported layers
-    "AssembledTool",
     "Plan",
     "PlanError",
     "PlanResult",
@@ -66,14 +64,26 @@ def test_exported_members() -> None:
         assert hasattr(toolrig, name), name
 
 
+def test_old_names_still_answer_with_a_deprecation_warning() -> None:
+    import pytest
+
+    from toolrig.core.base import AssembledTool
+
+    with pytest.warns(DeprecationWarning, match="toolrig.ToolParameter"):
+        assert toolrig.ActionParam is toolrig.ToolParameter
+    with pytest.warns(DeprecationWarning, match="toolrig.core.base.AssembledTool"):
+        assert toolrig.AssembledTool is AssembledTool
+    assert "ActionParam" not in toolrig.__all__ and "AssembledTool" not in toolrig.__all__
+
+
 def test_heavy_layers_load_on_first_use() -> None:
     import subprocess
     import sys
 
     code = (
         "import sys, toolrig; assert 'yaml' not in sys.modules and 'openai' not in sys.modules;"
-        "assert 'toolrig.registry' not in sys.modules; r = toolrig.Registry;"
-        "assert 'toolrig.registry' in sys.modules; print(r.__name__)"
+        "assert 'toolrig.registry.registry' not in sys.modules; r = toolrig.Registry;"
+        "assert 'toolrig.registry.registry' in sys.modules; print(r.__name__)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

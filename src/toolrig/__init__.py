@@ -11,7 +11,7 @@ program pays only for what it uses. Each layer is also a subpackage: ``toolrig.r
 
 from typing import TYPE_CHECKING, Any
 
-from toolrig.core.base import ActionSchema, AssembledTool, BaseTool, action
+from toolrig.core.base import ActionSchema, BaseTool, action
 from toolrig.core.context import ToolContext
 from toolrig.core.errors import (
     ErrorCode,
@@ -22,7 +22,7 @@ from toolrig.core.errors import (
     ToolResultError,
 )
 from toolrig.core.function_tool import Tool, tool
-from toolrig.core.params import ActionParam, ToolParameter
+from toolrig.core.params import ToolParameter
 from toolrig.core.prompt import render_tools
 from toolrig.core.result import (
     ErrorInfo,
@@ -78,7 +78,23 @@ _LAZY = {
 }
 
 
+_DEPRECATED = {
+    "ActionParam": ("toolrig.core.params", "ToolParameter", "toolrig.ToolParameter"),
+    "AssembledTool": ("toolrig.core.base", "AssembledTool", "toolrig.core.base.AssembledTool"),
+}
+"""Old names still answered, with a DeprecationWarning: name -> (module, attribute, new name)."""
+
+
 def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        import importlib
+        import warnings
+
+        module_name, attr, instead = _DEPRECATED[name]
+        warnings.warn(
+            f"toolrig.{name} is deprecated; use {instead}", DeprecationWarning, stacklevel=2
+        )
+        return getattr(importlib.import_module(module_name), attr)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'toolrig' has no attribute {name!r}")
@@ -93,11 +109,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "UNSET",
-    "ActionParam",
     "ActionSchema",
     "ActionSpec",
     "Agent",
-    "AssembledTool",
     "BaseTool",
     "CallInfo",
     "ErrorCode",

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from toolrig import (
-    ActionParam,
     ActionSchema,
     BaseTool,
     ToolAnnotations,
     ToolContext,
     ToolDefinitionError,
     ToolError,
+    ToolParameter,
     action,
 )
 
@@ -80,7 +80,7 @@ def test_design_note_cases(files: FileTool) -> None:
 
     invalid = files.execute("raed", {"path": "notes.txt"})
     assert not invalid.success and invalid.code == "not_found"
-    assert "not found" in invalid.error.message and "'read'" in invalid.error.message
+    assert "not found" in invalid.error.message and "'file_tool.read'" in invalid.error.message
 
     missing = files.execute("read", {})
     assert not missing.success and missing.code == "invalid_arguments"
@@ -138,8 +138,8 @@ def test_explicit_action_schema_style(tmp_path: Path) -> None:
                 name="put",
                 description="Store a value.",
                 parameters=[
-                    ActionParam(name="key", type="string", description="Key", min_length=1),
-                    ActionParam(name="value", type="integer", min=0, max=10),
+                    ToolParameter(name="key", type="string", description="Key", min_length=1),
+                    ToolParameter(name="value", type="integer", min=0, max=10),
                 ],
                 output_type="boolean",
                 output_description="True when stored.",
@@ -147,7 +147,7 @@ def test_explicit_action_schema_style(tmp_path: Path) -> None:
             ActionSchema(
                 name="get",
                 description="Fetch a value.",
-                parameters=[ActionParam(name="key", type="string")],
+                parameters=[ToolParameter(name="key", type="string")],
                 output_type="integer",
                 output_description="The value.",
             ),

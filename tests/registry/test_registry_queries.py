@@ -59,7 +59,9 @@ def test_validate_params(registry: Registry, tmp_path: Path) -> None:
     assert registry.validate_params("t", {"n": 2}) == (True, "")
     ok, message = registry.validate_params("t", {"n": 0, "x": 1})
     assert not ok and "- n:" in message and "x" in message
-    assert registry.validate_params("nope", {}) == (False, "no tool or action named 'nope'")
+    ok, message = registry.validate_params("nope", {})
+    assert not ok and message == registry.missing_message("nope")
+    assert message.startswith("Tool 'nope' not found.") and "Available tools: t." in message
 
 
 def test_execute_applies_timeout_retries_and_output_schema(

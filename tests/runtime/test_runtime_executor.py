@@ -70,7 +70,7 @@ def test_collection_api(executor: ToolExecutor) -> None:
     assert [t.spec.name for t in executor.list_tools()] == ["add", "slow_async", "math"]
     with pytest.raises(ToolNotFoundError) as info:
         executor.get("ad")
-    assert info.value.suggestions == ["add"] and "did you mean 'add'" in str(info.value)
+    assert info.value.suggestions == ["add"] and "Did you mean 'add'?" in str(info.value)
     with pytest.raises(ToolDefinitionError, match="already registered"):
         executor.register(add)
     executor.register(add, replace=True)

@@ -6,7 +6,7 @@ import pytest
 from search_doubles import HashingEmbedder, single
 
 from toolrig.core.spec import ActionSpec, ToolSpec
-from toolrig.registry.search import SearchConfig, SearchFilters, ToolIndex
+from toolrig.search import SearchConfig, SearchFilters, ToolIndex
 
 pytest.importorskip("numpy")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from toolrig import ToolExecutor, tool
-from toolrig.registry.search import SearchConfig, ToolIndex
-from toolrig.registry.search.meta_tools import meta_tools, tools_for_turn
+from toolrig.search import SearchConfig, ToolIndex
+from toolrig.search.meta_tools import meta_tools, tools_for_turn
 
 
 @tool

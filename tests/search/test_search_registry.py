@@ -1,4 +1,4 @@
-"""The index follows a registry: Python tools, YAML files, hot reload, failed loads."""
+"""The index follows a catalogue: Python tools, YAML files, hot reload, failed loads."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from search_doubles import HashingEmbedder
 
 from toolrig import Tool, tool
 from toolrig.registry import IntentMap, Registry
-from toolrig.registry.search import SearchConfig
-from toolrig.registry.search.follow import attach, detach
-from toolrig.registry.search.selection import select_tools_for_intent
+from toolrig.registry.catalog import Catalog
+from toolrig.search import SearchConfig, ToolIndex, attach, detach, select_tools_for_intent
 
 pytest.importorskip("numpy")
+
+LEXICAL = SearchConfig(embedders=())
 
 WEATHER = """\
 name: weather
@@ -30,6 +31,18 @@ def names(hits: list) -> list[str]:
     return [h.name for h in hits]
 
 
+@tool
+def convert_currency(amount: float, to: str) -> float:
+    """Convert an amount of money into another currency."""
+    return amount
+
+
+@tool
+def roll_dice(sides: int = 6) -> int:
+    """Roll a die for board games."""
+    return sides
+
+
 @pytest.fixture
 def registry() -> Registry:
     reg = Registry()
@@ -37,22 +50,39 @@ def registry() -> Registry:
     reg.close()
 
 
-def test_search_follows_python_tools(registry: Registry) -> None:
-    index = attach(registry, config=SearchConfig(embedders=()))
-
-    @tool
-    def convert_currency(amount: float, to: str) -> float:
-        """Convert an amount of money into another currency."""
-        return amount
-
+def test_follow_indexes_the_tools_there_and_every_later_change() -> None:
+    catalog = Catalog([roll_dice])
+    index = ToolIndex.follow(catalog, config=LEXICAL)
+    assert names(index.search("roll the dice")) == ["roll_dice"]
     assert index.search("convert money to euros") == []
-    registry.add(convert_currency)
+    catalog.add(convert_currency)
     assert names(index.search("convert money to euros")) == ["convert_currency"]
-    registry.remove("convert_currency")
+    catalog.remove("convert_currency")
     assert index.search("convert money to euros") == []
-    detach(registry, index)
-    registry.add(convert_currency)
+    assert index.unfollow(catalog)
+    assert not index.unfollow(catalog)  # no longer following
+    catalog.add(convert_currency)
     assert index.search("convert money to euros") == []
+    assert index.tool_names() == ["roll_dice"]  # what was indexed stays
+
+
+def test_one_index_follows_each_catalogue_separately() -> None:
+    first, second = Catalog([roll_dice]), Catalog()
+    index = ToolIndex.follow(first, config=LEXICAL)
+    other = ToolIndex.follow(second, config=LEXICAL)
+    second.add(convert_currency)
+    assert index.tool_names() == ["roll_dice"]
+    assert other.tool_names() == ["convert_currency"]
+
+
+def test_attach_and_detach_are_follow_and_unfollow() -> None:
+    catalog = Catalog()
+    index = attach(catalog, config=LEXICAL)
+    catalog.add(roll_dice)
+    assert index.tool_names() == ["roll_dice"]
+    detach(catalog, index)
+    catalog.add(convert_currency)
+    assert index.tool_names() == ["roll_dice"]
 
 
 def test_search_follows_hot_reload_of_yaml_files(registry: Registry, tmp_path: Path) -> None:
@@ -61,7 +91,7 @@ def test_search_follows_hot_reload_of_yaml_files(registry: Registry, tmp_path: P
     path = tmp_path / "weather.yaml"
     path.write_text(WEATHER)
     registry.load(tmp_path)
-    index = attach(registry, config=config, embedders=(embedder,))
+    index = ToolIndex.follow(registry, config=config, embedders=(embedder,))
     assert names(index.search("rain in Oslo"))[0] == "weather"
     assert names(index.search("city forecast", filters={"tags": ["weather"]})) == ["weather"]
 
@@ -86,7 +116,7 @@ def test_search_follows_hot_reload_of_yaml_files(registry: Registry, tmp_path: P
     assert index.tool_names() == ["dice"]
 
 
-def test_select_tools_for_intent_uses_the_table_then_search(registry: Registry) -> None:
+def test_select_tools_for_intent_uses_the_table_then_search() -> None:
     def score_sentiment(text: str) -> str:
         """Score the sentiment of customer reviews."""
         return text
@@ -98,14 +128,10 @@ def test_select_tools_for_intent_uses_the_table_then_search(registry: Registry) 
         """Download the reviews of a product."""
         return []
 
-    registry.add(fetch_reviews)
-    registry.add(sentiment)
-    index = attach(registry, config=SearchConfig(embedders=()))
+    catalog = Catalog([fetch_reviews, sentiment])
+    index = ToolIndex.follow(catalog, config=LEXICAL)
     intents = IntentMap({("reviews", "collect"): ["fetch_reviews"]})
-    deps = registry._dependencies
-    assert select_tools_for_intent(intents, lambda: index, deps, "reviews.collect") == [
-        "fetch_reviews"
-    ]
+    assert select_tools_for_intent(catalog, intents, "reviews.collect") == ["fetch_reviews"]
     # no entry in the table: search by the intent's words, dependencies first
-    chosen = select_tools_for_intent(intents, index, deps, "reviews.sentiment", k=1)
+    chosen = select_tools_for_intent(catalog, intents, "reviews.sentiment", index=index, k=1)
     assert chosen == ["fetch_reviews", "sentiment"]

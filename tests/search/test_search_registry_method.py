@@ -1,9 +1,13 @@
-"""``Registry.search`` and the intent fallback, through the registry's own methods."""
+"""Search over a registry: ``ToolIndex.follow(registry)``, and the registry's deprecated
+``search`` method forwarding to it."""
 
 from __future__ import annotations
 
+import pytest
+
 from toolrig import tool
 from toolrig.registry import Registry
+from toolrig.search import ToolIndex, select_tools_for_intent
 
 
 @tool(tags=["weather"])
@@ -18,13 +22,24 @@ def convert_currency(amount: float, to: str) -> float:
     return amount
 
 
-def test_registry_search_follows_the_registry() -> None:
-    registry = Registry()
-    registry.add(forecast)
-    registry.add(convert_currency)
-    hits = registry.search("will it rain in Paris tomorrow", k=2, mode="lexical")
-    assert hits[0].tool == "forecast" and hits[0].score > 0
-    registry.remove("forecast")
-    assert all(h.tool != "forecast" for h in registry.search("rain tomorrow", k=2))
-    assert registry.select_tools_for_intent(("money", "exchange rate")) == ["convert_currency"]
-    registry.close()
+def test_an_index_follows_the_registry() -> None:
+    with Registry() as registry:
+        registry.add(forecast)
+        registry.add(convert_currency)
+        index = ToolIndex.follow(registry)
+        hits = index.search("will it rain in Paris tomorrow", k=2, mode="lexical")
+        assert hits[0].tool == "forecast" and hits[0].score > 0
+        registry.remove("forecast")
+        assert all(h.tool != "forecast" for h in index.search("rain tomorrow", k=2))
+        chosen = select_tools_for_intent(
+            registry, registry.intents, ("money", "exchange rate"), index=index
+        )
+        assert chosen == ["convert_currency"]
+
+
+def test_registry_search_still_answers_but_is_deprecated() -> None:
+    with Registry() as registry:
+        registry.add(forecast)
+        with pytest.warns(DeprecationWarning, match="search"):
+            hits = registry.search("will it rain in Paris tomorrow", k=1, mode="lexical")
+        assert [h.tool for h in hits] == ["forecast"]

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from toolrig.registry.search.bm25f import BM25F, BM25FParams
-from toolrig.registry.search.tokenize import analyze, segment, vocabulary_of, words
+from toolrig.search.bm25f import BM25F, BM25FParams
+from toolrig.search.tokenize import analyze, segment, vocabulary_of, words
 
 
 def test_identifiers_split_in_every_style() -> None:

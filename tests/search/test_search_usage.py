@@ -12,7 +12,7 @@ import pytest
 from search_doubles import HashingEmbedder, single
 
 from toolrig.core.spec import ActionSpec, ToolSpec
-from toolrig.registry.search import SearchConfig, ToolIndex
+from toolrig.search import SearchConfig, ToolIndex
 
 LEXICAL = SearchConfig(embedders=())
 METATOOL = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "metatool"

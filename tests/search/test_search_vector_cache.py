@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from search_doubles import HashingEmbedder, catalogue
 
-from toolrig.registry.search import ToolIndex, vector_cache
-from toolrig.registry.search.vector_cache import VectorCache, cached_embed
+from toolrig.search import ToolIndex, vector_cache
+from toolrig.search.vector_cache import VectorCache, cached_embed
 
 np = pytest.importorskip("numpy")
 

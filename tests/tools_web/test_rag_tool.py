@@ -190,7 +190,7 @@ def test_chunks_overlap_and_keep_offsets() -> None:
 
 
 def test_hybrid_ranking_with_the_tool_search_model(tmp_path: Path) -> None:
-    from toolrig.registry.search.dense import dense_available
+    from toolrig.search.dense import dense_available
     from toolrig.tools.rag import search_model_embedder
 
     if not dense_available():

@@ -16,7 +16,7 @@ from toolrig.core.result import ToolResult
 from toolrig.providers.calls import ParsedCall
 from toolrig.runtime.executor import ToolExecutor
 
-__all__ = ["Conversation", "LLMClient", "LLMTurn", "Usage", "make_client"]
+__all__ = ["Conversation", "LLMClient", "LLMTurn", "Usage"]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -100,15 +100,3 @@ class LLMClient(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, no-op by default
         """Close the SDK's HTTP connections."""
-
-
-def make_client(config: LLMConfig | None = None, **settings: Any) -> LLMClient:
-    """A client for ``config`` (or settings resolved by :meth:`LLMConfig.resolve`)."""
-    resolved = config or LLMConfig.resolve(**settings)
-    if resolved.provider == "anthropic":
-        from toolrig.agent.anthropic_client import AnthropicClient
-
-        return AnthropicClient(resolved)
-    from toolrig.agent.openai_client import OpenAIClient
-
-    return OpenAIClient(resolved)

@@ -16,16 +16,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolrig.agent.client import LLMClient, LLMTurn, Usage, make_client
+from toolrig.agent.client import LLMClient, LLMTurn, Usage
 from toolrig.agent.completion import COMPLETION_TOOL, attempt_completion
 from toolrig.agent.config import LLMConfig
+from toolrig.agent.factory import make_client
 from toolrig.core.background import run_sync
 from toolrig.core.base import BaseTool
 from toolrig.core.result import ToolResult
 from toolrig.providers.calls import execute_calls
 from toolrig.runtime.calls import ToolCall
 from toolrig.runtime.executor import ToolExecutor
-from toolrig.storage.log import ExecutionLog, RecordStatus
+from toolrig.storage.log import ExecutionLog
+from toolrig.storage.record import RecordStatus
 
 __all__ = ["Agent", "AgentResult", "AgentStep", "StopReason"]
 
@@ -100,7 +102,7 @@ class Agent:
         if tools_per_turn is not None:
             if tools_per_turn < 1:
                 raise ValueError("tools_per_turn must be at least 1 (or None for every tool)")
-            from toolrig.registry.search import ToolIndex
+            from toolrig.search import ToolIndex
 
             self._index = ToolIndex(t.spec for t in self.executor.list_tools())
             if log is not None:  # tools called often in earlier runs rank a little higher
@@ -207,7 +209,7 @@ class Agent:
         (plus ``attempt_completion``). Calls still run through the agent's own executor."""
         if self._index is None or self.tools_per_turn is None:
             return self.executor
-        from toolrig.registry.search.request import MAX_QUERY_CHARS
+        from toolrig.search.request import MAX_QUERY_CHARS
 
         query = (prompt if not last_text else f"{prompt}\n{last_text}")[:MAX_QUERY_CHARS]
         if not query.strip():

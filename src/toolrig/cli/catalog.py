@@ -5,8 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolrig.registry import Registry
+
+if TYPE_CHECKING:
+    from toolrig.search import ToolIndex
 
 __all__ = ["add_import_paths", "load_registry", "load_usage"]
 
@@ -32,9 +36,9 @@ def load_registry(paths: Sequence[str], import_paths: Sequence[str] = ()) -> Reg
     return registry
 
 
-def load_usage(registry: Registry, url: str) -> str | None:
-    """Give the registry's search index the call counts of the execution log at ``url`` (its
-    usage prior); what went wrong, or ``None``."""
+def load_usage(index: ToolIndex, url: str) -> str | None:
+    """Give ``index`` the call counts of the execution log at ``url`` (its usage prior); what
+    went wrong, or ``None``."""
     from toolrig.storage import open_log
 
     if not url.startswith(("postgresql://", "postgres://")):
@@ -43,7 +47,7 @@ def load_usage(registry: Registry, url: str) -> str | None:
             return f"no execution log at {str(path)!r}"
     try:
         with open_log(url) as log:
-            registry.search_index().set_usage(log.tool_usage())
+            index.set_usage(log.tool_usage())
     except Exception as exc:  # a locked, corrupt or unreachable log: say so, do not trace
         return f"{url}: {exc}"
     return None

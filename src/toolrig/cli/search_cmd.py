@@ -50,12 +50,14 @@ def run_search_command(args: argparse.Namespace) -> int:
     from rich.table import Column, Table
 
     from toolrig.cli.catalog import load_registry, load_usage
+    from toolrig.search import ToolIndex
 
     console = Console()
     if not args.catalog:
         console.print("[red]give at least one --catalog folder or file to search[/red]")
         return 2
     registry = load_registry(args.catalog)
+    index = ToolIndex.follow(registry)
     filters: dict[str, Any] = {}
     if args.type:
         filters["type"] = args.type
@@ -64,12 +66,12 @@ def run_search_command(args: argparse.Namespace) -> int:
     if args.tag:
         filters["tags"] = args.tag
     if args.usage_log:
-        problem = load_usage(registry, args.usage_log)
+        problem = load_usage(index, args.usage_log)
         if problem:
             console.print(f"[red]cannot read tool usage:[/red] {problem}")
             return 2
     try:
-        hits = registry.search(
+        hits = index.search(
             args.query,
             k=args.k,
             filters=filters or None,

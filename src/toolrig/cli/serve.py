@@ -103,19 +103,18 @@ def run_serve(args: argparse.Namespace) -> int:
     add_import_paths(args.import_path)
     registry = build_registry(args.paths, demo=args.demo, watch=args.watch)
     source: Any = registry
-    if args.usage_log:
+    if args.meta_tools:
         from toolrig.cli.catalog import load_usage
+        from toolrig.runtime.executor import ToolExecutor
+        from toolrig.search import ToolIndex, meta_tools
 
-        problem = load_usage(registry, args.usage_log)
+        index = ToolIndex.follow(registry)
+        problem = load_usage(index, args.usage_log) if args.usage_log else None
         if problem:
             print(f"toolrig serve: cannot read tool usage: {problem}", file=sys.stderr)
             registry.close()
             return 2
-    if args.meta_tools:
-        from toolrig.registry.search import meta_tools
-        from toolrig.runtime.executor import ToolExecutor
-
-        source = ToolExecutor(meta_tools(registry.search_index(), registry.executor))
+        source = ToolExecutor(meta_tools(index, ToolExecutor(registry)))
     try:
         serve(
             source,

@@ -1,4 +1,10 @@
-"""What runs: an :class:`Action` holds the callable and its compiled validators."""
+"""What runs: an :class:`Action` holds the callable and its validators.
+
+An action defined from a function gets validators compiled on their first use (see
+:mod:`toolrig.core.validation`): defining many tools costs what exporting them needs. One defined
+from a JSON Schema compiles at definition time, as compiling is what checks the schema and its
+defaults; equal schemas share one compiled validator.
+"""
 
 from __future__ import annotations
 
@@ -21,8 +27,9 @@ __all__ = ["Action", "action_from_function", "action_from_schema", "context_para
 class Action:
     """One callable unit of a tool: its spec, its function and its validators.
 
-    Built once at definition time; per call only :meth:`validate`, :meth:`call` and
-    :meth:`check_output` run.
+    Built once at definition time; per call only ``validator.validate``, :meth:`call` and
+    ``output_validator.check`` run (the validators compile themselves on first use when built
+    lazily, then cost the same as if compiled up front).
     """
 
     __slots__ = (
@@ -133,11 +140,9 @@ def action_from_function(
     return Action(
         spec=spec,
         func=func,
-        validator=ArgumentValidator(sig.arguments_adapter.validator, sig.parameters, subject),  # type: ignore[arg-type]
+        validator=ArgumentValidator(sig.arguments_validator, sig.parameters, subject),
         output_validator=(
-            None
-            if sig.output_adapter is None
-            else OutputValidator(sig.output_adapter.validator, subject)  # type: ignore[arg-type]
+            None if sig.output_validator is None else OutputValidator(sig.output_validator, subject)
         ),
         context_param=sig.context_param,
         positional_only=sig.positional_only,

@@ -7,138 +7,94 @@ Two declaration styles, freely mixed in one class:
   method of the same name implementing each action.
 
 Actions are compiled once per class (in ``__init_subclass__``) and bound once per instance.
+
+Tool options are written as class attributes (``name = "file_tool"``, ``timeout = 10``, ...).
+They are read once, when the class is created, into the class's spec; on an instance each such
+attribute reads the spec, so ``tool.timeout == tool.spec.timeout`` whichever way the tool was
+built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar, overload
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
-from toolrig.core.action import Action, action_from_function, action_from_schema
-from toolrig.core.errors import ErrorCode, ToolDefinitionError
-from toolrig.core.ids import new_call_id
-from toolrig.core.invoke import invoke, invoke_async
-from toolrig.core.params import ToolParameter, parameters_to_schema
-from toolrig.core.result import ToolResult, error_result
-from toolrig.core.spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
-from toolrig.core.suggest import closest
+from toolrig.core.action import Action
+from toolrig.core.declare import ActionSchema, action, class_actions
+from toolrig.core.errors import ToolDefinitionError
+from toolrig.core.options import ToolAnnotations, ToolCost, ToolOptions
+from toolrig.core.result import ToolResult
+from toolrig.core.runner import default_runner
+from toolrig.core.spec import ToolSpec, build_tool_spec
+from toolrig.core.suggest import not_found_message
 
 __all__ = ["ActionSchema", "AssembledTool", "BaseTool", "action"]
 
-F = TypeVar("F", bound=Callable[..., Any])
-_MARK = "__toolrig_action__"
+_OPTIONS = ("name", "description", *ToolOptions.model_fields)
+"""The tool attributes a class declares and an instance reads from its spec."""
+_DEFAULTS: dict[str, Any] = {
+    "name": "",
+    "description": "",
+    **{
+        key: f.get_default(call_default_factory=True) for key, f in ToolOptions.model_fields.items()
+    },
+}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _ActionOptions:
-    name: str | None = None
-    description: str | None = None
-    output_description: str | None = None
-    when_to_use: str | None = None
-    annotations: ToolAnnotations | None = None
-    examples: tuple[str, ...] = ()
+class _SpecField:
+    """A tool option as an attribute: on an instance, the value in its spec (so the two can
+    never disagree); on the class, the value the class declared.
 
+    Setting it on an instance is refused: the spec is frozen, and a second copy of the value
+    is exactly what this attribute exists to prevent.
+    """
 
-@overload
-def action(func: F, /) -> F: ...
-@overload
-def action(
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    output_description: str | None = None,
-    when_to_use: str | None = None,
-    annotations: ToolAnnotations | None = None,
-    examples: Sequence[str] = (),
-) -> Callable[[F], F]: ...
-def action(
-    func: F | None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    output_description: str | None = None,
-    when_to_use: str | None = None,
-    annotations: ToolAnnotations | None = None,
-    examples: Sequence[str] = (),
-) -> F | Callable[[F], F]:
-    """Mark a method of a :class:`BaseTool` subclass as an action (bare or with options)."""
-    options = _ActionOptions(
-        name=name,
-        description=description,
-        output_description=output_description,
-        when_to_use=when_to_use,
-        annotations=annotations,
-        examples=tuple(examples),
-    )
+    __slots__ = ("field",)
 
-    def mark(f: F) -> F:
-        if not callable(f):
-            raise ToolDefinitionError("@action", f"expected a function, got {f!r}")
-        setattr(f, _MARK, options)
-        return f
+    def __init__(self, field: str) -> None:
+        self.field = field
 
-    return mark(func) if func is not None else mark
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is not None:
+            spec = getattr(instance, "_spec", None)
+            if spec is not None:
+                return getattr(spec, self.field)
+            owner = type(instance)  # still in __init__: what the class declared
+        declared: dict[str, Any] = getattr(owner, "_declared", {})
+        return declared.get(self.field, _DEFAULTS[self.field])
 
-
-class ActionSchema(BaseModel):
-    """An action declared as data (the explicit style); its method has the same name."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    name: str
-    description: str = ""
-    parameters: list[ToolParameter] = []
-    output_type: str | None = None
-    output_description: str | None = None
-    output_schema: dict[str, Any] | None = None
-    when_to_use: str | None = None
-    annotations: ToolAnnotations | None = None
-    examples: tuple[str, ...] = ()
-    method: str | None = None
-    """Name of the implementing method, when it differs from ``name``."""
-
-
-_TOOL_FIELDS = (
-    "display_name",
-    "version",
-    "when_to_use",
-    "type",
-    "layer",
-    "tags",
-    "annotations",
-    "timeout",
-    "max_retries",
-    "dependencies",
-    "cost",
-    "examples",
-)
+    def __set__(self, instance: object, value: Any) -> None:
+        raise AttributeError(
+            f"cannot set `{self.field}` on {type(instance).__name__} object: it is read from "
+            "the tool's spec, which is frozen; declare it on the class (or pass it when the "
+            "tool is built)"
+        )
 
 
 class BaseTool:
     """A tool with one or more named actions. Subclass it, or use :class:`~toolrig.Tool` /
     :func:`~toolrig.tool` for single functions."""
 
-    name: ClassVar[str] = ""
-    description: ClassVar[str] = ""
-    display_name: ClassVar[str | None] = None
-    version: ClassVar[str] = "0.1.0"
-    when_to_use: ClassVar[str | None] = None
-    type: ClassVar[str | None] = None
-    layer: ClassVar[str | None] = None
-    tags: ClassVar[Sequence[str]] = ()
-    annotations: ClassVar[ToolAnnotations | None] = None
-    timeout: ClassVar[float | None] = None
-    max_retries: ClassVar[int] = 0
-    dependencies: ClassVar[Sequence[str]] = ()
-    cost: ClassVar[ToolCost | None] = None
-    examples: ClassVar[Sequence[str]] = ()
+    # Declared here for type checkers; at run time each is a _SpecField (installed below).
+    name: ClassVar[str]
+    description: ClassVar[str]
+    display_name: ClassVar[str | None]
+    version: ClassVar[str]
+    when_to_use: ClassVar[str | None]
+    type: ClassVar[str | None]
+    layer: ClassVar[str | None]
+    tags: ClassVar[Sequence[str]]
+    annotations: ClassVar[ToolAnnotations]
+    timeout: ClassVar[float | None]
+    max_retries: ClassVar[int]
+    dependencies: ClassVar[Sequence[str]]
+    cost: ClassVar[ToolCost | None]
+    examples: ClassVar[Sequence[str]]
     actions: ClassVar[Sequence[ActionSchema]] = ()
     """Explicitly declared actions (the explicit style)."""
 
+    _declared: ClassVar[dict[str, Any]] = {}
+    """The options this class declared (its own and inherited), read once from its body."""
     _class_actions: ClassVar[dict[str, Action]] = {}
     _class_spec: ClassVar[ToolSpec | None] = None
 
@@ -147,19 +103,27 @@ class BaseTool:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        own = {key: cls.__dict__[key] for key in _OPTIONS if key in cls.__dict__}
+        for key in own:
+            delattr(cls, key)  # from now on the spec answers (see _SpecField)
+        declared = {**cls._declared, **own}
         if cls.__dict__.get("_abstract_tool", False):
+            cls._declared = declared
             return
-        if not cls.__dict__.get("name"):
-            cls.name = _snake(cls.__name__)
-        if not cls.__dict__.get("description") and cls.__doc__:
-            cls.description = cls.__doc__.strip()
-        cls._class_actions = _collect_actions(cls)
+        if not own.get("name"):
+            declared["name"] = _snake(cls.__name__)
+        if not own.get("description") and cls.__doc__:
+            declared["description"] = cls.__doc__.strip()
+        cls._declared = declared
+        name = declared["name"]
+        cls._class_actions = class_actions(cls, name, _inherited_actions(cls), reserved=_RESERVED)
         if cls._class_actions:
+            options = {k: v for k, v in declared.items() if k not in ("name", "description")}
             cls._class_spec = build_tool_spec(
-                cls.name,
-                cls.description,
+                name,
+                declared.get("description", ""),
                 {n: a.spec for n, a in cls._class_actions.items()},
-                {f: getattr(cls, f) for f in _TOOL_FIELDS},
+                options,
             )
 
     def __init__(self) -> None:
@@ -222,9 +186,11 @@ class BaseTool:
         """``(True, "")`` if ``params`` are valid for ``action``, else ``(False, message)``."""
         from toolrig.core.validation import ArgumentsInvalid
 
-        bound = self._bound.get(action)
+        bound = self.get_action(action)
         if bound is None:
-            return False, self._unknown_action(action)
+            return False, not_found_message(
+                f"{self.spec.name}.{action}", {self.spec.name: self.spec}
+            )
         try:
             bound.validator.validate(params)
         except ArgumentsInvalid as exc:
@@ -237,19 +203,19 @@ class BaseTool:
         params: Mapping[str, Any] | None = None,
         /,
         *,
-        strict: bool = False,
+        strict: bool | None = None,
         tool_call_id: str | None = None,
         **kwargs: Any,
     ) -> ToolResult:
         """Run ``action`` with ``params`` (or keyword arguments) and return a :class:`ToolResult`.
 
-        Never raises for bad input or a failing tool. Timeouts and retries are applied by
-        :class:`~toolrig.ToolExecutor`; this runs the action directly.
+        The call goes through the same pipeline as :meth:`ToolExecutor.execute_sync`
+        (validation, the tool's time limit and retries, output checks), on the default
+        executor. Never raises for bad input or a failing tool.
         """
-        bound = self._bound.get(action)
-        if bound is None:
-            return self._not_found(action, tool_call_id)
-        return invoke(bound, _merge(params, kwargs), strict=strict, tool_call_id=tool_call_id)
+        return default_runner().run_tool_sync(
+            self, action, _merge(params, kwargs), strict=strict, tool_call_id=tool_call_id
+        )
 
     async def aexecute(
         self,
@@ -257,34 +223,13 @@ class BaseTool:
         params: Mapping[str, Any] | None = None,
         /,
         *,
-        strict: bool = False,
+        strict: bool | None = None,
         tool_call_id: str | None = None,
         **kwargs: Any,
     ) -> ToolResult:
         """Async :meth:`execute`; sync actions run in a worker thread."""
-        bound = self._bound.get(action)
-        if bound is None:
-            return self._not_found(action, tool_call_id)
-        return await invoke_async(
-            bound, _merge(params, kwargs), strict=strict, tool_call_id=tool_call_id
-        )
-
-    def _unknown_action(self, action: str) -> str:
-        names = self.get_action_names()
-        text = f"Tool `{self._spec.name}` has no action {action!r}; action not found."
-        near = closest(str(action), names)
-        if near:
-            text += f" Did you mean {' or '.join(repr(n) for n in near)}?"
-        return text + f" Available actions: {', '.join(names)}."
-
-    def _not_found(self, action: str, tool_call_id: str | None) -> ToolResult:
-        return error_result(
-            ErrorCode.NOT_FOUND,
-            self._unknown_action(action),
-            hint="Call one of the available actions.",
-            tool=self._spec.name,
-            action=str(action),
-            tool_call_id=tool_call_id or new_call_id(),
+        return await default_runner().run_tool(
+            self, action, _merge(params, kwargs), strict=strict, tool_call_id=tool_call_id
         )
 
     def __repr__(self) -> str:
@@ -317,101 +262,15 @@ def _merge(params: Mapping[str, Any] | None, kwargs: dict[str, Any]) -> Any:
     return {**params, **kwargs}
 
 
-def build_tool_spec(
-    name: str, description: str, actions: dict[str, ActionSpec], fields: Mapping[str, Any]
-) -> ToolSpec:
-    """A validated :class:`ToolSpec`; problems become one :class:`ToolDefinitionError`."""
-    data = {k: v for k, v in fields.items() if v is not None}
-    for key in ("tags", "dependencies", "examples"):
-        if key in data:
-            if isinstance(data[key], str):
-                raise ToolDefinitionError(
-                    name, f"`{key}` must be a list of strings, not one string"
-                )
-            data[key] = tuple(data[key])
-    try:
-        return ToolSpec(name=name, description=description, actions=actions, **data)
-    except ValidationError as exc:
-        raise ToolDefinitionError(
-            name or "tool",
-            [f"{'.'.join(map(str, e['loc'])) or 'tool'}: {e['msg']}" for e in exc.errors()],
-        ) from None
-
-
-def _collect_actions(cls: type[BaseTool]) -> dict[str, Action]:
+def _inherited_actions(cls: type[BaseTool]) -> dict[str, Action]:
     actions: dict[str, Action] = {}
-    problems: list[str] = []
     for base in reversed(cls.__mro__[1:]):
         actions.update(getattr(base, "_class_actions", {}) or {})
-    for attr, value in cls.__dict__.items():
-        options = getattr(value, _MARK, None)
-        if options is None:
-            continue
-        aname = options.name or attr
-        if attr in _RESERVED:
-            problems.append(
-                f"action method `{attr}` would replace BaseTool.{attr}; name the method "
-                f"differently and keep the action's name with @action(name={attr!r})"
-            )
-            continue
-        if isinstance(value, staticmethod | classmethod):
-            problems.append(f"action `{aname}`: static and class methods cannot be actions")
-            continue
-        try:
-            actions[aname] = action_from_function(
-                value,
-                name=aname,
-                subject=f"{cls.name}.{aname}",
-                description=options.description,
-                skip_first=True,
-                output_description=options.output_description,
-                when_to_use=options.when_to_use,
-                annotations=options.annotations,
-                examples=options.examples,
-            )
-        except ToolDefinitionError as exc:
-            problems.extend(str(exc).splitlines())
-    for schema in cls.__dict__.get("actions", ()) or ():
-        if not isinstance(schema, ActionSchema):
-            problems.append(f"`actions` must hold ActionSchema objects, got {schema!r}")
-            continue
-        method_name = schema.method or schema.name
-        method = getattr(cls, method_name, None)
-        if method_name in _RESERVED:
-            problems.append(
-                f"action {schema.name!r} would run BaseTool.{method_name}; implement it in a "
-                "method with another name and give that name as ActionSchema(method=...)"
-            )
-            continue
-        if method is None or not callable(method):
-            problems.append(
-                f"action {schema.name!r} is declared but the class has no method "
-                f"`{schema.method or schema.name}` to run it"
-            )
-            continue
-        try:
-            actions[schema.name] = action_from_schema(
-                method,
-                name=schema.name,
-                subject=f"{cls.name}.{schema.name}",
-                description=schema.description,
-                parameters=parameters_to_schema(
-                    schema.parameters, subject=f"{cls.name}.{schema.name}"
-                ),
-                output_schema=schema.output_schema
-                or ({"type": schema.output_type} if schema.output_type else None),
-                output_type=schema.output_type,
-                output_description=schema.output_description,
-                when_to_use=schema.when_to_use,
-                annotations=schema.annotations,
-                examples=schema.examples,
-            )
-        except ToolDefinitionError as exc:
-            problems.extend(str(exc).splitlines())
-    if problems:
-        raise ToolDefinitionError(cls.__name__, [p.strip(" -") for p in problems if p.strip()])
     return actions
 
+
+for _key in _OPTIONS:
+    setattr(BaseTool, _key, _SpecField(_key))
 
 _RESERVED = frozenset(
     name for name in dir(BaseTool) if not name.startswith("__") and name not in ("actions",)

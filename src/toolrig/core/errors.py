@@ -65,12 +65,17 @@ class ToolDefinitionError(ValueError):
 class ToolNotFoundError(KeyError):
     """Lookup of a tool that is not registered. Carries the closest valid names."""
 
-    def __init__(self, name: str, suggestions: list[str] | None = None) -> None:
+    def __init__(
+        self, name: str, suggestions: list[str] | None = None, *, message: str | None = None
+    ) -> None:
         self.name = name
         self.suggestions = suggestions or []
+        self.message = message
         super().__init__(name)
 
     def __str__(self) -> str:
+        if self.message:
+            return self.message
         text = f"no tool named {self.name!r}"
         if self.suggestions:
             text += f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?"

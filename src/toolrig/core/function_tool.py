@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, Unpack, overload
 
-from toolrig.core.action import Action, action_from_function, action_from_schema
-from toolrig.core.base import BaseTool, build_tool_spec
+from toolrig.core.action import Action
+from toolrig.core.base import BaseTool
+from toolrig.core.declare import action_options, function_action, schema_action
 from toolrig.core.errors import ToolDefinitionError
+from toolrig.core.options import ActionOptions, ToolOptions, ToolOptionsDict
 from toolrig.core.params import ToolParameter, parameters_to_schema
 from toolrig.core.result import ToolResult
-from toolrig.core.spec import ToolAnnotations, ToolCost
+from toolrig.core.spec import build_tool_spec
 
 __all__ = ["Tool", "tool"]
+
+Parameters = Sequence[ToolParameter] | Mapping[str, Any]
+"""Declared parameters: :class:`ToolParameter` objects, or a JSON Schema of the arguments."""
 
 
 class Tool(BaseTool):
     """A tool with one action that runs ``func``.
 
     Parameters come from ``parameters`` (a list of :class:`ToolParameter` or a JSON Schema) when
-    given, else from ``func``'s type hints and docstring. Calling the tool object calls ``func``
-    directly; :meth:`run` calls it through validation and returns a :class:`ToolResult`.
+    given, else from ``func``'s type hints and docstring. The tool's options are given as
+    keywords (``timeout=5``, ``tags=[...]``, see :class:`~toolrig.core.options.ToolOptions`),
+    as one ``options`` object, or both (the keywords win). Calling the tool object calls
+    ``func`` directly; :meth:`run` calls it through validation and returns a
+    :class:`ToolResult`.
     """
 
     _abstract_tool = True
@@ -29,119 +37,40 @@ class Tool(BaseTool):
         self,
         name: str | None = None,
         description: str | None = None,
-        parameters: Sequence[ToolParameter] | Mapping[str, Any] | None = None,
+        parameters: Parameters | None = None,
         func: Callable[..., Any] | None = None,
         *,
-        when_to_use: str | None = None,
-        tags: Sequence[str] = (),
-        timeout: float | None = None,
-        max_retries: int = 0,
-        version: str = "0.1.0",
-        annotations: ToolAnnotations | None = None,
         output_schema: Mapping[str, Any] | None = None,
         output_description: str | None = None,
-        examples: Sequence[str] = (),
-        display_name: str | None = None,
-        type: str | None = None,
-        layer: str | None = None,
-        dependencies: Sequence[str] = (),
-        cost: ToolCost | None = None,
+        options: ToolOptions | None = None,
+        **more: Unpack[ToolOptionsDict],
     ) -> None:
         if func is None or not callable(func):
             raise ToolDefinitionError(name or "Tool", f"`func` must be a callable, got {func!r}")
         tool_name = name or getattr(func, "__name__", "")
         if not tool_name or tool_name == "<lambda>":
             raise ToolDefinitionError("Tool", "give the tool a `name` (the function has none)")
-        action = self._make_action(
-            func,
+        given: dict[str, Any] = {}
+        if options is not None:
+            given = {key: getattr(options, key) for key in options.model_fields_set}
+        given.update(more)
+        # a single action shares the tool's "when to use" and examples
+        act = action_options(
             tool_name,
-            description,
-            parameters,
-            output_schema,
-            output_description,
-            when_to_use,
-            tuple(examples),
-        )
-        spec = build_tool_spec(
-            tool_name,
-            action.spec.description,
-            {tool_name: action.spec},
             {
-                "display_name": display_name,
-                "version": version,
-                "when_to_use": when_to_use,
-                "type": type,
-                "layer": layer,
-                "tags": tags,
-                "annotations": annotations,
-                "timeout": timeout,
-                "max_retries": max_retries,
-                "dependencies": dependencies,
-                "cost": cost,
-                "examples": examples,
+                "description": description,
+                "output_description": output_description,
+                "output_schema": None if output_schema is None else dict(output_schema),
+                "when_to_use": given.get("when_to_use"),
+                "examples": given.get("examples") or (),
             },
         )
-        action.tool = tool_name
+        action = _make_action(func, tool_name, parameters, act)
+        spec = build_tool_spec(tool_name, action.spec.description, {tool_name: action.spec}, given)
         self._func = func
         self._install(spec, {tool_name: action})
         self.__doc__ = getattr(func, "__doc__", None)
         self.__wrapped__ = func
-
-    @staticmethod
-    def _make_action(
-        func: Callable[..., Any],
-        name: str,
-        description: str | None,
-        parameters: Sequence[ToolParameter] | Mapping[str, Any] | None,
-        output_schema: Mapping[str, Any] | None,
-        output_description: str | None,
-        when_to_use: str | None,
-        examples: tuple[str, ...],
-    ) -> Action:
-        if parameters is None:
-            action = action_from_function(
-                func,
-                name=name,
-                subject=name,
-                description=description,
-                output_description=output_description,
-                when_to_use=when_to_use,
-                examples=examples,
-            )
-            if output_schema is not None:
-                return action_from_schema(
-                    func,
-                    name=name,
-                    subject=name,
-                    description=action.spec.description,
-                    parameters=action.spec.parameters,
-                    output_schema=output_schema,
-                    output_description=action.spec.output_description,
-                    when_to_use=when_to_use,
-                    examples=examples,
-                )
-            return action
-        if isinstance(parameters, Mapping):
-            schema = dict(parameters)
-        else:
-            params = list(parameters)
-            bad = [p for p in params if not isinstance(p, ToolParameter)]
-            if bad:
-                raise ToolDefinitionError(
-                    name, f"`parameters` must be ToolParameter objects, got {bad[0]!r}"
-                )
-            schema = parameters_to_schema(params, subject=name)
-        return action_from_schema(
-            func,
-            name=name,
-            subject=name,
-            description=description or (func.__doc__ or "").strip(),
-            parameters=schema,
-            output_schema=output_schema,
-            output_description=output_description,
-            when_to_use=when_to_use,
-            examples=examples,
-        )
 
     @property
     def action(self) -> Action:
@@ -188,17 +117,11 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    when_to_use: str | None = None,
-    tags: Sequence[str] = (),
-    timeout: float | None = None,
-    max_retries: int = 0,
-    version: str = "0.1.0",
-    annotations: ToolAnnotations | None = None,
+    parameters: Parameters | None = None,
+    output_schema: Mapping[str, Any] | None = None,
     output_description: str | None = None,
-    examples: Sequence[str] = (),
-    type: str | None = None,
-    layer: str | None = None,
-    cost: ToolCost | None = None,
+    options: ToolOptions | None = None,
+    **more: Unpack[ToolOptionsDict],
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 def tool(
     func: Callable[..., Any] | None = None,
@@ -206,40 +129,29 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    when_to_use: str | None = None,
-    tags: Sequence[str] = (),
-    timeout: float | None = None,
-    max_retries: int = 0,
-    version: str = "0.1.0",
-    annotations: ToolAnnotations | None = None,
+    parameters: Parameters | None = None,
+    output_schema: Mapping[str, Any] | None = None,
     output_description: str | None = None,
-    examples: Sequence[str] = (),
-    type: str | None = None,
-    layer: str | None = None,
-    cost: ToolCost | None = None,
+    options: ToolOptions | None = None,
+    **more: Unpack[ToolOptionsDict],
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a (sync or async) function into a :class:`Tool`; use bare or with options.
 
-    The schema comes from the type hints, defaults and docstring. Problems with the signature
-    are reported at decoration time, every one of them, naming the parameters.
+    Takes every keyword :class:`Tool` takes. The schema comes from the type hints, defaults
+    and docstring (or from ``parameters``). Problems with the signature are reported at
+    decoration time, every one of them, naming the parameters.
     """
 
     def wrap(f: Callable[..., Any]) -> Tool:
         return Tool(
-            name=name,
-            description=description,
-            func=f,
-            when_to_use=when_to_use,
-            tags=tags,
-            timeout=timeout,
-            max_retries=max_retries,
-            version=version,
-            annotations=annotations,
+            name,
+            description,
+            parameters,
+            f,
+            output_schema=output_schema,
             output_description=output_description,
-            examples=examples,
-            type=type,
-            layer=layer,
-            cost=cost,
+            options=options,
+            **more,
         )
 
     if func is not None:
@@ -247,3 +159,24 @@ def tool(
             raise ToolDefinitionError("@tool", f"expected a function, got {func!r}")
         return wrap(func)
     return wrap
+
+
+def _make_action(
+    func: Callable[..., Any], name: str, parameters: Parameters | None, options: ActionOptions
+) -> Action:
+    """The tool's one action: from the signature, or from the declared parameters."""
+    if parameters is None:
+        return function_action(func, name=name, subject=name, options=options)
+    if isinstance(parameters, Mapping):
+        schema = dict(parameters)
+    else:
+        params = list(parameters)
+        bad = [p for p in params if not isinstance(p, ToolParameter)]
+        if bad:
+            raise ToolDefinitionError(
+                name, f"`parameters` must be ToolParameter objects, got {bad[0]!r}"
+            )
+        schema = parameters_to_schema(params, subject=name)
+    if options.description is None:
+        options = options.model_copy(update={"description": (func.__doc__ or "").strip()})
+    return schema_action(func, name=name, subject=name, parameters=schema, options=options)

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from toolrig.core.spec import Loc, Problem
+
 __all__ = ["ActionParam", "ParamType", "ToolParameter", "parameters_to_schema"]
 
 ParamType = Literal["string", "integer", "number", "boolean", "array", "object", "any", "null"]
@@ -173,19 +175,26 @@ ActionParam = ToolParameter
 def parameters_to_schema(
     params: list[ToolParameter] | tuple[ToolParameter, ...], *, subject: str
 ) -> dict[str, Any]:
-    """An object JSON Schema from a parameter list; rejects unnamed and duplicate parameters."""
+    """An object JSON Schema from a parameter list.
+
+    Rejects unnamed and duplicate parameters, and defaults (nested ones included) that break
+    their own parameter's constraints; every problem is reported in one
+    :class:`~toolrig.ToolDefinitionError`, located from ``("parameters", index, ...)``.
+    """
     from toolrig.core.errors import ToolDefinitionError
 
     problems: list[str] = []
     properties: dict[str, Any] = {}
     required: list[str] = []
     for index, param in enumerate(params):
+        loc = ("parameters", index)
         if not param.name:
-            problems.append(f"parameter #{index + 1} has no name")
+            problems.append(Problem(f"parameter #{index + 1} has no name", loc))
             continue
         if param.name in properties:
-            problems.append(f"parameter {param.name!r} is declared twice")
+            problems.append(Problem(f"parameter {param.name!r} is declared twice", loc))
             continue
+        problems.extend(_default_problems(param, param.name, loc))
         properties[param.name] = param.to_json_schema()
         if param.is_required:
             required.append(param.name)
@@ -195,3 +204,43 @@ def parameters_to_schema(
     if required:
         schema["required"] = required
     return schema
+
+
+def _default_problems(param: ToolParameter, label: str, loc: Loc) -> list[Problem]:
+    """Defaults of ``param`` and of its nested properties that break their own constraints."""
+    problems = []
+    if param.has_default:
+        why = _default_breaks(param)
+        if why is not None:
+            problems.append(
+                Problem(
+                    f"parameter `{label}`: default {param.default!r} breaks its own "
+                    f"constraints ({why})",
+                    (*loc, "default"),
+                )
+            )
+    for key, child in (param.properties or {}).items():
+        problems.extend(_default_problems(child, f"{label}.{key}", (*loc, "properties", key)))
+    return problems
+
+
+def _default_breaks(param: ToolParameter) -> str | None:
+    """Why ``param``'s default fails its own schema, in one line (``None``: it does not).
+
+    Checked strictly, as a model would have to send it. A schema that does not compile is
+    reported by whoever compiles the parameters, not here.
+    """
+    from pydantic_core import ValidationError
+
+    from toolrig.core.schema_compiler import SchemaCompileError, compile_schema
+
+    schema = {k: v for k, v in param.to_json_schema().items() if k != "default"}
+    try:
+        compile_schema(schema, forbid_extra=False).validate_python(param.default, strict=True)
+    except SchemaCompileError:
+        return None
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(map(str, first["loc"]))
+        return f"{where}: {first['msg']}" if where else first["msg"]
+    return None

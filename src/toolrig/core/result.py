@@ -9,13 +9,14 @@ from typing import Any, Literal, overload
 
 from pydantic_core import to_jsonable_python
 
-from toolrig.core.errors import ErrorCode, ToolResultError
+from toolrig.core.errors import ErrorCode, ToolError, ToolResultError
 from toolrig.core.ids import new_call_id
 
 __all__ = [
     "ErrorInfo",
     "ResultMetadata",
     "ToolResult",
+    "error_from_exception",
     "error_result",
     "success_result",
     "to_jsonable",
@@ -281,4 +282,41 @@ def error_result(
             code=str(code), message=message, hint=hint, details=details, retryable=retryable
         ),
         metadata=_metadata(tool, action, tool_call_id, started_at),
+    )
+
+
+_MAX_MESSAGE = 2000
+
+
+def error_from_exception(exc: BaseException, subject: str) -> ErrorInfo:
+    """The model-facing error for an exception raised inside a tool."""
+    if isinstance(exc, ToolError):
+        return ErrorInfo(
+            code=exc.code,
+            message=exc.message,
+            hint=exc.hint,
+            details=exc.details,
+            retryable=exc.retryable,
+        )
+    try:
+        text = str(exc)
+    except Exception:  # an exception whose own __str__ fails must not escape the call
+        text = "(its message could not be rendered)"
+    if len(text) > _MAX_MESSAGE:
+        text = text[:_MAX_MESSAGE] + f"... [{len(text) - _MAX_MESSAGE} characters cut]"
+    name = type(exc).__name__
+    if isinstance(exc, TimeoutError):
+        return ErrorInfo(
+            code=ErrorCode.TIMEOUT,
+            message=f"`{subject}` timed out: {name}: {text}".rstrip(": "),
+            retryable=True,
+        )
+    if isinstance(exc, PermissionError):
+        return ErrorInfo(
+            code=ErrorCode.PERMISSION_DENIED, message=f"`{subject}` was refused: {name}: {text}"
+        )
+    return ErrorInfo(
+        code=ErrorCode.EXECUTION_ERROR,
+        message=f"`{subject}` failed: {name}: {text}" if text else f"`{subject}` failed: {name}",
+        retryable=isinstance(exc, ConnectionError),
     )

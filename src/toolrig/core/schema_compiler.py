@@ -1,4 +1,4 @@
-"""Compile a JSON Schema into a pydantic-core validator, once, at definition time.
+"""Compile a JSON Schema (or a pydantic-core schema) into a pydantic-core validator, once.
 
 Supported: ``type`` (single or list), ``enum``, ``const``, ``anyOf``/``oneOf``, ``allOf``,
 ``$ref`` into ``$defs``/``definitions``, numeric bounds, string length/pattern/format (date,
@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping
 from datetime import date, datetime, time
 from typing import Any, cast
 
-from pydantic_core import CoreSchema, PydanticCustomError, SchemaValidator
+from pydantic_core import CoreConfig, CoreSchema, PydanticCustomError, SchemaValidator
 from pydantic_core import core_schema as cs
 
-__all__ = ["SchemaCompileError", "compile_schema"]
+__all__ = ["SchemaCompileError", "compile_core_schema", "compile_schema"]
 
 _MAX_DEPTH = 64
 
@@ -39,14 +39,31 @@ def compile_schema(schema: Mapping[str, Any], *, forbid_extra: bool = True) -> S
     tools repeat a schema (no parameters, one ``query`` string, a template's parameters), and
     compiling is most of the cost of defining a tool.
     """
-    key = _cache_key(schema, forbid_extra)
+    key = _cache_key(b"1" if forbid_extra else b"0", schema)
+    return _shared(key, lambda: _compile(schema, forbid_extra))
+
+
+def compile_core_schema(core: CoreSchema, config: CoreConfig | None = None) -> SchemaValidator:
+    """A validator for a pydantic-core schema, shared like :func:`compile_schema`'s between
+    equal schemas (tools with the same parameters compile them once)."""
+    key = _cache_key(b"c", (core, config))
+    return _shared(key, lambda: SchemaValidator(core, config))
+
+
+_CACHE_SIZE = 1024
+_cache: OrderedDict[bytes, SchemaValidator] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _shared(key: bytes | None, compile_: Callable[[], SchemaValidator]) -> SchemaValidator:
+    """The cached validator for ``key``, else a new one (kept unless ``key`` is ``None``)."""
     if key is not None:
         with _cache_lock:
             cached = _cache.get(key)
             if cached is not None:
                 _cache.move_to_end(key)
                 return cached
-    validator = _compile(schema, forbid_extra)
+    validator = compile_()
     if key is not None:
         with _cache_lock:
             _cache[key] = validator
@@ -55,19 +72,14 @@ def compile_schema(schema: Mapping[str, Any], *, forbid_extra: bool = True) -> S
     return validator
 
 
-_CACHE_SIZE = 1024
-_cache: OrderedDict[bytes, SchemaValidator] = OrderedDict()
-_cache_lock = threading.Lock()
-
-
-def _cache_key(schema: Mapping[str, Any], forbid_extra: bool) -> bytes | None:
+def _cache_key(kind: bytes, schema: Any) -> bytes | None:
     """The schema serialised by :mod:`marshal` (fast, and exact about types: ``True`` is not
-    ``1``, a tuple is not a list); ``None`` (not shared) when it holds anything else, such as
-    Python objects or mapping subclasses. Key order counts: a reordered schema is compiled
-    again, which is only slower."""
+    ``1``, a tuple is not a list), after ``kind``; ``None`` (not shared) when it holds anything
+    else, such as Python objects or mapping subclasses. Key order counts: a reordered schema is
+    compiled again, which is only slower."""
     try:
         marshalled: bytes = marshal.dumps(cast(Any, schema))
-        return (b"1" if forbid_extra else b"0") + marshalled
+        return kind + marshalled
     except ValueError:
         return None
 

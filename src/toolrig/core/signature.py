@@ -2,27 +2,44 @@
 
 Pipeline: 1) read the signature and type hints; 2) reject what cannot be a tool parameter,
 collecting every problem; 3) find the injected context parameter; 4) parse the docstring
-(Google, NumPy, Sphinx); 5) build a TypedDict of the parameters and let pydantic compile its
-validator and JSON Schema; 6) do the same for the return type.
+(Google, NumPy, Sphinx); 5) build the JSON Schema of the parameters, and the way to compile
+their validator; 6) do the same for the return type.
+
+Step 5 is what defining a tool costs. For the annotations tools use, :mod:`.type_schema` builds
+the JSON Schema pydantic would and leaves the validator to be compiled on first call (its core
+schema is ready, so that takes microseconds); anything else (models, dataclasses, TypedDicts...)
+goes through a pydantic ``TypeAdapter`` of a ``TypedDict`` of the parameters, compiled now.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
+import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, get_args, get_origin
 
 from pydantic import ConfigDict, Field, PydanticSchemaGenerationError, TypeAdapter
 from pydantic.errors import PydanticUserError
+from pydantic_core import SchemaValidator
 from typing_extensions import TypedDict
 
 from toolrig.core.context import ToolContext
 from toolrig.core.errors import ToolDefinitionError
 from toolrig.core.result import to_jsonable
+from toolrig.core.schema_compiler import compile_core_schema
 from toolrig.core.schema_tidy import tidy_schema
+from toolrig.core.type_schema import (
+    FieldSpec,
+    Schemas,
+    Unsupported,
+    arguments_schemas,
+    value_schemas,
+)
+from toolrig.core.validation import ValidatorSource
 
 __all__ = ["FunctionSignature", "describe_function", "parse_docstring"]
 
@@ -34,11 +51,12 @@ class FunctionSignature:
     description: str
     parameters: dict[str, Any]
     """JSON Schema of the arguments the model gives."""
-    arguments_adapter: TypeAdapter[Any]
+    arguments_validator: ValidatorSource
+    """The arguments' validator, or the function compiling it on first use."""
     context_param: str | None
     positional_only: tuple[str, ...]
     output_schema: dict[str, Any] | None
-    output_adapter: TypeAdapter[Any] | None
+    output_validator: ValidatorSource | None
     output_type: str | None
     output_description: str | None
     param_descriptions: dict[str, str] = field(default_factory=dict)
@@ -56,9 +74,45 @@ def parse_docstring(func: Callable[..., Any]) -> _Doc:
     raw = inspect.getdoc(func) or ""
     if not raw:
         return _Doc("", {}, None)
+    doc = _parse_text(raw)
+    return _Doc(doc.description, dict(doc.params), doc.returns)
+
+
+_OTHER_STYLES = re.compile(r"^(?:[:@]|\.\.|-+\s*$)", re.MULTILINE)
+"""Where a reST (``:param``), epydoc (``@param``) or NumPy (a ``----`` underline, ``..
+deprecated::``) section could start; without any, only the Google parser can find sections."""
+
+
+@functools.cache
+def _google_parser() -> Any:
+    from docstring_parser.google import GoogleParser
+
+    return GoogleParser()
+
+
+def _parse_styles(raw: str) -> Any:
+    """``docstring_parser.parse(raw)``, the same result at a fraction of the cost.
+
+    That tries the four styles and keeps the one finding the most sections (the first on a tie).
+    Without a line where another style's section could start, they find none: the result is the
+    Google one when it found sections, else the reST one (first on a tie of zero).
+    """
     import docstring_parser  # only needed when a tool is defined
 
-    doc = docstring_parser.parse(raw)
+    if _OTHER_STYLES.search(raw) is None:
+        try:
+            doc = _google_parser().parse(raw)
+        except docstring_parser.ParseError:
+            return docstring_parser.parse(raw)
+        return doc if doc.meta else docstring_parser.rest.parse(raw)
+    return docstring_parser.parse(raw)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_text(raw: str) -> _Doc:
+    """The parsed docstring, kept: methods shared by tool classes and tools defined again (tests,
+    reloads) repeat the same text."""
+    doc = _parse_styles(raw)
     short, long = doc.short_description, doc.long_description
     if short and long and not doc.blank_after_short_description:
         # a summary wrapped over several lines: the parser keeps only its first line as "short"
@@ -98,7 +152,7 @@ def describe_function(
     doc = parse_docstring(func)
 
     problems: list[str] = []
-    fields: dict[str, Any] = {}
+    fields: list[FieldSpec] = []
     defaults: dict[str, Any] = {}
     context_param: str | None = None
     positional_only: list[str] = []
@@ -132,24 +186,14 @@ def describe_function(
             annotation = type(param.default)
         if param.kind is param.POSITIONAL_ONLY:
             positional_only.append(name)
-        description = doc.params.get(name)
-        if description:
-            annotation = typing.Annotated[annotation, Field(description=description)]
-        if param.default is inspect.Parameter.empty:
-            fields[name] = annotation
-        else:
-            fields[name] = NotRequired[annotation]
+        required = param.default is inspect.Parameter.empty
+        fields.append(FieldSpec(name, annotation, doc.params.get(name) or None, required))
+        if not required:
             defaults[name] = param.default
     if problems:
         raise ToolDefinitionError(subject, problems)
 
-    adapter = _arguments_adapter(subject, fields)
-    try:
-        schema = adapter.json_schema()
-    except Exception as exc:
-        raise ToolDefinitionError(
-            subject, f"cannot build a JSON Schema of the parameters: {exc}"
-        ) from exc
+    schema, validator = _arguments(subject, fields)
     schema = tidy_schema(schema)
     schema.pop("additionalProperties", None)
     properties = schema.setdefault("properties", {})
@@ -157,17 +201,17 @@ def describe_function(
         if name in properties:
             properties[name]["default"] = to_jsonable(default)
 
-    output_adapter, output_schema, output_type = _output(
+    output_validator, output_schema, output_type = _output(
         hints.get("return", inspect.Parameter.empty)
     )
     return FunctionSignature(
         description=doc.description,
         parameters=schema,
-        arguments_adapter=adapter,
+        arguments_validator=validator,
         context_param=context_param,
         positional_only=tuple(positional_only),
         output_schema=output_schema,
-        output_adapter=output_adapter,
+        output_validator=output_validator,
         output_type=output_type,
         output_description=doc.returns,
         param_descriptions=doc.params,
@@ -207,6 +251,51 @@ def _type_hints(func: Callable[..., Any], sig: inspect.Signature, subject: str) 
     return hints
 
 
+def _arguments(subject: str, fields: Sequence[FieldSpec]) -> tuple[dict[str, Any], ValidatorSource]:
+    """The parameters' JSON Schema (as pydantic writes it, before tidying) and their validator
+    (compiled on first use when built without pydantic)."""
+    title = f"{_safe(subject)}_arguments"
+    try:
+        direct = arguments_schemas(fields, title)
+    except Unsupported:
+        return _pydantic_arguments(subject, fields)
+    validator = _deferred(direct)
+    if validator is None:  # pydantic reports the problem (a bad pattern) as it always has
+        return _pydantic_arguments(subject, fields)
+    return direct.json, validator
+
+
+def _deferred(direct: Schemas) -> ValidatorSource | None:
+    """A function compiling ``direct``'s validator; compiled now when it must be checked at
+    definition time (``None`` if that fails)."""
+    compile_ = functools.partial(compile_core_schema, direct.core, direct.config)
+    if not direct.eager:
+        return compile_
+    try:
+        return compile_()
+    except Exception:
+        return None
+
+
+def _pydantic_arguments(
+    subject: str, fields: Sequence[FieldSpec]
+) -> tuple[dict[str, Any], SchemaValidator]:
+    annotations: dict[str, Any] = {}
+    for spec in fields:
+        annotation = spec.annotation
+        if spec.description:
+            annotation = typing.Annotated[annotation, Field(description=spec.description)]
+        annotations[spec.name] = annotation if spec.required else NotRequired[annotation]
+    adapter = _arguments_adapter(subject, annotations)
+    try:
+        schema = adapter.json_schema()
+    except Exception as exc:
+        raise ToolDefinitionError(
+            subject, f"cannot build a JSON Schema of the parameters: {exc}"
+        ) from exc
+    return schema, adapter.validator  # type: ignore[return-value]
+
+
 def _arguments_adapter(subject: str, fields: dict[str, Any]) -> TypeAdapter[Any]:
     make_typed_dict: Any = TypedDict
     typed_dict: Any = make_typed_dict(f"{_safe(subject)}_arguments", fields)
@@ -224,19 +313,29 @@ def _arguments_adapter(subject: str, fields: dict[str, Any]) -> TypeAdapter[Any]
         raise ToolDefinitionError(subject, bad or [f"unsupported parameter types: {exc}"]) from exc
 
 
-def _output(annotation: Any) -> tuple[TypeAdapter[Any] | None, dict[str, Any] | None, str | None]:
+def _output(annotation: Any) -> tuple[ValidatorSource | None, dict[str, Any] | None, str | None]:
+    """The return value's validator, JSON Schema and JSON type in one word."""
     if annotation in (inspect.Parameter.empty, None, type(None), Any, typing.NoReturn):
         return None, None, None
+    validator: ValidatorSource | None = None
     try:
-        adapter: TypeAdapter[Any] = TypeAdapter(annotation)
-        schema = tidy_schema(adapter.json_schema(mode="serialization"))
-    except Exception:
-        # An arbitrary class as return type: accepted, but not validated or described.
-        return None, None, getattr(annotation, "__name__", None)
+        direct = value_schemas(annotation)
+        validator = _deferred(direct)
+        schema = tidy_schema(direct.json)
+    except Unsupported:
+        pass
+    if validator is None:
+        try:
+            adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+            schema = tidy_schema(adapter.json_schema(mode="serialization"))
+            validator = adapter.validator  # type: ignore[assignment]
+        except Exception:
+            # An arbitrary class as return type: accepted, but not validated or described.
+            return None, None, getattr(annotation, "__name__", None)
     kind = schema.get("type")
     if kind is None and ("anyOf" in schema or "$ref" in schema):
         kind = "object" if "$ref" in schema else None
-    return adapter, schema, kind if isinstance(kind, str) else None
+    return validator, schema, kind if isinstance(kind, str) else None
 
 
 def _safe(name: str) -> str:

@@ -1,22 +1,33 @@
 """The one plain-data description of a tool that every definition style ends as.
 
 Providers, prompts and servers read only these specs; what runs (callables, validators) lives
-in :mod:`toolrig.core.action`.
+in :mod:`toolrig.core.action`. The options are declared once, in :mod:`toolrig.core.options`,
+and inherited here.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
-__all__ = ["ActionSpec", "ToolAnnotations", "ToolCost", "ToolSpec"]
+from toolrig.core.errors import ToolDefinitionError
+from toolrig.core.options import ActionOptions, ToolAnnotations, ToolCost, ToolOptions
 
-_SEMVER = re.compile(
-    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
-)
+__all__ = [
+    "ActionSpec",
+    "Problem",
+    "ToolAnnotations",
+    "ToolCost",
+    "ToolSpec",
+    "build_tool_spec",
+    "check_name",
+    "validation_problems",
+]
+
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\- ]{0,127}$")
 NAME_RULE = "1-128 characters: letters, digits, '_', '-', '.', spaces; not starting with a symbol"
 
@@ -28,56 +39,15 @@ def check_name(value: str) -> str:
     return value
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
-
-
-class ToolAnnotations(_Frozen):
-    """Behaviour hints shown to models and MCP clients (hints, not guarantees)."""
-
-    title: str | None = None
-    read_only: bool | None = Field(None, alias="readOnlyHint")
-    """The tool does not change its environment."""
-    destructive: bool | None = Field(None, alias="destructiveHint")
-    """The tool may delete or overwrite things (meaningful when not read-only)."""
-    idempotent: bool | None = Field(None, alias="idempotentHint")
-    """Calling it again with the same arguments has no further effect."""
-    open_world: bool | None = Field(None, alias="openWorldHint")
-    """The tool talks to the world outside (web, remote services)."""
-
-    def merged(self, override: ToolAnnotations | None) -> ToolAnnotations:
-        """These annotations with every field set in ``override`` replaced."""
-        if override is None:
-            return self
-        return self.model_copy(update=override.model_dump(exclude_unset=True, by_alias=False))
-
-
-class ToolCost(_Frozen):
-    """What a call costs: ``base_cost + per_item_cost x items`` (items: the first array given)."""
-
-    base_cost: float = Field(0.0, ge=0)
-    per_item_cost: float = Field(0.0, ge=0)
-    unit: str = "USD"
-
-
-class ActionSpec(_Frozen):
+class ActionSpec(ActionOptions):
     """One callable unit of a tool: what the model sees for it."""
 
     name: str
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     """JSON Schema (an object schema) of the arguments."""
-    output_schema: dict[str, Any] | None = None
-    """JSON Schema of the output, when declared."""
     output_type: str | None = None
     """The output's JSON type in one word (``string``, ``object``, ...)."""
-    output_description: str | None = None
-    """One line saying what the output is."""
-    when_to_use: str | None = None
-    annotations: ToolAnnotations | None = None
-    """Overrides of the tool's annotations for this action (e.g. ``read`` is read-only)."""
-    examples: tuple[str, ...] = ()
-    """Sample requests this action answers (used by prompts and tool search)."""
 
     @field_validator("name")
     @classmethod
@@ -92,26 +62,11 @@ class ActionSpec(_Frozen):
         return value
 
 
-class ToolSpec(_Frozen):
+class ToolSpec(ToolOptions):
     """Everything known about a tool except the code that runs it."""
 
     name: str
     description: str = ""
-    display_name: str | None = None
-    version: str = "0.1.0"
-    when_to_use: str | None = None
-    type: str | None = None
-    """A free category such as ``data``, ``analysis``, ``content``, ``business``."""
-    layer: str | None = None
-    tags: tuple[str, ...] = ()
-    annotations: ToolAnnotations = Field(default_factory=ToolAnnotations)
-    timeout: float | None = Field(None, gt=0)
-    """Seconds before a call is abandoned; ``None`` means no limit."""
-    max_retries: int = Field(0, ge=0, le=100)
-    """Extra attempts after a retryable failure (timeouts, transient errors)."""
-    dependencies: tuple[str, ...] = ()
-    cost: ToolCost | None = None
-    examples: tuple[str, ...] = ()
     actions: dict[str, ActionSpec]
     """The tool's actions by name; a single-action tool has one, named like the tool."""
 
@@ -119,13 +74,6 @@ class ToolSpec(_Frozen):
     @classmethod
     def _valid_name(cls, value: str) -> str:
         return check_name(value)
-
-    @field_validator("version")
-    @classmethod
-    def _semver(cls, value: str) -> str:
-        if not _SEMVER.match(value):
-            raise ValueError(f"version {value!r} is not a semantic version such as 1.2.0")
-        return value
 
     @field_validator("actions")
     @classmethod
@@ -145,3 +93,62 @@ class ToolSpec(_Frozen):
     def action_annotations(self, action: str) -> ToolAnnotations:
         """The tool's annotations with the action's own overrides applied."""
         return self.annotations.merged(self.actions[action].annotations)
+
+
+def build_tool_spec(
+    name: str,
+    description: str,
+    actions: Mapping[str, ActionSpec],
+    options: ToolOptions | Mapping[str, Any] | None = None,
+) -> ToolSpec:
+    """The validated :class:`ToolSpec`; every problem (name, options, actions) is reported in
+    one :class:`ToolDefinitionError`.
+
+    ``options`` is a :class:`ToolOptions`, or the options as given (keyword arguments, class
+    attributes), so that a bad option and a bad name come out together; there a ``None`` value
+    means the option's default.
+    """
+    if isinstance(options, ToolOptions):
+        fields = {key: getattr(options, key) for key in ToolOptions.model_fields}
+    else:
+        fields = {key: value for key, value in (options or {}).items() if value is not None}
+    try:
+        return ToolSpec(name=name, description=description, actions=dict(actions), **fields)
+    except ValidationError as exc:
+        raise ToolDefinitionError(name or "tool", validation_problems(exc)) from None
+
+
+Loc = tuple[str | int, ...]
+
+
+class Problem(str):
+    """One problem of a definition: its text, and where it is.
+
+    ``loc`` lists the keys and indexes from the definition's root (``("parameters", 0,
+    "default")``), as pydantic reports them, so a YAML loader can point at the file's line
+    without reading the text back. It is a ``str`` so that
+    :attr:`ToolDefinitionError.problems <toolrig.ToolDefinitionError>` stays a list of texts.
+    """
+
+    loc: Loc
+
+    def __new__(cls, message: str, loc: Loc = ()) -> Problem:
+        problem = super().__new__(cls, message)
+        problem.loc = loc
+        return problem
+
+    def within(self, *prefix: str | int) -> Problem:
+        """The same problem, located inside ``prefix``."""
+        return Problem(self, (*prefix, *self.loc))
+
+
+def validation_problems(exc: ValidationError) -> list[Problem]:
+    """One problem per error of a pydantic validation: ``field.path: message``, located."""
+    return [_problem(error) for error in exc.errors(include_url=False)]
+
+
+def _problem(error: ErrorDetails) -> Problem:
+    where = ".".join(map(str, error["loc"])) or "tool"
+    cause = (error.get("ctx") or {}).get("error")
+    message = str(cause) if error["type"] == "value_error" and cause else error["msg"]
+    return Problem(f"{where}: {message}", tuple(error["loc"]))

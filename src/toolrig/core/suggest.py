@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-__all__ = ["closest"]
+if TYPE_CHECKING:
+    from toolrig.core.spec import ToolSpec
+
+__all__ = ["closest", "not_found_message"]
 
 
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
@@ -23,3 +27,37 @@ def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
                 if len(found) == n:
                     break
     return found
+
+
+def not_found_message(name: object, tools: Mapping[str, ToolSpec]) -> str:
+    """The one answer to a call name that names nothing: what is wrong and the closest names.
+
+    ``tools`` are the known tools by name. Every entry point (executor, ``Tool.run``,
+    providers, MCP server, catalogue lookups) words a missing tool or action with this text.
+    """
+    text = str(name)
+    tool_name, _, action_name = text.replace("__", ".").partition(".")
+    spec = tools.get(tool_name) if isinstance(name, str) else None
+    if spec is not None and (spec.is_multi_action or action_name):
+        actions = list(spec.actions)
+        if action_name:
+            message = f"Tool `{tool_name}` has no action {action_name!r}; action not found."
+            near = closest(action_name, actions)
+        else:
+            message = f"Tool `{tool_name}` has several actions; name one."
+            near = []
+        if near:
+            message += f" Did you mean {' or '.join(repr(f'{tool_name}.{a}') for a in near)}?"
+        if spec.is_multi_action:
+            return message + f" Available: {', '.join(f'{tool_name}.{a}' for a in actions)}."
+        return message + f" `{tool_name}` is called by its own name."
+    listed = sorted(
+        f"{t.name}.{a}" if t.is_multi_action else t.name for t in tools.values() for a in t.actions
+    )
+    near = closest(text, listed) if isinstance(name, str) else []
+    message = f"Tool {text!r} not found."
+    if near:
+        message += f" Did you mean {' or '.join(repr(n) for n in near)}?"
+    shown = ", ".join(listed[:50]) or "(none)"
+    more = f" and {len(listed) - 50} more" if len(listed) > 50 else ""
+    return message + f" Available tools: {shown}{more}."

@@ -2,14 +2,16 @@
 
 A :class:`ArgumentValidator` is built once per action. Per call it runs one compiled
 pydantic-core validation; only on failure does it do more work (decode JSON passed as a string,
-build the message).
+build the message). Its pydantic-core validator may be given compiled, or as a function that
+compiles it: then the first validation compiles it (defining a tool need not pay for validators
+no call may ever use), and every later one reaches the compiled validator directly.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 from pydantic_core import SchemaValidator, ValidationError
 
@@ -21,9 +23,13 @@ __all__ = [
     "ArgumentValidator",
     "ArgumentsInvalid",
     "OutputValidator",
+    "ValidatorSource",
     "format_path",
     "json_type_of",
 ]
+
+ValidatorSource: TypeAlias = SchemaValidator | Callable[[], SchemaValidator]
+"""A compiled validator, or a function that compiles it (called on first use, once)."""
 
 _MAX_SHOWN = 80
 _MAX_PROBLEMS = 20
@@ -143,17 +149,53 @@ def _describe_type(sub: Mapping[str, Any] | None) -> str:
     return "a value"
 
 
+class _OnFirstUse:
+    """Stands in for a validator not compiled yet. The first validation compiles it and puts it in
+    its owner's place, so later calls cost what they would have cost had it been compiled at
+    definition time (two threads racing on the first call may both compile: harmless)."""
+
+    __slots__ = ("_compile", "_owner")
+
+    def __init__(
+        self, owner: ArgumentValidator | OutputValidator, compile_: Callable[[], Any]
+    ) -> None:
+        self._owner = owner
+        self._compile = compile_
+
+    def compiled(self) -> SchemaValidator:
+        """Compile, install in the owner, return."""
+        validator: SchemaValidator = self._compile()
+        self._owner._validator = validator
+        return validator
+
+    def validate_python(self, value: Any, **kwargs: Any) -> Any:
+        return self.compiled().validate_python(value, **kwargs)
+
+    def validate_json(self, value: str | bytes, **kwargs: Any) -> Any:
+        return self.compiled().validate_json(value, **kwargs)
+
+
+def _installable(owner: ArgumentValidator | OutputValidator, source: ValidatorSource) -> Any:
+    return source if isinstance(source, SchemaValidator) else _OnFirstUse(owner, source)
+
+
 class ArgumentValidator:
-    """Validates a call's arguments against an action's parameter schema (compiled once)."""
+    """Validates a call's arguments against an action's parameter schema (compiled once, when
+    first needed if given as a function)."""
 
     __slots__ = ("_hint", "_names", "_validator", "schema", "subject")
 
-    def __init__(self, validator: SchemaValidator, schema: Mapping[str, Any], subject: str) -> None:
-        self._validator = validator
+    def __init__(self, validator: ValidatorSource, schema: Mapping[str, Any], subject: str) -> None:
+        self._validator: SchemaValidator | _OnFirstUse = _installable(self, validator)
         self.schema = schema
         self.subject = subject
         self._names = tuple((schema.get("properties") or {}).keys())
         self._hint: str | None = None
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the pydantic-core validator has been compiled yet."""
+        return isinstance(self._validator, SchemaValidator)
 
     def validate(self, arguments: Any, *, strict: bool = False) -> dict[str, Any]:
         """The validated (and, unless ``strict``, safely coerced) arguments.
@@ -283,13 +325,19 @@ class ArgumentValidator:
 
 
 class OutputValidator:
-    """Checks a tool's output against its declared type or schema (compiled once)."""
+    """Checks a tool's output against its declared type or schema (compiled once, when first
+    needed if given as a function)."""
 
     __slots__ = ("_validator", "subject")
 
-    def __init__(self, validator: SchemaValidator, subject: str) -> None:
-        self._validator = validator
+    def __init__(self, validator: ValidatorSource, subject: str) -> None:
+        self._validator: SchemaValidator | _OnFirstUse = _installable(self, validator)
         self.subject = subject
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the pydantic-core validator has been compiled yet."""
+        return isinstance(self._validator, SchemaValidator)
 
     def check(self, output: Any) -> ErrorInfo | None:
         """``None`` when the output is valid, else an ``invalid_output`` error."""

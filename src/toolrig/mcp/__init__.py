@@ -20,7 +20,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from toolrig.mcp.client import MCPToolSource, add_mcp_server, add_mcp_server_async
 from toolrig.mcp.serve import serve, serve_async
-from toolrig.mcp.server import ERROR_META_KEY, ToolServer
+from toolrig.mcp.server import ToolServer
 from toolrig.mcp.transports import (
     BearerTokenMiddleware,
     UnsafeBindError,
@@ -29,6 +29,7 @@ from toolrig.mcp.transports import (
     serve_http,
     serve_stdio,
 )
+from toolrig.providers.mcp_format import ERROR_META_KEY
 
 __all__ = [
     "ERROR_META_KEY",

@@ -18,7 +18,7 @@ from toolrig.core.context import ToolContext
 from toolrig.core.errors import ErrorCode, ToolError
 from toolrig.core.function_tool import Tool
 from toolrig.core.spec import ToolAnnotations
-from toolrig.mcp.server import ERROR_META_KEY
+from toolrig.providers.mcp_format import ERROR_META_KEY
 from toolrig.providers.names import provider_safe_name
 
 __all__ = ["RemoteCall", "build_remote_tool", "local_name", "output_of", "validate_prefix"]

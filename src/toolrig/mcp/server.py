@@ -16,7 +16,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import mcp_types
 from mcp.server.context import HandlerResult, ServerRequestContext
@@ -29,7 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core.result import ToolResult, to_jsonable
 from toolrig.core.suggest import closest
-from toolrig.providers.mcp_format import format_mcp_result, to_mcp_tools
+from toolrig.providers.mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers.names import NameMap
 from toolrig.registry.events import ChangeEvent, ChangeKind
 from toolrig.registry.registry import Registry
@@ -38,13 +38,9 @@ from toolrig.runtime.executor import ToolExecutor
 if TYPE_CHECKING:
     from mcp.server.context import CallNext
 
-__all__ = ["ERROR_META_KEY", "ToolServer"]
+__all__ = ["ToolServer"]
 
 logger = logging.getLogger("toolrig.mcp")
-
-ERROR_META_KEY: Final = "toolrig/error"
-"""``_meta`` key of a failed ``CallToolResult`` holding the structured error (code, message,
-hint, details, retryable), so programs need not parse the text meant for the model."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,14 +8,25 @@ Output schemas that are not objects are wrapped as ``{"result": ...}`` (MCP vers
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Final
 
 from toolrig.core.result import ToolResult, to_jsonable
 from toolrig.core.spec import ActionSpec
 from toolrig.providers.calls import ParsedCall, get_field, make_call
 from toolrig.providers.names import ExportedAction, NameMap, ToolSource
 
-__all__ = ["format_mcp_result", "mcp_output_schema", "parse_mcp_call", "to_mcp_tools"]
+__all__ = [
+    "ERROR_META_KEY",
+    "format_mcp_result",
+    "mcp_output_schema",
+    "parse_mcp_call",
+    "to_mcp_tools",
+]
+
+ERROR_META_KEY: Final = "toolrig/error"
+"""``_meta`` key of a failed ``CallToolResult`` holding the structured error (code, message,
+hint, details, retryable), so programs need not parse the text meant for the model. A toolrig
+server writes it and a toolrig client reads it back."""
 
 
 def mcp_output_schema(action: ActionSpec) -> dict[str, Any] | None:

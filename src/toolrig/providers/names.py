@@ -12,12 +12,14 @@ import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, TypeAlias
 
 from toolrig.core.base import BaseTool
 from toolrig.core.errors import ToolDefinitionError
 from toolrig.core.result import ToolResult
 from toolrig.core.spec import ActionSpec, ToolSpec
+from toolrig.registry.catalog import Catalog
+from toolrig.runtime.executor import ToolExecutor
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -36,15 +38,9 @@ _INVALID_CHAR = re.compile(r"[^A-Za-z0-9_-]")
 _HASH_LENGTH = 8
 
 
-@runtime_checkable
-class ToolRegistry(Protocol):
-    """Anything that lists tools, such as :class:`~toolrig.ToolExecutor`."""
-
-    def list_tools(self) -> list[BaseTool]: ...
-
-
-ToolSource: TypeAlias = "BaseTool | ToolRegistry | NameMap | Iterable[BaseTool]"
-"""What export and parse functions accept: a tool, tools, a registry or a ready name map."""
+ToolSource: TypeAlias = "BaseTool | Catalog | ToolExecutor | NameMap | Iterable[BaseTool]"
+"""What export and parse functions accept: a tool, tools, a catalogue (such as a
+``Registry``), an executor (its catalogue) or a ready name map."""
 
 
 def provider_safe_name(name: str) -> str:
@@ -66,7 +62,7 @@ def provider_safe_name(name: str) -> str:
 
 
 def collect_tools(source: ToolSource) -> list[BaseTool]:
-    """The tools in ``source`` (a tool, an iterable of tools, or a registry), in order.
+    """The tools in ``source`` (a tool, tools, a catalogue or an executor), in order.
 
     The same tool object given twice counts once.
     """
@@ -74,8 +70,10 @@ def collect_tools(source: ToolSource) -> list[BaseTool]:
         raise TypeError("a NameMap holds specs, not tools; pass the tools themselves")
     if isinstance(source, BaseTool):
         items: Iterable[Any] = [source]
-    elif isinstance(source, ToolRegistry):
-        items = source.list_tools()
+    elif isinstance(source, Catalog):
+        items = source.tools()
+    elif isinstance(source, ToolExecutor):
+        items = source.catalog.tools()
     else:
         items = source
     tools: list[BaseTool] = []

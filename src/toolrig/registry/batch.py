@@ -4,30 +4,41 @@ at once, so a broken file never leaves the registry half updated."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from toolrig.core.base import BaseTool
 from toolrig.core.errors import ToolDefinitionError
 from toolrig.registry.build import BuildError
+from toolrig.registry.catalog import Catalog
 from toolrig.registry.events import ChangeEvent, ChangeKind
 from toolrig.registry.loader import ParsedDefinition, error_at, read_file
 from toolrig.registry.report import LoadError
-from toolrig.registry.swap import swap_tools
-
-if TYPE_CHECKING:
-    from toolrig.registry.registry import Registry
 
 __all__ = ["RefreshBatch", "collector_paused"]
 
 
 class RefreshBatch:
-    """One refresh: files read and built first, then every change swapped in at once."""
+    """One refresh: files read and built first, then every change swapped in at once.
 
-    def __init__(self, registry: Registry) -> None:
-        self.registry = registry
+    ``defs`` and ``files`` are the source's current definitions and the tool names of each
+    file; ``build`` turns a parsed definition into a tool; ``catalog`` is where tools live
+    (a name it holds that no file defines belongs to Python code).
+    """
+
+    def __init__(
+        self,
+        *,
+        defs: Mapping[str, ParsedDefinition],
+        files: Mapping[Path, tuple[str, ...]],
+        build: Callable[[ParsedDefinition], BaseTool],
+        catalog: Catalog,
+    ) -> None:
+        self._old_defs = defs
+        self._old_files = files
+        self._build = build
+        self._catalog = catalog
         self.add: list[BaseTool] = []
         self.remove: set[str] = set()
         self.defs: dict[str, ParsedDefinition] = {}
@@ -37,8 +48,8 @@ class RefreshBatch:
         self.loaded: list[str] = []
 
     def apply(self, path: Path) -> None:
-        reg = self.registry
-        old = reg._files.get(path, ())
+        """Read and build one file (or note its deletion); nothing is published yet."""
+        old = self._old_files.get(path, ())
         if not path.is_file():
             self.files[path] = None
             self.remove.update(old)
@@ -51,9 +62,9 @@ class RefreshBatch:
             name = p.definition.name
             owner = self.defs.get(name)
             if owner is None and name not in self.remove:  # a name being removed is free
-                owner = reg._defs.get(name)
+                owner = self._old_defs.get(name)
             if (owner is not None and owner.path != path) or (
-                owner is None and name in reg.executor and name not in self.remove
+                owner is None and name in self._catalog and name not in self.remove
             ):
                 where = owner.path if owner is not None else "Python code"
                 errors.append(
@@ -67,7 +78,7 @@ class RefreshBatch:
                 )
                 continue
             try:
-                tools.append((p, reg._build(p, reg._bindings.get(name))))
+                tools.append((p, self._build(p)))
             except BuildError as exc:
                 errors.extend(error_at(path, p.node, loc, m, name) for loc, m in exc.problems)
         names = [p.definition.name for p in parsed]
@@ -91,7 +102,7 @@ class RefreshBatch:
                 self.events.append(ChangeEvent(kind=ChangeKind.REMOVED, name=name, path=path))
         for p, tool in tools:
             name = p.definition.name
-            kind = ChangeKind.UPDATED if name in reg._defs else ChangeKind.ADDED
+            kind = ChangeKind.UPDATED if name in self._old_defs else ChangeKind.ADDED
             self.events.append(
                 ChangeEvent(kind=kind, name=name, path=path, version=tool.spec.version)
             )
@@ -99,30 +110,33 @@ class RefreshBatch:
             self.add.append(tool)
             self.loaded.append(name)
 
-    def commit(self) -> None:
-        reg = self.registry
+    def commit(
+        self,
+    ) -> tuple[dict[str, ParsedDefinition], dict[Path, tuple[str, ...]]] | None:
+        """Swap every change into the catalogue at once and return the source's new
+        definitions and files; ``None`` (and a failure event) when the swap is refused."""
         added = {t.spec.name for t in self.add}
         try:
-            swap_tools(reg.executor, self.add, self.remove - added)
+            self._catalog.swap(self.add, self.remove - added, events=self.events)
         except ToolDefinitionError as exc:  # a call name clashes with a tool written in Python
             error = LoadError(path=None, line=None, field=None, message=str(exc))
             self.errors.append(error)
             self.events = [ChangeEvent(kind=ChangeKind.FAILED, name=None, errors=(error,))]
             self.loaded.clear()
-            return
+            return None
         defs = (
-            {k: v for k, v in reg._defs.items() if k not in self.remove}
+            {k: v for k, v in self._old_defs.items() if k not in self.remove}
             if self.remove
-            else dict(reg._defs)
+            else dict(self._old_defs)
         )
         defs.update(self.defs)
-        files = dict(reg._files)
+        files = dict(self._old_files)
         for path, names in self.files.items():
             if names is None:
                 files.pop(path, None)
             else:
                 files[path] = names
-        reg._defs, reg._files = defs, files
+        return defs, files
 
 
 def _only(names: set[str]) -> str | None:

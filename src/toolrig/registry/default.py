@@ -26,5 +26,5 @@ def default_registry() -> Registry:
 
 def register_tool(name: str) -> Callable[[T], T]:
     """Bind code to the definition ``name`` in :func:`default_registry` (see
-    :meth:`Registry.register_tool` to bind to a registry of your own)."""
-    return default_registry().register_tool(name)
+    :meth:`Registry.bind` to bind to a registry of your own)."""
+    return default_registry().bind(name)

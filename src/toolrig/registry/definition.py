@@ -1,5 +1,8 @@
 """The tool definition file, as a strict pydantic model (unknown keys are rejected).
 
+The options are the core's own models, inherited, so a YAML key means what the keyword of the
+same name means in ``@tool`` / ``Tool(...)``.
+
 Parameters reuse the core's :class:`~toolrig.ToolParameter` vocabulary; a few spellings that
 read naturally in YAML are normalised first (``type: float``, ``type: enum`` with typed values,
 ``enum`` on an array meaning the allowed items).
@@ -10,10 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from toolrig.core.options import ActionOptions, ToolOptions
 from toolrig.core.params import ToolParameter
-from toolrig.core.spec import _SEMVER, ToolAnnotations, ToolCost
 
 __all__ = ["PROVIDER_NAME_RULE", "ActionDefinition", "ToolDefinition"]
 
@@ -69,20 +72,15 @@ def _normalise_list(value: Any) -> Any:
     return [normalise_parameter(p) for p in value] if isinstance(value, list) else value
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class ActionDefinition(ActionOptions):
+    """One action of a multi-action tool (an entry of the ``actions:`` map).
 
-
-class ActionDefinition(_Strict):
-    """One action of a multi-action tool (an entry of the ``actions:`` map)."""
+    The options (``description``, ``when_to_use``, ``output_schema``, ...) are the core's
+    :class:`~toolrig.core.options.ActionOptions`.
+    """
 
     description: str = ""
-    when_to_use: str | None = None
     parameters: tuple[ToolParameter, ...] = ()
-    output_schema: dict[str, Any] | None = None
-    output_description: str | None = None
-    annotations: ToolAnnotations | None = None
-    examples: tuple[str, ...] = ()
     executor: str | None = None
     """Import path of this action's function; by default the tool executor's attribute named
     ``method`` (or the action's name)."""
@@ -91,33 +89,24 @@ class ActionDefinition(_Strict):
     _params = field_validator("parameters", mode="before")(_normalise_list)
 
 
-class ToolDefinition(_Strict):
-    """A tool as written in a YAML definition file."""
+class ToolDefinition(ToolOptions):
+    """A tool as written in a YAML definition file.
+
+    The tool's options (``version``, ``timeout``, ``tags``, ...) are the core's
+    :class:`~toolrig.core.options.ToolOptions`; a single-action tool also gives its
+    ``parameters`` and output here.
+    """
 
     name: str
     """Unique and provider-safe (``^[A-Za-z0-9_-]{1,64}$``)."""
-    display_name: str | None = None
-    version: str = "0.1.0"
-    """A semantic version such as ``1.2.0``."""
     description: str = Field(min_length=1)
     """What the tool does, for the model (required)."""
-    when_to_use: str | None = None
-    type: str | None = None
-    """A free category: ``data``, ``analysis``, ``content``, ``business``, ..."""
-    layer: str | None = None
     parameters: tuple[ToolParameter, ...] = ()
     output_schema: dict[str, Any] | None = None
     output_description: str | None = None
     executor: str | None = None
     """Import path (``package.module.attr`` or ``package.module:attr``) of a function, a
     ``BaseTool`` subclass or an object; imported on first call, never at load."""
-    timeout: float | None = Field(None, gt=0)
-    max_retries: int = Field(0, ge=0, le=100)
-    dependencies: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    cost: ToolCost | None = None
-    annotations: ToolAnnotations | None = None
-    examples: tuple[str, ...] = ()
     actions: dict[str, ActionDefinition] | None = None
     """For multi-action tools: the actions by name (then ``parameters`` stays empty)."""
 
@@ -127,13 +116,6 @@ class ToolDefinition(_Strict):
     @classmethod
     def _name(cls, value: str) -> str:
         return _provider_name(value, "name")
-
-    @field_validator("version")
-    @classmethod
-    def _semver(cls, value: str) -> str:
-        if not _SEMVER.match(value):
-            raise ValueError(f"version {value!r} is not a semantic version such as 1.2.0")
-        return value
 
     @field_validator("dependencies")
     @classmethod

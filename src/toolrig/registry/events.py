@@ -1,8 +1,7 @@
-"""Change events a :class:`~toolrig.registry.Registry` sends to its listeners."""
+"""Change events a :class:`~toolrig.registry.Catalog` sends to its listeners."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -11,8 +10,6 @@ from pathlib import Path
 from toolrig.registry.report import LoadError
 
 __all__ = ["ChangeEvent", "ChangeKind", "ChangeListener"]
-
-logger = logging.getLogger("toolrig.registry")
 
 
 class ChangeKind(StrEnum):
@@ -37,13 +34,3 @@ class ChangeEvent:
 
 
 ChangeListener = Callable[[ChangeEvent], None]
-
-
-def notify(listeners: tuple[ChangeListener, ...], events: list[ChangeEvent]) -> None:
-    """Deliver ``events`` in order; a failing listener is logged and never stops the others."""
-    for event in events:
-        for listener in listeners:
-            try:
-                listener(event)
-            except Exception:
-                logger.exception("change listener %r failed on %s", listener, event.kind)

@@ -1,32 +1,44 @@
 """Executors named by import path: imported on the first call, never at load; and what
-each action of a definition calls (:func:`definition_targets`).
+each action of a definition runs (:func:`definition_targets`).
 
 A missing executor answers ``not_found`` and one that fails to import answers
 ``execution_error``, both with the import error, when the tool is called. Failures are not
 cached, so fixing the code makes the next call work.
+
+A ``BaseTool`` (class or instance) given as the code runs through its own
+:class:`~toolrig.core.action.Action`: its validation, its output check and its
+:class:`~toolrig.ToolContext`. Code bound to a definition is known when the tool is built, so
+the class's action becomes the tool's action; an import path is resolved on the first call,
+after the definition's own validation, so the class's action then runs behind it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from toolrig.core.action import Action, context_parameter
 from toolrig.core.base import BaseTool
+from toolrig.core.context import ToolContext  # at run time: read from an annotation
 from toolrig.core.errors import ErrorCode, ToolError
-from toolrig.registry.build import ActionTarget
+from toolrig.core.validation import ArgumentsInvalid
+from toolrig.registry.build import ActionTarget, Code
 from toolrig.registry.definition import ToolDefinition
 
 __all__ = [
+    "ExecutorNotFound",
     "LazyExecutor",
     "definition_targets",
     "import_object",
     "target_for",
     "unbound_executor",
 ]
+
+Runner = Callable[[dict[str, Any], ToolContext | None], Any]
+"""Runs the code with validated values and the call's context (or ``None``)."""
 
 
 class ExecutorNotFound(LookupError):
@@ -71,34 +83,19 @@ def _walk(obj: Any, attrs: list[str], path: str) -> Any:
     return obj
 
 
-def target_for(obj: Any, *, tool: str, action: str, multi: bool) -> Callable[..., Any]:
-    """The callable that runs ``action`` of ``tool`` given an executor object.
+def target_for(obj: Any, *, tool: str, action: str, multi: bool) -> Code:
+    """What runs ``action`` of ``tool`` given the code object ``obj``.
 
-    Accepted: a function; a ``BaseTool`` subclass or instance (its action of that name, or its
-    only action); another class (instantiated without arguments) or object, whose method named
-    like the action (multi-action tools), or which is itself callable or has ``run``.
+    Accepted: a ``BaseTool`` subclass or instance (its action of that name, or its only
+    action; a class is instantiated without arguments), answered as that
+    :class:`~toolrig.core.action.Action`; a function; another class (instantiated without
+    arguments) or object, whose method named like the action (multi-action tools), or which
+    is itself callable or has ``run``.
     """
     if isinstance(obj, type):
         obj = obj()
     if isinstance(obj, BaseTool):
-        names = obj.get_action_names()
-        bound = obj.get_action(action)
-        if bound is None and not multi and len(names) == 1:
-            bound = obj.get_action(names[0])
-        if bound is None:
-            raise ExecutorNotFound(f"tool class {type(obj).__name__} has no action {action!r}")
-        run = bound.call
-        if bound.is_async:
-
-            async def call_async(**values: Any) -> Any:
-                return await run(values, None)
-
-            return call_async
-
-        def call(**values: Any) -> Any:
-            return run(values, None)
-
-        return call
+        return _tool_action(obj, action, multi)
     if multi:
         method = getattr(obj, action, None)
         if method is None or not callable(method):
@@ -112,54 +109,110 @@ def target_for(obj: Any, *, tool: str, action: str, multi: bool) -> Callable[...
     raise ExecutorNotFound(f"{obj!r} is not callable and has no `run` method")
 
 
-def _blocking(func: Callable[..., Any]) -> Callable[..., Any]:
-    """A sync callable running the async ``func`` to completion (in a worker thread)."""
+def _tool_action(obj: BaseTool, action: str, multi: bool) -> Action:
+    names = obj.get_action_names()
+    bound = obj.get_action(action)
+    if bound is None and not multi and len(names) == 1:
+        bound = obj.get_action(names[0])
+    if bound is None:
+        raise ExecutorNotFound(
+            f"tool class {type(obj).__name__} has no action {action!r} "
+            f"(it has {', '.join(names)})"
+        )
+    return bound
 
-    def call(**values: Any) -> Any:
-        coro = func(**values)
+
+def _blocking(coro: Any) -> Any:
+    """The result of coroutine ``coro``, run to completion from sync code."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    result: list[Any] = []
+
+    def run() -> None:  # a loop runs in this thread: use another one
+        result.append(asyncio.run(coro))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return result[0] if result else None
+
+
+def _runner(code: Code) -> Runner:
+    """How to run resolved code with validated values and the call's context."""
+    if isinstance(code, Action):
+        return _action_runner(code)
+    param = context_parameter(code)
+
+    def run(values: dict[str, Any], ctx: ToolContext | None) -> Any:
+        output = code(**values) if param is None else code(**values, **{param: ctx})
+        return _blocking(output) if asyncio.iscoroutine(output) else output
+
+    return run
+
+
+def _action_runner(inner: Action) -> Runner:
+    """Run a tool class's own action: its validation, its context, its output check."""
+
+    def run(values: dict[str, Any], ctx: ToolContext | None) -> Any:
         try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(coro)
-        result: list[Any] = []
+            checked = inner.validator.validate(values)
+        except ArgumentsInvalid as exc:
+            raise ToolError(
+                exc.error.message, code=ErrorCode.INVALID_ARGUMENTS, hint=exc.error.hint
+            ) from None
+        output = inner.call(checked, ctx)
+        if inner.is_async:
+            output = _blocking(output)
+        error = None if inner.output_validator is None else inner.output_validator.check(output)
+        if error is not None:
+            raise ToolError(error.message, code=error.code, hint=error.hint)
+        return output
 
-        def run() -> None:
-            result.append(asyncio.run(coro))
-
-        thread = threading.Thread(target=run)
-        thread.start()
-        thread.join()
-        return result[0] if result else None
-
-    return call
+    return run
 
 
 class LazyExecutor:
-    """A callable that imports its executor on first use and then calls it directly."""
+    """Code named by import path, imported on first use and then run directly."""
 
-    __slots__ = ("_lock", "_target", "action", "multi", "path", "tool")
+    __slots__ = ("_lock", "_runner", "action", "multi", "path", "tool")
 
     def __init__(self, path: str, *, tool: str, action: str, multi: bool) -> None:
         self.path = path
         self.tool = tool
         self.action = action
         self.multi = multi
-        self._target: Callable[..., Any] | None = None
+        self._runner: Runner | None = None
         self._lock = threading.Lock()
 
     def __call__(self, **values: Any) -> Any:
-        target = self._target
-        if target is None:
-            target = self._resolve()
-        return target(**values)
+        """Run the code without a context."""
+        return self.run(values, None)
 
-    def _resolve(self) -> Callable[..., Any]:
+    def run(self, values: dict[str, Any], ctx: ToolContext | None) -> Any:
+        """Run the code with validated ``values`` and the call's context."""
+        runner = self._runner
+        if runner is None:
+            runner = self._resolve()
+        return runner(values, ctx)
+
+    def as_function(self) -> Callable[..., Any]:
+        """A function taking the values as keywords and asking for the call's context (as an
+        action's function does), so the code gets it when it wants it."""
+
+        def call(*, _toolrig_context: ToolContext | None = None, **values: Any) -> Any:
+            return self.run(values, _toolrig_context)
+
+        return call
+
+    def _resolve(self) -> Runner:
         with self._lock:
-            if self._target is not None:
-                return self._target
+            if self._runner is not None:
+                return self._runner
             try:
                 obj = import_object(self.path)
-                target = target_for(obj, tool=self.tool, action=self.action, multi=self.multi)
+                code = target_for(obj, tool=self.tool, action=self.action, multi=self.multi)
             except ExecutorNotFound as exc:
                 raise ToolError(
                     f"The executor `{self.path}` of tool `{self.tool}` was not found: {exc}",
@@ -172,10 +225,8 @@ class LazyExecutor:
                     f"{type(exc).__name__}: {exc}",
                     hint="This tool is broken for now; use another tool.",
                 ) from exc
-            if inspect.iscoroutinefunction(target):
-                target = _blocking(target)
-            self._target = target
-            return target
+            self._runner = _runner(code)
+            return self._runner
 
     def __repr__(self) -> str:
         return f"<LazyExecutor {self.path!r}>"
@@ -196,22 +247,27 @@ def unbound_executor(tool: str) -> Callable[..., Any]:
 
 
 def definition_targets(d: ToolDefinition, bound: Any) -> ActionTarget:
-    """What each action of definition ``d`` calls: ``bound`` code when given, else the
-    executor import paths of the YAML (imported on first call), else a stub that says the
-    tool has no code."""
+    """What each action of definition ``d`` runs: ``bound`` code when given (a tool class is
+    instantiated once, and its actions are the tool's), else the executor import paths of
+    the YAML (imported on first call), else a stub that says the tool has no code."""
+    if isinstance(bound, type) and issubclass(bound, BaseTool):
+        bound = bound()
 
-    def target(action: str, multi: bool) -> Callable[..., Any]:
+    def target(action: str, multi: bool) -> Code:
         if bound is not None:
-            return target_for(bound, tool=d.name, action=action, multi=multi)
+            method = d.actions[action].method if multi and d.actions is not None else None
+            return target_for(bound, tool=d.name, action=method or action, multi=multi)
         if multi and d.actions is not None:
             a = d.actions[action]
             if a.executor:
-                return LazyExecutor(a.executor, tool=d.name, action=action, multi=False)
+                lazy = LazyExecutor(a.executor, tool=d.name, action=action, multi=False)
+                return lazy.as_function()
             if d.executor:
                 method = a.method or action
-                return LazyExecutor(d.executor, tool=d.name, action=method, multi=True)
+                lazy = LazyExecutor(d.executor, tool=d.name, action=method, multi=True)
+                return lazy.as_function()
         elif d.executor:
-            return LazyExecutor(d.executor, tool=d.name, action=action, multi=False)
+            return LazyExecutor(d.executor, tool=d.name, action=action, multi=False).as_function()
         return unbound_executor(d.name)
 
     return target

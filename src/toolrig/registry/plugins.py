@@ -12,18 +12,28 @@ from __future__ import annotations
 
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from toolrig.core.base import BaseTool
 from toolrig.core.errors import ToolDefinitionError
 from toolrig.registry.report import LoadError, LoadReport
 
-if TYPE_CHECKING:
-    from toolrig.registry.registry import Registry
-
-__all__ = ["load_plugins"]
+__all__ = ["PluginTarget", "load_plugins"]
 
 
-def load_plugins(registry: Registry, group: str = "toolrig.tools") -> LoadReport:
+class PluginTarget(Protocol):
+    """Where plugins load: something that adds Python tools and loads definition files."""
+
+    def add(self, tool: Any, *, replace: bool = False) -> BaseTool:
+        """Add one tool."""
+        ...
+
+    def load(self, path: str | Path) -> LoadReport:
+        """Load a definition file or folder."""
+        ...
+
+
+def load_plugins(registry: PluginTarget, group: str = "toolrig.tools") -> LoadReport:
     """Load every entry point of ``group`` into ``registry``; a broken one is reported, not
     raised, and the others still load."""
     report = LoadReport()
@@ -37,7 +47,7 @@ def load_plugins(registry: Registry, group: str = "toolrig.tools") -> LoadReport
     return report
 
 
-def _add(registry: Registry, ep: EntryPoint, obj: Any) -> LoadReport:
+def _add(registry: PluginTarget, ep: EntryPoint, obj: Any) -> LoadReport:
     if isinstance(obj, str | Path):
         return registry.load(obj)
     if isinstance(obj, list | tuple):

@@ -1,16 +1,15 @@
-"""``Registry``: tools from Python, YAML files, folders and plugins, kept current and queried.
+"""``Registry``: a catalogue of tools plus its sources (YAML files and folders, plugins, code
+bound to definitions), dependency chains, intents and cost estimates.
 
-Tools run through the composed :class:`~toolrig.ToolExecutor` (``registry.executor``);
-``registry.execute`` *is* the executor's method, so the registry adds nothing to a call.
-Every change (load, reload, removal) is validated first and then swapped in atomically.
+A registry *is* a :class:`~toolrig.registry.Catalog`: pass it wherever tools are taken
+(``ToolExecutor(registry)``, ``to_openai_chat_tools(registry)``, the MCP server, search).
+Running calls is the executor's job; searching is :mod:`toolrig.search`'s.
 """
 
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from fnmatch import fnmatchcase
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -19,243 +18,116 @@ from toolrig.core.errors import ToolDefinitionError
 from toolrig.core.spec import ToolSpec
 from toolrig.core.validation import ArgumentsInvalid
 from toolrig.registry import cost as _cost
-from toolrig.registry.batch import RefreshBatch, collector_paused
-from toolrig.registry.build import BuildError, build_tool
-from toolrig.registry.chains import MissingDependencyError, resolve_chain
+from toolrig.registry._moved import moved
+from toolrig.registry.catalog import Catalog, ToolLike, as_tool
+from toolrig.registry.chains import resolve_chain
 from toolrig.registry.definition import ToolDefinition
-from toolrig.registry.events import ChangeEvent, ChangeKind, ChangeListener, notify
-from toolrig.registry.executors import ExecutorNotFound, definition_targets
-from toolrig.registry.intents import Intent, IntentMap
-from toolrig.registry.loader import ParsedDefinition, iter_definition_files
-from toolrig.registry.report import LoadError, LoadReport
-from toolrig.registry.swap import swap_tools
-from toolrig.runtime.executor import ToolExecutor
+from toolrig.registry.intents import IntentMap
+from toolrig.registry.plugins import load_plugins
+from toolrig.registry.report import LoadReport
+from toolrig.registry.sources import YamlSource
+from toolrig.registry.watch import Watcher
 
 __all__ = ["Registry"]
 
 T = TypeVar("T")
 
 
-class Registry:
-    """A collection of tools with their definitions, sources and planning helpers.
+class Registry(Catalog):
+    """A catalogue with its sources: Python tools, YAML definitions, plugins and intents."""
 
-    ``registry.execute(name, arguments)`` / ``registry.execute_sync(...)`` are the executor's
-    own methods (validation, timeouts, retries, output checks).
-    """
-
-    def __init__(
-        self, *, executor: ToolExecutor | None = None, intents: IntentMap | None = None
-    ) -> None:
-        self.executor = executor if executor is not None else ToolExecutor()
+    def __init__(self, tools: Iterable[ToolLike] = (), *, intents: IntentMap | None = None) -> None:
+        super().__init__(tools)
+        self.yaml = YamlSource(self)
+        """The YAML definitions loaded into this registry and the code bound to them."""
         self.intents = intents if intents is not None else IntentMap()
-        self.execute = self.executor.execute
-        self.execute_sync = self.executor.execute_sync
-        self._defs: dict[str, ParsedDefinition] = {}
-        self._files: dict[Path, tuple[str, ...]] = {}
-        self._bindings: dict[str, Any] = {}
-        self._listeners: tuple[ChangeListener, ...] = ()
-        self._watchers: list[Any] = []
-        self._mcp_sources: list[Any] = []
-        self._index: Any = None  # the search index, built on first search
-        self._lock = threading.RLock()
+        self._closers: list[Callable[[], None]] = []
+        self._executor: Any = None
+        self._index: Any = None
 
     # -- Python sources --------------------------------------------------------------------
-    def add(
-        self, tool: BaseTool | type[BaseTool] | Callable[..., Any], *, replace: bool = False
-    ) -> BaseTool:
+    def add(self, tool: ToolLike, *, replace: bool = False) -> BaseTool:
         """Add a tool written in Python (``@tool``, a ``BaseTool`` subclass or instance, or a
         function). A name taken by a definition file is refused even with ``replace``."""
-        with self._lock:
-            name = _name_of(tool)
-            if name is not None and name in self._defs:
+        added = as_tool(tool)
+        with self.yaml.lock:
+            where = self.yaml.path_of(added.spec.name)
+            if self.yaml.definition(added.spec.name) is not None:
                 raise ToolDefinitionError(
-                    name, f"already defined in {self._defs[name].path}; remove that first"
+                    added.spec.name, f"already defined in {where}; remove that first"
                 )
-            existed = name is not None and name in self.executor
-            added = self.executor.register(tool, replace=replace)
-            kind = ChangeKind.UPDATED if existed else ChangeKind.ADDED
-            event = ChangeEvent(kind=kind, name=added.spec.name, version=added.spec.version)
-        notify(self._listeners, [event])
-        return added
+            return super().add(added, replace=replace)
 
-    def remove(self, name: str) -> None:
-        """Remove the tool ``name`` (until its file changes again); raises if unknown."""
-        with self._lock:
-            tool = self.executor.unregister(name)
-            parsed = self._defs.pop(name, None)
-            if parsed is not None and parsed.path is not None:
-                kept = tuple(n for n in self._files.get(parsed.path, ()) if n != name)
-                self._files[parsed.path] = kept
-        notify(
-            self._listeners,
-            [ChangeEvent(kind=ChangeKind.REMOVED, name=name, version=tool.spec.version)],
-        )
+    def remove(self, name: str) -> BaseTool:
+        """Remove the tool ``name`` (a YAML tool until its file changes again); raises
+        :class:`~toolrig.ToolNotFoundError` if unknown."""
+        with self.yaml.lock:
+            tool = super().remove(name)
+            self.yaml.forget(name)
+        return tool
 
-    def register_tool(self, name: str) -> Callable[[T], T]:
-        """Decorator binding a function, tool class or object to the definition ``name``.
-
-        Works before or after the definition loads; the binding outlives reloads of the file.
-        """
-
-        def bind(obj: T) -> T:
-            events: list[ChangeEvent] = []
-            with self._lock:
-                parsed = self._defs.get(name)
-                if parsed is not None:
-                    tool = self._build_checked(parsed, obj)
-                    swap_tools(self.executor, [tool])
-                    events.append(
-                        ChangeEvent(
-                            kind=ChangeKind.UPDATED,
-                            name=name,
-                            path=parsed.path,
-                            version=tool.spec.version,
-                        )
-                    )
-                self._bindings[name] = obj
-            notify(self._listeners, events)
-            return obj
-
-        return bind
+    def bind(self, name: str) -> Callable[[T], T]:
+        """Decorator binding a function, tool class or object to the YAML definition ``name``
+        (before or after it loads; the binding outlives reloads)."""
+        return self.yaml.bind(name)
 
     # -- YAML sources ----------------------------------------------------------------------
     def load(self, path: str | Path) -> LoadReport:
         """Load a definition file, or every ``*.yaml``/``*.yml`` under a folder."""
-        path = Path(path)
-        return self.load_folder(path) if path.is_dir() else self.load_file(path)
+        return self.yaml.load(path)
 
     def load_file(self, path: str | Path) -> LoadReport:
         """Load (or reload) one definition file."""
-        if not Path(path).is_file():
-            message = "no such file"
-            return LoadReport(
-                errors=(LoadError(path=Path(path), line=None, field=None, message=message),)
-            )
-        return self.refresh([path])
+        return self.yaml.load_file(path)
 
     def load_folder(self, folder: str | Path) -> LoadReport:
         """Load every definition file under ``folder``, recursively; never stops at a bad one."""
-        folder = Path(folder)
-        if not folder.is_dir():
-            error = LoadError(path=folder, line=None, field=None, message="no such folder")
-            return LoadReport(errors=(error,))
-        return self.refresh(iter_definition_files(folder))
+        return self.yaml.load_folder(folder)
+
+    def refresh(self, paths: Iterable[str | Path]) -> LoadReport:
+        """Bring the tools of the files ``paths`` up to date (see :meth:`YamlSource.refresh`)."""
+        return self.yaml.refresh(paths)
+
+    def watch(self, folder: str | Path, *, debounce: float = 0.05) -> Watcher:
+        """Load ``folder`` and keep it current (see :meth:`YamlSource.watch`)."""
+        return self.yaml.watch(folder, debounce=debounce)
 
     def load_plugins(self, group: str = "toolrig.tools") -> LoadReport:
         """Load the tools installed packages declare in the entry-point ``group``."""
-        from toolrig.registry.plugins import load_plugins
-
         return load_plugins(self, group)
 
-    def refresh(self, paths: Iterable[str | Path]) -> LoadReport:
-        """Bring the tools of the files ``paths`` up to date: load new and changed files, drop
-        the tools of deleted ones. A file that fails keeps its previous tools in service."""
-        absolute = [Path(os.path.abspath(p)) for p in paths]
-        absolute.sort(key=lambda p: p.is_file())  # deletions first: a renamed file keeps its tools
-        with self._lock, collector_paused(len(absolute) > 1):
-            batch = RefreshBatch(self)
-            for path in absolute:
-                batch.apply(path)
-            batch.commit()
-        notify(self._listeners, batch.events)
-        return LoadReport(loaded=tuple(batch.loaded), errors=tuple(batch.errors))
-
-    def watch(self, folder: str | Path, *, debounce: float = 0.05) -> Any:
-        """Load ``folder`` and keep it current: created, changed, deleted and renamed files are
-        applied within ``debounce`` seconds of the last write. Returns the running watcher
-        (``.stop()``, a context manager; ``.report`` is the initial load)."""
-        from toolrig.registry.watch import Watcher
-
-        watcher = Watcher(self, Path(folder), debounce=debounce)
-        watcher.start()
-        self._watchers.append(watcher)
-        return watcher
-
-    # -- change events ---------------------------------------------------------------------
-    def add_change_listener(self, listener: ChangeListener) -> None:
-        """``listener(event)`` is told of tools added, updated, removed and of failed loads."""
-        self._listeners = (*self._listeners, listener)
-
-    def remove_change_listener(self, listener: ChangeListener) -> None:
-        """Stop telling ``listener``."""
-        self._listeners = tuple(x for x in self._listeners if x is not listener)
-
     # -- queries ---------------------------------------------------------------------------
-    def get(self, name: str) -> BaseTool:
-        """The tool ``name``; raises :class:`~toolrig.ToolNotFoundError` with suggestions."""
-        return self.executor.get(name)
-
-    def names(self) -> list[str]:
-        """Tool names, in registration order."""
-        return self.executor.tool_names()
-
     def definition(self, name: str) -> ToolDefinition | None:
         """The YAML definition of ``name`` (``None`` for tools written in Python)."""
         self.get(name)
-        parsed = self._defs.get(name)
-        return None if parsed is None else parsed.definition
+        return self.yaml.definition(name)
 
     def source(self, name: str) -> Path | None:
         """The file ``name`` was loaded from (``None`` for tools written in Python)."""
         self.get(name)
-        parsed = self._defs.get(name)
-        return None if parsed is None else parsed.path
-
-    def list_tools(
-        self,
-        *,
-        type: str | None = None,
-        layer: str | None = None,
-        tags: Iterable[str] | None = None,
-        match: Literal["any", "all"] = "any",
-        name: str | None = None,
-    ) -> list[ToolSpec]:
-        """Specs of the tools matching every filter given: ``type``, ``layer``, ``tags`` (any
-        or all of them, per ``match``) and ``name`` (a glob such as ``"*_analyzer"``)."""
-        wanted = set(tags) if tags is not None else None
-        out = []
-        for tool in self.executor.list_tools():
-            spec = tool.spec
-            if type is not None and spec.type != type:
-                continue
-            if layer is not None and spec.layer != layer:
-                continue
-            if wanted is not None:
-                have = set(spec.tags)
-                if not (wanted <= have if match == "all" else wanted & have):
-                    continue
-            if name is not None and not fnmatchcase(spec.name, name):
-                continue
-            out.append(spec)
-        return out
+        return self.yaml.path_of(name)
 
     def describe(self, name: str) -> dict[str, Any]:
-        """Everything known about ``name``: its spec as JSON data, source file and executor."""
-        spec = self.get(name).spec
-        data = spec.model_dump(mode="json", exclude_none=True)
-        parsed = self._defs.get(name)
-        data["source"] = None if parsed is None or parsed.path is None else str(parsed.path)
-        data["executor"] = None if parsed is None else parsed.definition.executor
-        data["bound"] = name in self._bindings or parsed is None
+        """Everything known about ``name``: its spec as JSON data, source file and code."""
+        data = self.get(name).spec.model_dump(mode="json", exclude_none=True)
+        definition = self.yaml.definition(name)
+        path = self.yaml.path_of(name)
+        data["source"] = None if path is None else str(path)
+        data["executor"] = None if definition is None else definition.executor
+        data["bound"] = definition is None or self.yaml.is_bound(name)
         return data
 
     def validate_params(self, tool: str, params: Mapping[str, Any]) -> tuple[bool, str]:
         """``(True, "")`` when ``params`` suit the tool (or ``tool.action``), else
         ``(False, message)`` with the message a model would get."""
-        action = self.executor.resolve(tool)
+        action = self.resolve(tool)
         if action is None:
-            return False, f"no tool or action named {tool!r}"
+            return False, self.missing_message(tool)
         try:
-            action.validator.validate(params, strict=self.executor.strict)
+            action.validator.validate(params)
         except ArgumentsInvalid as exc:
             return False, exc.error.message
         return True, ""
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.executor
-
-    def __len__(self) -> int:
-        return len(self.executor)
 
     # -- planning --------------------------------------------------------------------------
     def infer_tool_chain(self, name: str) -> list[str]:
@@ -265,51 +137,13 @@ class Registry:
         """
         return resolve_chain([name], self._dependencies)
 
-    def select_tools_for_intent(
-        self, intent: Intent, entities: Iterable[str] | Mapping[str, Any] = ()
-    ) -> list[str]:
-        """The tools for ``intent`` (see :class:`IntentMap`) plus those its ``entities`` call
-        for, with their dependencies, in order and without duplicates. When the table has no
-        entry for the intent, tool search picks the tools from the intent's words."""
-        from toolrig.registry.search import select_tools_for_intent
-
-        return select_tools_for_intent(
-            self.intents, self.search_index, self._dependencies, intent, entities
-        )
-
-    def search(
-        self,
-        query: str,
-        *,
-        k: int = 5,
-        filters: Any = None,
-        mode: Literal["auto", "lexical", "dense", "fused"] = "auto",
-        group: Literal["action", "tool"] = "action",
-    ) -> list[Any]:
-        """The actions (or tools) that fit ``query``, best first, with scores.
-
-        The index follows the registry (register, unregister, hot reload) incrementally; see
-        ``docs/search.md`` for ranking, filters and the optional ``search`` extra.
-        """
-        hits: list[Any] = self.search_index().search(
-            query, k=k, filters=filters, mode=mode, group=group
-        )
-        return hits
-
-    def search_index(self) -> Any:
-        """The search index over this registry (built on first use, then kept current)."""
-        with self._lock:
-            if self._index is None:
-                from toolrig.registry.search import attach
-
-                self._index = attach(self)
-            return self._index
-
     def estimate_cost(self, tool: str, params: Mapping[str, Any] | None = None) -> float:
-        """``base_cost + per_item_cost x items`` for one call (0 for tools without cost)."""
-        action = self.executor.resolve(tool)
+        """``base_cost + per_item_cost x items`` for one call (0 for tools without cost);
+        raises :class:`~toolrig.ToolNotFoundError` for an unknown name."""
+        action = self.resolve(tool)
         if action is None:
-            raise MissingDependencyError(tool, None)
+            self.get(tool)  # raises, with the one not-found message
+            raise AssertionError("unreachable")  # pragma: no cover
         return _cost.estimate_spec_cost(self.get(action.tool).spec, params, action.name)
 
     def estimate_plan_cost(self, steps: Iterable[_cost.Step]) -> _cost.PlanCost:
@@ -321,36 +155,22 @@ class Registry:
         return _cost.plan_cost(out)
 
     def _dependencies(self, name: str) -> tuple[str, ...] | None:
-        tool = self.executor._tools.get(name)
+        tool = self.find(name)
         return None if tool is None else tool.spec.dependencies
 
     # -- lifecycle -------------------------------------------------------------------------
-    def add_mcp_server(
-        self,
-        *,
-        prefix: str,
-        command: str | Sequence[str] | None = None,
-        url: str | None = None,
-        **options: Any,
-    ) -> Any:
-        """Register the tools of an MCP server (``command``: stdio, ``url``: streamable HTTP)
-        as ``prefix__name``; calls go through this registry's executor. Needs the ``mcp``
-        extra."""
-        from toolrig.mcp.client import add_mcp_server
-
-        source = add_mcp_server(self, prefix=prefix, command=command, url=url, **options)
-        self._mcp_sources.append(source)
-        return source
+    def own(self, close: Callable[[], None]) -> None:
+        """Call ``close`` when the registry closes (an MCP connection feeding it, say)."""
+        self._closers.append(close)
 
     def close(self) -> None:
-        """Stop watchers, MCP connections and the executor's worker threads."""
-        for watcher in self._watchers:
-            watcher.stop()
-        self._watchers.clear()
-        for source in self._mcp_sources:
-            source.close(remove_tools=False)
-        self._mcp_sources.clear()
-        self.executor.close()
+        """Stop watchers and everything the registry owns."""
+        self.yaml.close()
+        closers, self._closers = self._closers, []
+        for close in reversed(closers):
+            close()
+        if self._executor is not None:
+            self._executor.close()
 
     def __enter__(self) -> Registry:
         return self
@@ -359,27 +179,105 @@ class Registry:
         self.close()
 
     def __repr__(self) -> str:
-        return f"<Registry tools={len(self)} files={len(self._files)}>"
+        return f"<Registry tools={len(self)} files={len(self.yaml.files())}>"
 
-    # -- building --------------------------------------------------------------------------
-    def _build(self, parsed: ParsedDefinition, bound: Any) -> BaseTool:
-        try:
-            return build_tool(parsed.definition, definition_targets(parsed.definition, bound))
-        except ExecutorNotFound as exc:
-            raise BuildError([(("executor",), f"bound code does not fit: {exc}")]) from None
+    # -- deprecated ------------------------------------------------------------------------
+    def register_tool(self, name: str) -> Callable[[T], T]:
+        """Deprecated: :meth:`bind`."""
+        warnings.warn(
+            "Registry.register_tool is deprecated; use Registry.bind", DeprecationWarning, 2
+        )
+        return self.bind(name)
 
-    def _build_checked(self, parsed: ParsedDefinition, bound: Any) -> BaseTool:
-        try:
-            return self._build(parsed, bound)
-        except BuildError as exc:
-            raise ToolDefinitionError(
-                parsed.definition.name, [m for _, m in exc.problems]
-            ) from None
+    def list_tools(
+        self,
+        *,
+        type: str | None = None,
+        layer: str | None = None,
+        tags: Iterable[str] | None = None,
+        match: Literal["any", "all"] = "any",
+        name: str | None = None,
+    ) -> list[ToolSpec]:
+        """Deprecated: :meth:`specs` (the specs) or :meth:`tools` (the tools)."""
+        warnings.warn(
+            "Registry.list_tools is deprecated; use Registry.specs(...) for specs or "
+            "Registry.tools() for tools",
+            DeprecationWarning,
+            2,
+        )
+        return self.specs(type=type, layer=layer, tags=tags, match=match, name=name)
 
+    @property
+    def executor(self) -> Any:
+        """Deprecated: build a ``ToolExecutor(registry)``."""
+        if self._executor is None:
+            factory = moved(
+                "Registry.executor", "ToolExecutor(registry)", "toolrig.runtime", "ToolExecutor"
+            )
+            self._executor = factory(self)
+        return self._executor
 
-def _name_of(tool: Any) -> str | None:
-    if isinstance(tool, BaseTool):
-        return tool.spec.name
-    if isinstance(tool, type) and issubclass(tool, BaseTool):
-        return tool.name or None
-    return getattr(tool, "__name__", None)
+    def execute(self, name: str, arguments: Any = None, /, **kwargs: Any) -> Any:
+        """Deprecated: ``ToolExecutor(registry).execute(...)``."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            executor = self.executor
+        warnings.warn(
+            "Registry.execute is deprecated; use ToolExecutor(registry).execute",
+            DeprecationWarning,
+            2,
+        )
+        return executor.execute(name, arguments, **kwargs)
+
+    def execute_sync(self, name: str, arguments: Any = None, /, **kwargs: Any) -> Any:
+        """Deprecated: ``ToolExecutor(registry).execute_sync(...)``."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            executor = self.executor
+        warnings.warn(
+            "Registry.execute_sync is deprecated; use ToolExecutor(registry).execute_sync",
+            DeprecationWarning,
+            2,
+        )
+        return executor.execute_sync(name, arguments, **kwargs)
+
+    def search(self, query: str, **options: Any) -> list[Any]:
+        """Deprecated: ``toolrig.search.ToolIndex.follow(registry).search(...)``."""
+        return list(self.search_index().search(query, **options))
+
+    def search_index(self) -> Any:
+        """Deprecated: ``toolrig.search.ToolIndex.follow(registry)``."""
+        index_type = moved(
+            "Registry.search / search_index",
+            "toolrig.search.ToolIndex.follow(registry)",
+            "toolrig.search",
+            "ToolIndex",
+        )
+        if self._index is None:
+            self._index = index_type.follow(self)
+        return self._index
+
+    def select_tools_for_intent(
+        self, intent: Any, entities: Iterable[str] | Mapping[str, Any] = ()
+    ) -> list[str]:
+        """Deprecated: ``toolrig.search.select_tools_for_intent(registry, registry.intents,
+        intent, entities)``."""
+        select = moved(
+            "Registry.select_tools_for_intent",
+            "toolrig.search.select_tools_for_intent",
+            "toolrig.search",
+            "select_tools_for_intent",
+        )
+        names: list[str] = select(self, self.intents, intent, entities)
+        return names
+
+    def add_mcp_server(self, *, prefix: str, **options: Any) -> Any:
+        """Deprecated: ``toolrig.mcp.add_mcp_server(registry, ...)``."""
+        add = moved(
+            "Registry.add_mcp_server",
+            "toolrig.mcp.add_mcp_server(registry, ...)",
+            "toolrig.mcp",
+            "add_mcp_server",
+        )
+        return add(self, prefix=prefix, **options)
+

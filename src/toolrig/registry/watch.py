@@ -1,4 +1,4 @@
-"""Hot reload: watch a folder (watchdog) and apply file changes to a registry, debounced.
+"""Hot reload: watch a folder (watchdog) and apply file changes to a source, debounced.
 
 Events only record which files changed; a single worker thread waits until writes have been
 quiet for ``debounce`` seconds, then refreshes those files in one batch (validated first,
@@ -11,17 +11,14 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from toolrig.registry.loader import SUFFIXES, iter_definition_files
 from toolrig.registry.report import LoadReport
-
-if TYPE_CHECKING:
-    from toolrig.registry.registry import Registry
 
 __all__ = ["Watcher"]
 
@@ -32,12 +29,26 @@ _FOLDER_CHANGES = frozenset({"created", "deleted", "moved"})
 
 
 class Watcher:
-    """Keeps a registry in step with a folder until :meth:`stop` (also a context manager)."""
+    """Keeps a source in step with a folder until :meth:`stop` (also a context manager).
 
-    def __init__(self, registry: Registry, folder: Path, *, debounce: float = 0.05) -> None:
+    ``load_folder`` loads the folder at start, ``refresh`` applies a batch of changed files,
+    ``known_files`` lists the files loaded so far (to find those under a deleted folder).
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        load_folder: Callable[[Path], LoadReport],
+        refresh: Callable[[list[Path]], LoadReport],
+        known_files: Callable[[], Iterable[Path]],
+        debounce: float = 0.05,
+    ) -> None:
         if debounce < 0:
             raise ValueError("debounce must be zero or more seconds")
-        self.registry = registry
+        self._load_folder = load_folder
+        self._refresh = refresh
+        self._known_files = known_files
         self.folder = Path(os.path.abspath(folder))
         self.debounce = debounce
         self.report: LoadReport | None = None
@@ -55,7 +66,7 @@ class Watcher:
             raise FileNotFoundError(f"cannot watch {self.folder}: no such folder")
         self._observer.schedule(_Handler(self), str(self.folder), recursive=True)
         self._observer.start()
-        self.report = self.registry.load_folder(self.folder)
+        self.report = self._load_folder(self.folder)
         self._thread.start()
 
     def stop(self) -> None:
@@ -99,7 +110,7 @@ class Watcher:
             self._cond.notify_all()
 
     def _files_under(self, folder: Path) -> set[Path]:
-        known = {p for p in self.registry._files if folder in p.parents}
+        known = {p for p in self._known_files() if folder in p.parents}
         if folder.is_dir():
             known.update(iter_definition_files(folder))
         return known
@@ -118,7 +129,7 @@ class Watcher:
                     return
                 paths, self._pending = self._pending, set()
             try:
-                self.registry.refresh(sorted(paths))
+                self._refresh(sorted(paths))
             except Exception:
                 logger.exception("reloading %d file(s) failed", len(paths))
 

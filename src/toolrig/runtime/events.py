@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -11,8 +10,6 @@ from typing import Any
 from toolrig.core.result import ToolResult
 
 __all__ = ["EventKind", "Listener", "ToolEvent"]
-
-logger = logging.getLogger("toolrig.events")
 
 
 class EventKind(StrEnum):
@@ -40,12 +37,3 @@ class ToolEvent:
 
 
 Listener = Callable[[ToolEvent], None]
-
-
-def emit(listeners: tuple[Listener, ...], event: ToolEvent) -> None:
-    """Deliver ``event``; a failing listener is logged and never breaks the call."""
-    for listener in listeners:
-        try:
-            listener(event)
-        except Exception:
-            logger.exception("event listener %r failed on %s", listener, event.kind)

@@ -1,6 +1,7 @@
 """Storage: the execution log every tool call, plan step and agent turn is recorded in."""
 
-from toolrig.storage.log import ExecutionLog, ExecutionRecord, RecordStatus
+from toolrig.storage.log import ExecutionLog
+from toolrig.storage.record import ExecutionRecord, RecordStatus
 from toolrig.storage.sqlite import SQLiteExecutionLog, default_log_path
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The execution log interface, its record type, and what every backend shares.
+"""The execution log interface and what every backend shares.
 
 Backends implement five small methods (connect, migrate, insert, select, close); recording,
 querying and the LLM-facing summary are written once here.
@@ -12,55 +12,17 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from toolrig.core.result import ToolResult, to_jsonable
 from toolrig.runtime.events import EventKind, ToolEvent
+from toolrig.storage.record import ExecutionRecord, RecordStatus
+from toolrig.storage.summary import summarise
 
-__all__ = ["ExecutionLog", "ExecutionRecord", "RecordStatus"]
+__all__ = ["ExecutionLog"]
 
 MAX_STORED_CHARS = 1_000_000
 """Inputs and outputs longer than this (as JSON text) are stored cut, with a marker."""
-
-
-class RecordStatus(StrEnum):
-    """What happened to a recorded call."""
-
-    SUCCESS = "success"
-    ERROR = "error"
-    SKIPPED = "skipped"
-
-
-@dataclass(slots=True, kw_only=True)
-class ExecutionRecord:
-    """One recorded execution: a tool call, a plan step or an agent turn."""
-
-    id: int | None = None
-    run_id: str
-    step_id: str | None = None
-    tool_call_id: str | None = None
-    executor: str
-    """The tool (or model, or plan) that ran."""
-    executor_type: str = "tool"
-    action: str | None = None
-    input_data: Any = None
-    output: Any = None
-    status: str
-    error_code: str | None = None
-    error_message: str | None = None
-    started_at: float
-    """Seconds since the epoch."""
-    finished_at: float
-    duration_ms: float
-    attempts: int = 1
-    cost: float | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True for a successful record."""
-        return self.status == RecordStatus.SUCCESS
 
 
 COLUMNS = (
@@ -334,8 +296,6 @@ class ExecutionLog(ABC):
         Long outputs are shortened with a marker; errors are always kept; when everything does
         not fit, the oldest successful results are dropped first and their number is said.
         """
-        from toolrig.storage.summary import summarise
-
         return summarise(
             self.get_run(run_id), run_id, max_chars=max_chars, max_output_chars=max_output_chars
         )

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from toolrig.storage.log import ExecutionRecord
+from toolrig.storage.record import ExecutionRecord
 
 __all__ = ["summarise"]
 

@@ -6,8 +6,9 @@ import json
 import re
 from typing import Any
 
-from toolrig.agent.client import LLMClient, make_client
+from toolrig.agent.client import LLMClient
 from toolrig.agent.config import LLMConfigError
+from toolrig.agent.factory import make_client
 from toolrig.core.base import BaseTool, action
 from toolrig.core.errors import ErrorCode, ToolError
 from toolrig.core.schema_compiler import SchemaCompileError, compile_schema

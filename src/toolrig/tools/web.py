@@ -318,8 +318,8 @@ def _to_text(
 def _configured_llm_summarizer() -> Summarizer | None:
     """``llm_tool``'s summary when an LLM is configured (arguments, environment or config
     file, see :class:`~toolrig.agent.LLMConfig`); ``None`` when none is."""
-    from toolrig.agent.client import make_client
     from toolrig.agent.config import LLMConfig, LLMConfigError
+    from toolrig.agent.factory import make_client
     from toolrig.tools.llm import LLMTool
 
     try:

@@ -12,7 +12,7 @@ def search_model_embedder() -> Callable[[list[str]], list[list[float]]]:
 
     Needs the ``search`` extra (``pip install 'toolrig[search]'``); nothing is downloaded.
     """
-    from toolrig.registry.search.dense import MiniLMEmbedder
+    from toolrig.search.dense import MiniLMEmbedder
 
     try:
         model = MiniLMEmbedder()

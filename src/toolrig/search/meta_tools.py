@@ -13,8 +13,8 @@ from typing import Any, Final
 from toolrig.core.errors import ErrorCode, ToolError
 from toolrig.core.function_tool import Tool
 from toolrig.core.spec import ToolAnnotations
-from toolrig.registry.search.index import ToolIndex
 from toolrig.runtime.executor import ToolExecutor
+from toolrig.search.index import ToolIndex
 
 __all__ = ["CALL_TOOL", "SEARCH_TOOLS", "meta_tools", "tools_for_turn"]
 

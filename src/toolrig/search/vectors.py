@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolrig.registry.search.vector_cache import cached_embed
+from toolrig.search.vector_cache import cached_embed
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from toolrig.registry.search.dense import Embedder
+    from toolrig.search.dense import Embedder
 
     Matrix = npt.NDArray[np.float32]
 else:

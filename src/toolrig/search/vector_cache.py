@@ -156,7 +156,7 @@ def cached_embed(embedder: Any, texts: Sequence[str]) -> Matrix:
         return out
     import numpy as np
 
-    from toolrig.registry.search.quantize import cache_dir
+    from toolrig.search.quantize import cache_dir
 
     path = cache_dir() / "vectors" / f"{key}.sqlite"
     with _caches_lock:

@@ -8,7 +8,7 @@ from fnmatch import fnmatchcase
 from typing import Literal
 
 from toolrig.core.spec import ToolAnnotations
-from toolrig.registry.search.documents import ActionDocument
+from toolrig.search.documents import ActionDocument
 
 __all__ = ["SearchFilters"]
 

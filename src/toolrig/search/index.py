@@ -12,74 +12,27 @@ import importlib.util
 import math
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolrig.core.spec import ToolSpec
-from toolrig.registry.search.bm25f import BM25F, BM25FParams
-from toolrig.registry.search.documents import ActionDocument, documents_of
-from toolrig.registry.search.filters import SearchFilters
-from toolrig.registry.search.request import check_request
-from toolrig.registry.search.segments import request_parts
-from toolrig.registry.search.tokenize import analyze, vocabulary_of
-from toolrig.registry.search.usage import UsagePrior
-from toolrig.registry.search.vectors import VectorTable
+from toolrig.search.bm25f import BM25F
+from toolrig.search.config import SearchConfig
+from toolrig.search.documents import ActionDocument, documents_of
+from toolrig.search.filters import SearchFilters
+from toolrig.search.follow import Following
+from toolrig.search.request import check_request
+from toolrig.search.segments import request_parts
+from toolrig.search.tokenize import analyze, vocabulary_of
+from toolrig.search.usage import UsagePrior
+from toolrig.search.vectors import VectorTable
 
-__all__ = ["SearchConfig", "SearchHit", "ToolIndex"]
+if TYPE_CHECKING:
+    from toolrig.registry.catalog import Catalog
+
+__all__ = ["SearchHit", "ToolIndex"]
 
 Mode = Literal["auto", "lexical", "dense", "fused"]
-
-
-def _default_bm25f() -> BM25FParams:
-    return BM25FParams(
-        weights={
-            "name": 2.0,
-            "description": 1.0,
-            "tags": 1.0,
-            "parameters": 0.5,
-            "output": 0.5,
-            "examples": 0.25,
-        },
-        default_b=0.3,
-        k1=3.0,
-    )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SearchConfig:
-    """How the index ranks: lexical parameters, embedding models and fusion weights.
-
-    The defaults were tuned on a dev slice of MetaTool (``bench/retrieval.py``): BM25F with
-    ``k1=3, b=0.3``, names weighted twice and sample requests a quarter (more helped single
-    requests a little and cost two-part ones more); z-scored BM25F, MiniLM and static scores
-    summed with weights 1 : 2 : 2; a document's closest sample request counted half; call
-    counts, when known, move the most-called tool up by 0.6 of the best score's lead.
-    A request with several parts (:mod:`.segments`) is also ranked part by part. In catalogues
-    above ``rerank_above`` actions, MiniLM re-ranks the ``rerank_depth`` best candidates of
-    BM25F and the static model instead of scanning every vector (the scan is memory-bound).
-    ``SearchConfig(embedders=("static",))`` drops MiniLM: a few points of recall for about
-    a third of the time per query.
-    """
-
-    bm25f: BM25FParams = field(default_factory=_default_bm25f)
-    embedders: tuple[str, ...] = ("minilm", "static")
-    """Embedding models to fuse (see :mod:`.dense`); ``()`` ranks by words alone."""
-    lexical_weight: float = 1.0
-    dense_weights: Mapping[str, float] = field(
-        default_factory=lambda: {"minilm": 2.0, "static": 2.0}
-    )
-    example_weight: float = 0.5
-    """How much a document's closest sample request adds to its own semantic similarity."""
-    part_weight: float = 1.0
-    """How much a document's best part of a many-part request adds (see :mod:`.segments`)."""
-    rerank_above: int = 2_000
-    """Catalogue size (in actions) above which costly models score only candidates."""
-    rerank_depth: int = 300
-    """How many candidates the words and the cheap models pick for the costly ones."""
-    usage_weight: float = 0.6
-    """How far the most-called tool moves up once call counts are known
-    (:meth:`ToolIndex.set_usage`), as a share of how far the query's best score stands above
-    its mean (see :mod:`.usage`); 0 ignores the counts."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,7 +61,7 @@ class ToolIndex:
     ) -> None:
         self.config = config if config is not None else SearchConfig()
         if embedders is None:
-            from toolrig.registry.search.dense import load_embedders
+            from toolrig.search.dense import load_embedders
 
             embedders = load_embedders(self.config.embedders) if self.config.embedders else ()
         self._embedders = embedders
@@ -122,13 +75,39 @@ class ToolIndex:
         self._usage = UsagePrior()
         self._tables = [VectorTable(e) for e in embedders]
         self._numpy = importlib.util.find_spec("numpy") is not None
-        self._followers: list[tuple[Any, Any]] = []
+        self._following: list[Following] = []
         self.add_many(specs)
 
     @property
     def dense(self) -> bool:
         """Whether semantic ranking is available (else ranking is lexical only)."""
         return bool(self._embedders)
+
+    # -- following a catalogue -------------------------------------------------------------
+    @classmethod
+    def follow(
+        cls,
+        catalog: Catalog,
+        *,
+        config: SearchConfig | None = None,
+        embedders: tuple[Any, ...] | None = None,
+    ) -> ToolIndex:
+        """A new index of ``catalog``'s tools that follows every later change (tools added,
+        updated, removed or reloaded) until :meth:`unfollow`."""
+        index = cls(config=config, embedders=embedders)
+        following = Following(catalog, index)
+        with index._lock:
+            index._following.append(following)
+        return index
+
+    def unfollow(self, catalog: Catalog) -> bool:
+        """Stop following ``catalog`` (the tools indexed stay); ``False`` when not following."""
+        with self._lock:
+            mine = [f for f in self._following if f.catalog is catalog]
+            self._following = [f for f in self._following if f.catalog is not catalog]
+        for following in mine:
+            following.stop()
+        return bool(mine)
 
     # -- changes ---------------------------------------------------------------------------
     def add(self, spec: ToolSpec) -> None:
@@ -288,8 +267,8 @@ class ToolIndex:
         large catalogue only ``depth`` candidates get a finite score."""
         import numpy as np
 
-        from toolrig.registry.search.dense import embed_request, embed_request_soon
-        from toolrig.registry.search.fusion import combine_parts, fuse
+        from toolrig.search.dense import embed_request, embed_request_soon
+        from toolrig.search.fusion import combine_parts, fuse
 
         config = self.config
         n = len(self._docs)

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from toolrig.registry.search.documents import ActionDocument
+    from toolrig.search.documents import ActionDocument
 
 __all__ = ["UsagePrior"]
 

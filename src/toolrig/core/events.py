@@ -1,0 +1,53 @@
+"""One listener mechanism for every kind of event: calls, catalogue changes and plan steps.
+
+A :class:`Listeners` list is replaced, never mutated, so emitting needs no lock; a listener that
+raises is logged and never stops the others or the work that emitted the event.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
+
+__all__ = ["Listeners"]
+
+E = TypeVar("E")
+
+logger = logging.getLogger("toolrig.events")
+
+
+class Listeners(Generic[E]):
+    """The callbacks told of one kind of event, in the order they were added."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self) -> None:
+        self._items: tuple[Callable[[E], None], ...] = ()
+
+    def add(self, listener: Callable[[E], None]) -> None:
+        """Tell ``listener`` of every later event."""
+        self._items = (*self._items, listener)
+
+    def remove(self, listener: Callable[[E], None]) -> None:
+        """Stop telling ``listener`` (no error when it was not listening)."""
+        self._items = tuple(x for x in self._items if x is not listener)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def emit(self, event: E) -> None:
+        """Deliver ``event`` to each listener; a failing listener is logged and skipped."""
+        for listener in self._items:
+            try:
+                listener(event)
+            except Exception:
+                logger.exception("listener %r failed on %r", listener, event)
+
+    def emit_all(self, events: Iterable[E]) -> None:
+        """Deliver ``events`` in order."""
+        for event in events:
+            self.emit(event)

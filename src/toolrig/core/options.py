@@ -1,0 +1,189 @@
+"""Tool and action options, each declared once.
+
+:class:`ToolOptions` holds what can be said about a tool besides its name, description and
+actions; :class:`ActionOptions` the same for one action. The specs inherit them
+(:class:`~toolrig.ToolSpec`, :class:`~toolrig.ActionSpec`), the YAML definitions inherit them,
+and the keyword forms (``@tool(**options)``, ``Tool(..., **options)``, ``@action(**options)``)
+are typed by :class:`ToolOptionsDict` / :class:`ActionOptionsDict`, whose keys a test holds
+equal to the models' fields. So an option is added in one place and cannot drift.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+__all__ = [
+    "ActionOptions",
+    "ActionOptionsDict",
+    "FrozenModel",
+    "ToolAnnotations",
+    "ToolCost",
+    "ToolOptions",
+    "ToolOptionsDict",
+    "check_version",
+]
+
+_SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
+)
+
+
+def check_version(value: str) -> str:
+    """``value`` if it is a semantic version such as ``1.2.0``, else :class:`ValueError`."""
+    if not _SEMVER.match(value):
+        raise ValueError(f"version {value!r} is not a semantic version such as 1.2.0")
+    return value
+
+
+def _not_one_string(value: Any, info: ValidationInfo) -> Any:
+    # pydantic would answer "Input should be a valid tuple"; say what the author meant instead
+    if isinstance(value, str):
+        raise ValueError(f"`{info.field_name}` must be a list of strings, not one string")
+    return value
+
+
+class FrozenModel(BaseModel):
+    """Base of the plain-data models: immutable, unknown keys refused, built on first use."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
+
+
+class ToolAnnotations(FrozenModel):
+    """Behaviour hints shown to models and MCP clients (hints, not guarantees)."""
+
+    title: str | None = None
+    read_only: bool | None = Field(None, alias="readOnlyHint")
+    """The tool does not change its environment."""
+    destructive: bool | None = Field(None, alias="destructiveHint")
+    """The tool may delete or overwrite things (meaningful when not read-only)."""
+    idempotent: bool | None = Field(None, alias="idempotentHint")
+    """Calling it again with the same arguments has no further effect."""
+    open_world: bool | None = Field(None, alias="openWorldHint")
+    """The tool talks to the world outside (web, remote services)."""
+
+    def merged(self, override: ToolAnnotations | None) -> ToolAnnotations:
+        """These annotations with every field set in ``override`` replaced."""
+        if override is None:
+            return self
+        return self.model_copy(update=override.model_dump(exclude_unset=True, by_alias=False))
+
+
+class ToolCost(FrozenModel):
+    """What a call costs: ``base_cost + per_item_cost x items`` (items: the first array given)."""
+
+    base_cost: float = Field(0.0, ge=0)
+    per_item_cost: float = Field(0.0, ge=0)
+    unit: str = "USD"
+
+
+class ToolOptions(FrozenModel):
+    """Everything said about a tool besides its name, description and actions."""
+
+    display_name: str | None = None
+    """A human title (UIs); the model sees ``name``."""
+    version: str = "0.1.0"
+    """A semantic version such as ``1.2.0``."""
+    when_to_use: str | None = None
+    """When to prefer this tool, for the model (shown with the description)."""
+    type: str | None = None
+    """A free category such as ``data``, ``analysis``, ``content``, ``business``."""
+    layer: str | None = None
+    """A free grouping of tools by level (``tools``, ``ml``, ...)."""
+    tags: tuple[str, ...] = ()
+    """Words for filtering and search."""
+    annotations: ToolAnnotations = Field(default_factory=ToolAnnotations)
+    """Behaviour hints (read-only, destructive, idempotent, open world)."""
+    timeout: float | None = Field(None, gt=0)
+    """Seconds before a call is abandoned; ``None`` means no limit."""
+    max_retries: int = Field(0, ge=0, le=100)
+    """Extra attempts after a retryable failure (timeouts, transient errors)."""
+    dependencies: tuple[str, ...] = ()
+    """Names of tools whose output this tool needs first."""
+    cost: ToolCost | None = None
+    """What a call costs, when known."""
+    examples: tuple[str, ...] = ()
+    """Sample requests this tool answers (used by prompts and tool search)."""
+
+    _sequences = field_validator("tags", "dependencies", "examples", mode="before")(_not_one_string)
+
+    @field_validator("version")
+    @classmethod
+    def _semver(cls, value: str) -> str:
+        return check_version(value)
+
+    @field_validator("annotations", mode="before")
+    @classmethod
+    def _no_annotations(cls, value: Any) -> Any:
+        return ToolAnnotations() if value is None else value
+
+    @property
+    def options(self) -> ToolOptions:
+        """Only the options of this object (of a spec or a definition, say), as given."""
+        if type(self) is ToolOptions:
+            return self
+        return ToolOptions.model_construct(
+            _fields_set=self.model_fields_set & set(ToolOptions.model_fields),
+            **{name: getattr(self, name) for name in ToolOptions.model_fields},
+        )
+
+
+class ActionOptions(FrozenModel):
+    """Everything said about one action besides its name and parameters."""
+
+    description: str | None = None
+    """What the action does; ``None``: the function's docstring."""
+    output_description: str | None = None
+    """One line saying what the output is."""
+    output_schema: dict[str, Any] | None = None
+    """JSON Schema of the output; it replaces the one the return annotation implies."""
+    when_to_use: str | None = None
+    """When to prefer this action, for the model."""
+    annotations: ToolAnnotations | None = None
+    """Overrides of the tool's annotations for this action (e.g. ``read`` is read-only)."""
+    examples: tuple[str, ...] = ()
+    """Sample requests this action answers (used by prompts and tool search)."""
+
+    _sequences = field_validator("examples", mode="before")(_not_one_string)
+
+    @property
+    def options(self) -> ActionOptions:
+        """Only the options of this object (of a spec or a definition, say), as given."""
+        if type(self) is ActionOptions:
+            return self
+        return ActionOptions.model_construct(
+            _fields_set=self.model_fields_set & set(ActionOptions.model_fields),
+            **{name: getattr(self, name) for name in ActionOptions.model_fields},
+        )
+
+
+class ToolOptionsDict(TypedDict, total=False):
+    """:class:`ToolOptions` as keyword arguments (same keys; see the model for each one)."""
+
+    display_name: str | None
+    version: str
+    when_to_use: str | None
+    type: str | None
+    layer: str | None
+    tags: Sequence[str]
+    annotations: ToolAnnotations | None
+    timeout: float | None
+    max_retries: int
+    dependencies: Sequence[str]
+    cost: ToolCost | None
+    examples: Sequence[str]
+
+
+class ActionOptionsDict(TypedDict, total=False):
+    """:class:`ActionOptions` as keyword arguments (same keys; see the model for each one)."""
+
+    description: str | None
+    output_description: str | None
+    output_schema: dict[str, Any] | None
+    when_to_use: str | None
+    annotations: ToolAnnotations | None
+    examples: Sequence[str]

@@ -1,0 +1,28 @@
+"""Tool search: the few tools that fit a request, out of thousands, offline.
+
+BM25F over each action's fields (always available) fused with sentence embeddings from models
+shipped inside packages (the optional extra ``search``; without it, ranking is lexical).
+``ToolIndex.follow(catalog)`` keeps an index in step with a catalogue; call counts from the
+execution log (``ExecutionLog.tool_usage()``) rank often-used tools a little higher.
+"""
+
+from toolrig.search._attach import attach, detach
+from toolrig.search.bm25f import BM25FParams
+from toolrig.search.config import SearchConfig
+from toolrig.search.filters import SearchFilters
+from toolrig.search.index import SearchHit, ToolIndex
+from toolrig.search.meta_tools import meta_tools, tools_for_turn
+from toolrig.search.selection import select_tools_for_intent
+
+__all__ = [
+    "BM25FParams",
+    "SearchConfig",
+    "SearchFilters",
+    "SearchHit",
+    "ToolIndex",
+    "attach",
+    "detach",
+    "meta_tools",
+    "select_tools_for_intent",
+    "tools_for_turn",
+]
