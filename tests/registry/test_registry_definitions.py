@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from registry_helpers import write
 
+from toolrig import ToolExecutor
 from toolrig.registry import ActionDefinition, Registry, ToolDefinition
 
 FULL = r"""
@@ -275,3 +276,103 @@ def test_actions_and_top_level_parameters_are_exclusive(registry: Registry, tmp_
     """
     report = registry.load(write(tmp_path / "m.yaml", text))
     assert len(report.errors) == 1 and "per action" in report.errors[0].message
+
+
+COUNTER = """
+class Counter(BaseTool):
+    '''Counts.'''
+
+    timeout = 7
+
+    @action
+    def bump(self, n: int, ctx: ToolContext) -> str:
+        '''Bump the counter by n.'''
+        return f"{type(n).__name__} {n} in {ctx.tool}.{ctx.action} call {ctx.tool_call_id}"
+"""
+
+
+def _counter_module(module_dir: Callable[[str, str], Path], name: str) -> None:
+    module_dir(name, "from toolrig import BaseTool, ToolContext, action\n" + COUNTER)
+
+
+def test_an_executor_that_is_a_tool_class_runs_its_own_action(
+    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+) -> None:
+    _counter_module(module_dir, "counter_mod")
+    text = """
+    name: counter
+    description: Counts.
+    parameters: [{name: n, type: string}]
+    executor: counter_mod.Counter
+    """
+    assert registry.load(write(tmp_path / "counter.yaml", text)).ok
+    executor = ToolExecutor(registry)
+    done = executor.execute_sync("counter", {"n": "5"}, tool_call_id="call_1")
+    assert done.success, done.error
+    # the class's own validation (n: int) and context, behind the definition's
+    assert done.output == "int 5 in counter.counter call call_1"
+    refused = executor.execute_sync("counter", {"n": "five"})
+    assert refused.code == "invalid_arguments" and "- n:" in refused.error.message
+
+
+def test_a_tool_class_bound_to_a_definition_brings_its_actions(
+    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+) -> None:
+    _counter_module(module_dir, "bound_counter_mod")
+    from bound_counter_mod import Counter  # type: ignore[import-not-found]
+
+    text = """
+    name: counter
+    description: Counts, as the definition says.
+    max_retries: 2
+    """
+    assert registry.load(write(tmp_path / "counter.yaml", text)).ok
+    registry.bind("counter")(Counter)
+    made = registry.get("counter")
+    spec = made.spec
+    assert spec.description == "Counts, as the definition says."  # the definition's words
+    assert (spec.timeout, spec.max_retries) == (7, 2)  # the class's, unless the YAML says
+    assert spec.actions["counter"].parameters["properties"] == {"n": {"type": "integer"}}
+    assert (made.timeout, made.max_retries) == (7, 2)
+    done = ToolExecutor(registry).execute_sync("counter", {"n": 3}, tool_call_id="call_2")
+    assert done.output == "int 3 in counter.counter call call_2"
+
+
+def test_a_bound_tool_class_must_take_the_parameters_the_definition_lists(
+    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+) -> None:
+    _counter_module(module_dir, "mismatch_counter_mod")
+    from mismatch_counter_mod import Counter  # type: ignore[import-not-found]
+
+    text = """
+    name: counter
+    description: Counts.
+    parameters: [{name: count, type: integer}]
+    """
+    registry.bind("counter")(Counter)
+    report = registry.load(write(tmp_path / "counter.yaml", text))
+    assert [(e.line, e.field) for e in report.errors] == [(3, "parameters")]
+    assert "takes n" in report.errors[0].message
+
+
+def test_an_executor_function_may_ask_for_the_context(
+    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+) -> None:
+    module_dir(
+        "ctx_fn_mod",
+        """
+        from toolrig import ToolContext
+
+        def shout(text: str, ctx: ToolContext) -> str:
+            return f"{text.upper()} ({ctx.tool_call_id})"
+        """,
+    )
+    text = """
+    name: shout
+    description: Shouts.
+    parameters: [{name: text, type: string}]
+    executor: ctx_fn_mod.shout
+    """
+    assert registry.load(write(tmp_path / "shout.yaml", text)).ok
+    done = ToolExecutor(registry).execute_sync("shout", {"text": "hi"}, tool_call_id="call_3")
+    assert done.output == "HI (call_3)"

@@ -25,7 +25,7 @@ from toolrig.core.errors import ToolDefinitionError
 from toolrig.core.options import ToolAnnotations, ToolCost, ToolOptions
 from toolrig.core.result import ToolResult
 from toolrig.core.runner import default_runner
-from toolrig.core.spec import ToolSpec, build_tool_spec
+from toolrig.core.spec import ToolSpec, build_tool_spec, tool_options
 from toolrig.core.suggest import not_found_message
 
 __all__ = ["ActionSchema", "AssembledTool", "BaseTool", "action"]
@@ -116,9 +116,11 @@ class BaseTool:
             declared["description"] = cls.__doc__.strip()
         cls._declared = declared
         name = declared["name"]
+        options = tool_options(
+            name, {k: v for k, v in declared.items() if k not in ("name", "description")}
+        )
         cls._class_actions = class_actions(cls, name, _inherited_actions(cls), reserved=_RESERVED)
         if cls._class_actions:
-            options = {k: v for k, v in declared.items() if k not in ("name", "description")}
             cls._class_spec = build_tool_spec(
                 name,
                 declared.get("description", ""),

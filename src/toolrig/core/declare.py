@@ -18,7 +18,7 @@ from toolrig.core.action import Action, action_from_function, action_from_schema
 from toolrig.core.errors import ToolDefinitionError
 from toolrig.core.options import ActionOptions, ActionOptionsDict
 from toolrig.core.params import ToolParameter, parameters_to_schema
-from toolrig.core.spec import validation_problems
+from toolrig.core.spec import definition_error
 
 __all__ = [
     "ActionSchema",
@@ -27,6 +27,7 @@ __all__ = [
     "class_actions",
     "function_action",
     "schema_action",
+    "with_output_schema",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -47,7 +48,7 @@ def action_options(subject: str, fields: Mapping[str, Any]) -> ActionOptions:
     try:
         return ActionOptions(**fields)
     except ValidationError as exc:
-        raise ToolDefinitionError(subject, validation_problems(exc)) from None
+        raise definition_error(subject, exc) from None
 
 
 @overload
@@ -110,23 +111,31 @@ def function_action(
     )
     if options.output_schema is None:
         return built
-    # Only the output checker is built from the schema (the parameters are an empty object).
+    return with_output_schema(built, options.output_schema, subject=subject)
+
+
+def with_output_schema(action: Action, schema: Mapping[str, Any], *, subject: str) -> Action:
+    """``action`` with its output declared and checked by ``schema`` instead.
+
+    Changes ``action`` itself: call it on an action nobody else holds yet (just built, or a
+    copy). Only the output checker is compiled; the arguments' validator is kept.
+    """
     checker = action_from_schema(
-        func,
-        name=name,
+        action.func,
+        name=action.name,
         subject=subject,
         description="",
         parameters={},
-        output_schema=options.output_schema,
+        output_schema=schema,
     )
-    built.output_validator = checker.output_validator
-    built.spec = built.spec.model_copy(
+    action.output_validator = checker.output_validator
+    action.spec = action.spec.model_copy(
         update={
             "output_schema": checker.spec.output_schema,
             "output_type": checker.spec.output_type,
         }
     )
-    return built
+    return action
 
 
 def schema_action(

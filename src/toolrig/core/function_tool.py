@@ -12,7 +12,7 @@ from toolrig.core.errors import ToolDefinitionError
 from toolrig.core.options import ActionOptions, ToolOptions, ToolOptionsDict
 from toolrig.core.params import ToolParameter, parameters_to_schema
 from toolrig.core.result import ToolResult
-from toolrig.core.spec import build_tool_spec
+from toolrig.core.spec import build_tool_spec, tool_options
 
 __all__ = ["Tool", "tool"]
 
@@ -54,6 +54,7 @@ class Tool(BaseTool):
         if options is not None:
             given = {key: getattr(options, key) for key in options.model_fields_set}
         given.update(more)
+        checked = tool_options(tool_name, given)
         # a single action shares the tool's "when to use" and examples
         act = action_options(
             tool_name,
@@ -61,12 +62,14 @@ class Tool(BaseTool):
                 "description": description,
                 "output_description": output_description,
                 "output_schema": None if output_schema is None else dict(output_schema),
-                "when_to_use": given.get("when_to_use"),
-                "examples": given.get("examples") or (),
+                "when_to_use": checked.when_to_use,
+                "examples": checked.examples,
             },
         )
         action = _make_action(func, tool_name, parameters, act)
-        spec = build_tool_spec(tool_name, action.spec.description, {tool_name: action.spec}, given)
+        spec = build_tool_spec(
+            tool_name, action.spec.description, {tool_name: action.spec}, checked
+        )
         self._func = func
         self._install(spec, {tool_name: action})
         self.__doc__ = getattr(func, "__doc__", None)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import re
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from pydantic_core import SchemaValidator
 from typing_extensions import TypedDict
 
 from toolrig.core.context import ToolContext
+from toolrig.core.docstrings import Doc, parse_text
 from toolrig.core.errors import ToolDefinitionError
 from toolrig.core.result import to_jsonable
 from toolrig.core.schema_compiler import compile_core_schema
@@ -62,72 +62,16 @@ class FunctionSignature:
     param_descriptions: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class _Doc:
-    description: str
-    params: dict[str, str]
-    returns: str | None
+_Doc = Doc
 
 
-def parse_docstring(func: Callable[..., Any]) -> _Doc:
+def parse_docstring(func: Callable[..., Any]) -> Doc:
     """Description, per-parameter text and the returns line of a docstring (any common style)."""
     raw = inspect.getdoc(func) or ""
     if not raw:
-        return _Doc("", {}, None)
-    doc = _parse_text(raw)
-    return _Doc(doc.description, dict(doc.params), doc.returns)
-
-
-_OTHER_STYLES = re.compile(r"^(?:[:@]|\.\.|-+\s*$)", re.MULTILINE)
-"""Where a reST (``:param``), epydoc (``@param``) or NumPy (a ``----`` underline, ``..
-deprecated::``) section could start; without any, only the Google parser can find sections."""
-
-
-@functools.cache
-def _google_parser() -> Any:
-    from docstring_parser.google import GoogleParser
-
-    return GoogleParser()
-
-
-def _parse_styles(raw: str) -> Any:
-    """``docstring_parser.parse(raw)``, the same result at a fraction of the cost.
-
-    That tries the four styles and keeps the one finding the most sections (the first on a tie).
-    Without a line where another style's section could start, they find none: the result is the
-    Google one when it found sections, else the reST one (first on a tie of zero).
-    """
-    import docstring_parser  # only needed when a tool is defined
-
-    if _OTHER_STYLES.search(raw) is None:
-        try:
-            doc = _google_parser().parse(raw)
-        except docstring_parser.ParseError:
-            return docstring_parser.parse(raw)
-        return doc if doc.meta else docstring_parser.rest.parse(raw)
-    return docstring_parser.parse(raw)
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_text(raw: str) -> _Doc:
-    """The parsed docstring, kept: methods shared by tool classes and tools defined again (tests,
-    reloads) repeat the same text."""
-    doc = _parse_styles(raw)
-    short, long = doc.short_description, doc.long_description
-    if short and long and not doc.blank_after_short_description:
-        # a summary wrapped over several lines: the parser keeps only its first line as "short"
-        first, _, rest = long.partition("\n\n")
-        short, long = f"{short} {' '.join(first.split())}", rest or None
-    parts = [p for p in (short, long) if p]
-    params = {
-        p.arg_name.lstrip("*"): " ".join(p.description.split()) for p in doc.params if p.description
-    }
-    returns = (
-        " ".join(doc.returns.description.split())
-        if doc.returns and doc.returns.description
-        else None
-    )
-    return _Doc("\n\n".join(parts).strip(), params, returns)
+        return Doc("", {}, None)
+    doc = parse_text(raw)  # shared between calls: hand out a copy of its mutable part
+    return Doc(doc.description, dict(doc.params), doc.returns)
 
 
 def _is_context(annotation: Any) -> bool:
@@ -194,8 +138,6 @@ def describe_function(
         raise ToolDefinitionError(subject, problems)
 
     schema, validator = _arguments(subject, fields)
-    schema = tidy_schema(schema)
-    schema.pop("additionalProperties", None)
     properties = schema.setdefault("properties", {})
     for name, default in defaults.items():
         if name in properties:
@@ -252,8 +194,9 @@ def _type_hints(func: Callable[..., Any], sig: inspect.Signature, subject: str) 
 
 
 def _arguments(subject: str, fields: Sequence[FieldSpec]) -> tuple[dict[str, Any], ValidatorSource]:
-    """The parameters' JSON Schema (as pydantic writes it, before tidying) and their validator
-    (compiled on first use when built without pydantic)."""
+    """The parameters' JSON Schema (as pydantic writes it, tidied, without
+    ``additionalProperties``) and their validator (compiled on first use when built without
+    pydantic)."""
     title = f"{_safe(subject)}_arguments"
     try:
         direct = arguments_schemas(fields, title)
@@ -288,11 +231,12 @@ def _pydantic_arguments(
         annotations[spec.name] = annotation if spec.required else NotRequired[annotation]
     adapter = _arguments_adapter(subject, annotations)
     try:
-        schema = adapter.json_schema()
+        schema = tidy_schema(adapter.json_schema())
     except Exception as exc:
         raise ToolDefinitionError(
             subject, f"cannot build a JSON Schema of the parameters: {exc}"
         ) from exc
+    schema.pop("additionalProperties", None)
     return schema, adapter.validator  # type: ignore[return-value]
 
 
@@ -321,7 +265,7 @@ def _output(annotation: Any) -> tuple[ValidatorSource | None, dict[str, Any] | N
     try:
         direct = value_schemas(annotation)
         validator = _deferred(direct)
-        schema = tidy_schema(direct.json)
+        schema = direct.json  # nothing to tidy: no property or definition titles
     except Unsupported:
         pass
     if validator is None:

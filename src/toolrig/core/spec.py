@@ -25,6 +25,8 @@ __all__ = [
     "ToolSpec",
     "build_tool_spec",
     "check_name",
+    "definition_error",
+    "tool_options",
     "validation_problems",
 ]
 
@@ -95,27 +97,35 @@ class ToolSpec(ToolOptions):
         return self.annotations.merged(self.actions[action].annotations)
 
 
-def build_tool_spec(
-    name: str,
-    description: str,
-    actions: Mapping[str, ActionSpec],
-    options: ToolOptions | Mapping[str, Any] | None = None,
-) -> ToolSpec:
-    """The validated :class:`ToolSpec`; every problem (name, options, actions) is reported in
-    one :class:`ToolDefinitionError`.
+def tool_options(name: str, options: Mapping[str, Any]) -> ToolOptions:
+    """``options`` as given (keywords, class attributes) checked together with the tool's
+    ``name``: every problem comes out in one :class:`ToolDefinitionError`. A ``None`` value
+    means the option's default."""
+    problems: list[str] = []
+    try:
+        check_name(name)
+    except ValueError as exc:
+        problems.append(Problem(f"name: {exc}", ("name",)))
+    checked = None
+    try:
+        checked = ToolOptions(**{k: v for k, v in options.items() if v is not None})
+    except ValidationError as exc:
+        problems.extend(validation_problems(exc))
+    if problems or checked is None:
+        raise ToolDefinitionError(name or "tool", problems)
+    return checked
 
-    ``options`` is a :class:`ToolOptions`, or the options as given (keyword arguments, class
-    attributes), so that a bad option and a bad name come out together; there a ``None`` value
-    means the option's default.
-    """
-    if isinstance(options, ToolOptions):
-        fields = {key: getattr(options, key) for key in ToolOptions.model_fields}
-    else:
-        fields = {key: value for key, value in (options or {}).items() if value is not None}
+
+def build_tool_spec(
+    name: str, description: str, actions: Mapping[str, ActionSpec], options: ToolOptions
+) -> ToolSpec:
+    """The validated :class:`ToolSpec`; every problem is reported in one
+    :class:`ToolDefinitionError`."""
+    fields = {key: getattr(options, key) for key in ToolOptions.model_fields}
     try:
         return ToolSpec(name=name, description=description, actions=dict(actions), **fields)
     except ValidationError as exc:
-        raise ToolDefinitionError(name or "tool", validation_problems(exc)) from None
+        raise definition_error(name or "tool", exc) from None
 
 
 Loc = tuple[str | int, ...]
@@ -140,6 +150,12 @@ class Problem(str):
     def within(self, *prefix: str | int) -> Problem:
         """The same problem, located inside ``prefix``."""
         return Problem(self, (*prefix, *self.loc))
+
+
+def definition_error(subject: str, exc: ValidationError) -> ToolDefinitionError:
+    """One :class:`ToolDefinitionError` listing every problem of a pydantic validation."""
+    problems: list[str] = [*validation_problems(exc)]
+    return ToolDefinitionError(subject, problems)
 
 
 def validation_problems(exc: ValidationError) -> list[Problem]:

@@ -8,7 +8,8 @@ parameters are few: scalars, dates, ``list``/``dict``/``tuple``/``set``, ``Liter
 ``Optional`` and unions, ``Enum`` and ``Annotated[..., Field(...)]`` with simple constraints. For
 those this module builds, directly,
 
-* the JSON Schema pydantic produces, key for key and in the same order, and
+* the JSON Schema pydantic produces, key for key and in the same order, already as
+  :func:`~toolrig.core.schema_tidy.tidy_schema` leaves it (no titles derived from names), and
 * the core schema pydantic compiles, so the validator built from it (on first use) accepts,
   coerces and rejects exactly as pydantic's would.
 
@@ -69,7 +70,11 @@ class Schemas:
 
 def arguments_schemas(fields: Sequence[FieldSpec], title: str) -> Schemas:
     """The schemas pydantic builds for a ``TypedDict`` of ``fields`` (extra keys forbidden)
-    named ``title``; raises :class:`Unsupported`."""
+    named ``title``; raises :class:`Unsupported`.
+
+    The JSON Schema is the tidied one, without ``additionalProperties`` (tools leave extra keys
+    to the validator and say nothing about them).
+    """
     builder = _Builder(enums=True)
     properties: JsonDict = {}
     core_fields: dict[str, Any] = {}
@@ -84,13 +89,16 @@ def arguments_schemas(fields: Sequence[FieldSpec], title: str) -> Schemas:
         }
         if spec.required:
             required.append(spec.name)
-    json: JsonDict = {"type": "object", "properties": properties}
+    json: JsonDict = {}
+    if builder.defs:  # in key order, each without the title naming it
+        json["$defs"] = {
+            name: {k: v for k, v in builder.defs[name].items() if k != "title"}
+            for name in sorted(builder.defs)
+        }
+    json["properties"] = properties
     if required:
         json["required"] = required
-    json["additionalProperties"] = False
-    json["title"] = title
-    if builder.defs:
-        json["$defs"] = builder.defs
+    json["type"] = "object"
     config: CoreConfig = {"title": title, "extra_fields_behavior": "forbid"}
     core_schema = {
         "type": "typed-dict",
@@ -98,7 +106,7 @@ def arguments_schemas(fields: Sequence[FieldSpec], title: str) -> Schemas:
         "extra_behavior": "forbid",
         "config": config,
     }
-    return Schemas(_sorted(json, None), cast(CoreSchema, core_schema), config, builder.eager)
+    return Schemas(json, cast(CoreSchema, core_schema), config, builder.eager)
 
 
 def value_schemas(annotation: Any) -> Schemas:
@@ -108,8 +116,7 @@ def value_schemas(annotation: Any) -> Schemas:
         raise Unsupported("annotated return type")
     builder = _Builder(enums=False)
     core = builder.of(annotation)
-    json = builder.json(core)
-    return Schemas(_sorted(json, None), cast(CoreSchema, core), None, builder.eager)
+    return Schemas(builder.json(core), cast(CoreSchema, core), None, builder.eager)
 
 
 # -- annotation -> core schema (as pydantic's GenerateSchema) ------------------------------------
@@ -321,22 +328,29 @@ class _Builder:
 
     def field_json(self, name: str, core: Any, updates: JsonDict) -> JsonDict:
         """A property's JSON Schema: the type's, then the field's updates, then the title pydantic
-        derives from the name, then the override rule of ``$ref`` siblings."""
+        derives from the name, then the override rule of ``$ref`` siblings; finally without the
+        title if it only repeats the name (as tidying removes it)."""
         json = {**self.json(core), **updates}
+        if "examples" in json:
+            json["examples"] = _sorted(json["examples"], "examples")  # a copy, keys in order
         if "title" not in json and _titled(core):
             json["title"] = name.title().replace("_", " ").strip()
         if "$ref" in json:
             target = self.defs[json["$ref"].rsplit("/", 1)[-1]]
             json = {k: v for k, v in json.items() if k == "$ref" or target.get(k, _MISSING) != v}
-        return json
+        title = json.get("title")
+        if isinstance(title, str) and (title == name or title == _name_title(name)):
+            del json["title"]
+        return dict(sorted(json.items()))
 
     def json(self, core: Any) -> JsonDict:
+        """The JSON Schema of a core schema, keys in pydantic's (alphabetical) order."""
         kind = core["type"]
         method = _JSON.get(kind)
         if method is None:  # pragma: no cover - every core type built above has one
             raise Unsupported(kind)
         json: JsonDict = method(self, core)
-        return json
+        return dict(sorted(json.items())) if len(json) > 1 else json
 
     def _numeric(self, core: Any, kind: str) -> JsonDict:
         json: JsonDict = {"type": kind}
@@ -414,7 +428,7 @@ class _Builder:
         cls: type[Enum] = core["cls"]
         name = cls.__name__
         if name not in self.defs:
-            self.defs[name] = _enum_json(cls, core["members"])
+            self.defs[name] = dict(sorted(_enum_json(cls, core["members"]).items()))
         return {"$ref": f"#/$defs/{name}"}
 
 
@@ -490,16 +504,15 @@ def _any_of(schemas: list[JsonDict]) -> JsonDict:
             members.extend(schema["anyOf"])
         else:
             members.append(schema)
-    unique = list({_hashable(m): m for m in members}.values())
+    unique: list[JsonDict] = []
+    for member in members:  # equal ones keep the first place and the last value, as pydantic's
+        for i, kept in enumerate(unique):
+            if kept == member:
+                unique[i] = member
+                break
+        else:
+            unique.append(member)
     return unique[0] if len(unique) == 1 else {"anyOf": unique}
-
-
-def _hashable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    return value
 
 
 def _titled(core: Any) -> bool:
@@ -507,6 +520,11 @@ def _titled(core: Any) -> bool:
     while core["type"] == "nullable":
         core = core["schema"]
     return bool(core["type"] != "enum")
+
+
+def _name_title(name: str) -> str:
+    """The title tidying takes for one derived from ``name``."""
+    return name.replace("_", " ").strip().title()
 
 
 def _sorted(value: Any, parent: str | None) -> Any:

@@ -62,8 +62,8 @@ class Catalog:
         with self._lock:
             if added.spec.name in self._tools and not replace:
                 raise ToolDefinitionError(
-                    added.spec.name, "a tool with this name is already registered; pass "
-                    "replace=True"
+                    added.spec.name,
+                    "a tool with this name is already registered; pass replace=True",
                 )
             self.swap(add=[added])
         return added

@@ -25,7 +25,7 @@ from toolrig.core.base import BaseTool
 from toolrig.core.context import ToolContext  # at run time: read from an annotation
 from toolrig.core.errors import ErrorCode, ToolError
 from toolrig.core.validation import ArgumentsInvalid
-from toolrig.registry.build import ActionTarget, Code
+from toolrig.registry.build import Code, Targets
 from toolrig.registry.definition import ToolDefinition
 
 __all__ = [
@@ -116,8 +116,7 @@ def _tool_action(obj: BaseTool, action: str, multi: bool) -> Action:
         bound = obj.get_action(names[0])
     if bound is None:
         raise ExecutorNotFound(
-            f"tool class {type(obj).__name__} has no action {action!r} "
-            f"(it has {', '.join(names)})"
+            f"tool class {type(obj).__name__} has no action {action!r} (it has {', '.join(names)})"
         )
     return bound
 
@@ -246,7 +245,7 @@ def unbound_executor(tool: str) -> Callable[..., Any]:
     return call
 
 
-def definition_targets(d: ToolDefinition, bound: Any) -> ActionTarget:
+def definition_targets(d: ToolDefinition, bound: Any) -> Targets:
     """What each action of definition ``d`` runs: ``bound`` code when given (a tool class is
     instantiated once, and its actions are the tool's), else the executor import paths of
     the YAML (imported on first call), else a stub that says the tool has no code."""
@@ -270,4 +269,4 @@ def definition_targets(d: ToolDefinition, bound: Any) -> ActionTarget:
             return LazyExecutor(d.executor, tool=d.name, action=action, multi=False).as_function()
         return unbound_executor(d.name)
 
-    return target
+    return Targets(target, bound if isinstance(bound, BaseTool) else None)

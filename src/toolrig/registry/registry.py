@@ -280,4 +280,3 @@ class Registry(Catalog):
             "add_mcp_server",
         )
         return add(self, prefix=prefix, **options)
-

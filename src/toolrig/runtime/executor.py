@@ -86,7 +86,9 @@ class ToolExecutor(Pipeline):
         if entry is None:
             return _ready(self._not_found(name, self.catalog.missing_message(name), call_id))
         args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
-        return self._start(entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress)
+        return self._start(
+            entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress
+        )
 
     def execute_sync(
         self,

@@ -144,6 +144,7 @@ class Pipeline:
         self._post: tuple[PostHook, ...] = ()
         self._async_hooks = False
         self._listeners: Listeners[ToolEvent] = Listeners()
+        self._listening = False  # a plain flag: testing the list itself costs a call per check
         self._middleware: tuple[Middleware, ...] = ()
         self._chain: CallNext | None = None
         for item in middleware:
@@ -172,10 +173,12 @@ class Pipeline:
     def add_listener(self, listener: Listener) -> None:
         """``listener(event)`` is told when calls start, succeed, fail and are retried."""
         self._listeners.add(listener)
+        self._listening = True
 
     def remove_listener(self, listener: Listener) -> None:
         """Stop telling ``listener``."""
         self._listeners.remove(listener)
+        self._listening = bool(self._listeners)
 
     # -- running a given tool ------------------------------------------------------------
     async def run_tool(
@@ -229,7 +232,8 @@ class Pipeline:
         progress: ProgressCallback | None,
     ) -> Coroutine[Any, Any, ToolResult]:
         """The call as a coroutine (under the concurrency cap when there is one)."""
-        run = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress, False)
+        limit = self._limit(tool, timeout)
+        run = self._call(tool, action, args, call_id, limit, strict, max_retries, progress, False)
         return run if self._max_concurrency is None else self._limited(run)
 
     def _run_now(
@@ -252,7 +256,11 @@ class Pipeline:
             and self._max_concurrency is None
             and self._limit(tool, timeout) is None
         ):
-            coro = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress, True)
+            if not self._pre and not self._post and not (max_retries or tool.spec.max_retries):
+                return self._call_plain(action, args, call_id, strict, progress)
+            coro = self._call(
+                tool, action, args, call_id, None, strict, max_retries, progress, True
+            )
             try:
                 coro.send(None)
             except StopIteration as done:
@@ -260,7 +268,47 @@ class Pipeline:
                 return result
             coro.close()  # unreachable by construction: nothing on this path suspends
             raise RuntimeError("the inline call path suspended")
-        return run_sync(self._start(tool, action, args, call_id, timeout, strict, max_retries, progress))
+        return run_sync(
+            self._start(tool, action, args, call_id, timeout, strict, max_retries, progress)
+        )
+
+    def _call_plain(
+        self,
+        action: Action,
+        args: Any,
+        call_id: str,
+        strict: bool | None,
+        progress: ProgressCallback | None,
+    ) -> ToolResult:
+        """:meth:`_call` for the plainest call (a sync tool in this thread: no time limit, no
+        hook, no middleware, no retry), as a straight line: the same steps and the same result
+        (a test runs both on the same calls), without the ~0.4 µs of driving a coroutine."""
+        started_at, t0 = time.time(), time.perf_counter()
+        try:
+            values = action.validator.validate(
+                args, strict=self.strict if strict is None else strict
+            )
+        except ArgumentsInvalid as exc:
+            result = _result(action, None, exc.error, call_id, started_at, t0, 1)
+            self._report(action, _values_or(args), result)
+            return result
+        if self._listening:
+            self._started(action, call_id, values)
+        ctx = (
+            None
+            if action.context_param is None
+            else self._context(action, call_id, 1, None, progress)
+        )
+        try:
+            output = action.call(values, ctx)
+        except Exception as exc:
+            result = _result(action, None, _raised(exc, action), call_id, started_at, t0, 1)
+        else:
+            result = _result(
+                action, output, self._checked(action, output), call_id, started_at, t0, 1
+            )
+        self._report(action, values, result)
+        return result
 
     async def _limited(self, run: Coroutine[Any, Any, ToolResult]) -> ToolResult:
         async with self._semaphore():
@@ -272,12 +320,13 @@ class Pipeline:
         action: Action,
         args: Any,
         call_id: str,
-        timeout: float | None | Unset,
+        limit: float | None,
         strict: bool | None,
         max_retries: int | None,
         progress: ProgressCallback | None,
         inline: bool,
     ) -> ToolResult:
+        """The pipeline itself; ``limit`` is the resolved time limit of each attempt."""
         started_at, t0 = time.time(), time.perf_counter()
         strict = self.strict if strict is None else strict
         try:
@@ -285,23 +334,18 @@ class Pipeline:
             if self._pre:
                 values = await self._apply_pre(action, values, call_id, strict)
         except ArgumentsInvalid as exc:
-            result = _result(action, None, exc.error, call_id, started_at, t0, 1)
-            return await self._finish(action, _values_or(args), result)
-        except Exception as exc:  # a pre-hook refused or failed
-            result = _result(action, None, _hook_error(exc, action), call_id, started_at, t0, 1)
-            return await self._finish(action, _values_or(args), result)
-        if self._listeners:
-            self._listeners.emit(
-                ToolEvent(
-                    kind=EventKind.STARTED,
-                    tool=action.tool,
-                    action=action.name,
-                    tool_call_id=call_id,
-                    attempt=1,
-                    arguments=values,
-                )
+            return await self._finish(
+                action,
+                _values_or(args),
+                _result(action, None, exc.error, call_id, started_at, t0, 1),
             )
-        limit = self._limit(tool, timeout)
+        except Exception as exc:  # a pre-hook refused or failed
+            error = _hook_error(exc, action)
+            return await self._finish(
+                action, _values_or(args), _result(action, None, error, call_id, started_at, t0, 1)
+            )
+        if self._listening:
+            self._started(action, call_id, values)
         retries = tool.spec.max_retries if max_retries is None else max_retries
         if self._chain is None:
             result = await self._attempts(
@@ -327,7 +371,10 @@ class Pipeline:
                 logger.exception("middleware failed on %s", action.name)
                 error = error_from_exception(exc, action.name)
                 result = _result(action, None, error, call_id, started_at, t0, 1)
-        return await self._finish(action, values, result)
+        if self._post:
+            return await self._finish(action, values, result)
+        self._report(action, values, result)
+        return result
 
     async def _attempts_of(self, call: Call) -> ToolResult:
         """The innermost step of the middleware chain."""
@@ -396,11 +443,9 @@ class Pipeline:
                     hint="The tool took too long; try a smaller request or try again later.",
                 )
             except Exception as exc:
-                logger.debug("tool %s raised", action.tool, exc_info=True)
-                error = error_from_exception(exc, action.name)
+                error = _raised(exc, action)
             else:
-                checker = action.output_validator
-                error = None if checker is None or not self.validate_output else checker.check(output)
+                error = self._checked(action, output)
             delay = self._retry_delay(action, error, call_id, attempt, retries, started_at, t0)
             if delay is None:
                 return _result(action, output, error, call_id, started_at, t0, attempt)
@@ -446,7 +491,29 @@ class Pipeline:
                 )
             if isinstance(replaced, ToolResult):
                 result = replaced
-        if self._listeners:
+        self._report(action, values, result)
+        return result
+
+    def _started(self, action: Action, call_id: str, values: Mapping[str, Any]) -> None:
+        self._listeners.emit(
+            ToolEvent(
+                kind=EventKind.STARTED,
+                tool=action.tool,
+                action=action.name,
+                tool_call_id=call_id,
+                attempt=1,
+                arguments=values,
+            )
+        )
+
+    def _checked(self, action: Action, output: Any) -> ErrorInfo | None:
+        """The error of an output that breaks the action's declared output type, if any."""
+        checker = action.output_validator
+        return None if checker is None or not self.validate_output else checker.check(output)
+
+    def _report(self, action: Action, values: Mapping[str, Any] | None, result: ToolResult) -> None:
+        """The outcome event, and a log line."""
+        if self._listening:
             self._listeners.emit(
                 ToolEvent(
                     kind=EventKind.SUCCEEDED if result.success else EventKind.FAILED,
@@ -468,7 +535,6 @@ class Pipeline:
                 )
         elif logger.isEnabledFor(logging.DEBUG):
             logger.debug("%s succeeded", action.name)
-        return result
 
     def _not_found(
         self, name: str, message: str, call_id: str, *, action: str | None = None
@@ -489,7 +555,7 @@ class Pipeline:
                 duration_ms=0.0,
             ),
         )
-        if self._listeners:
+        if self._listening:
             self._listeners.emit(
                 ToolEvent(
                     kind=EventKind.FAILED,
@@ -549,7 +615,7 @@ class Pipeline:
         if error is None or not self.retry.should_retry(error, attempt, retries):
             return None
         delay = self.retry.delay(attempt)
-        if self._listeners:
+        if self._listening:
             self._listeners.emit(
                 ToolEvent(
                     kind=EventKind.RETRIED,
@@ -616,6 +682,12 @@ def _hook_error(exc: BaseException, action: Action) -> ErrorInfo:
             code=ErrorCode.PERMISSION_DENIED,
             message=f"The call to `{action.name}` was refused: {exc}",
         )
+    return error_from_exception(exc, action.name)
+
+
+def _raised(exc: Exception, action: Action) -> ErrorInfo:
+    """The error for an exception the tool raised."""
+    logger.debug("tool %s raised", action.tool, exc_info=True)
     return error_from_exception(exc, action.name)
 
 
