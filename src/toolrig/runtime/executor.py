@@ -68,7 +68,7 @@ class ToolExecutor(Pipeline):
         /,
         *,
         tool_call_id: str | None = None,
-        timeout: float | None | Unset = UNSET,
+        timeout: float | Unset | None = UNSET,
         strict: bool | None = None,
         max_retries: int | None = None,
         progress: ProgressCallback | None = None,
@@ -97,7 +97,7 @@ class ToolExecutor(Pipeline):
         /,
         *,
         tool_call_id: str | None = None,
-        timeout: float | None | Unset = UNSET,
+        timeout: float | Unset | None = UNSET,
         strict: bool | None = None,
         max_retries: int | None = None,
         progress: ProgressCallback | None = None,
@@ -122,7 +122,7 @@ class ToolExecutor(Pipeline):
         self,
         calls: Iterable[ToolCall | Mapping[str, Any] | tuple[Any, ...]],
         *,
-        timeout: float | None | Unset = UNSET,
+        timeout: float | Unset | None = UNSET,
     ) -> list[ToolResult]:
         """Run calls concurrently; results come back in the calls' order, failures isolated.
 
@@ -150,7 +150,7 @@ class ToolExecutor(Pipeline):
         self,
         calls: Iterable[ToolCall | Mapping[str, Any] | tuple[Any, ...]],
         *,
-        timeout: float | None | Unset = UNSET,
+        timeout: float | Unset | None = UNSET,
     ) -> list[ToolResult]:
         """Blocking :meth:`execute_many`."""
         return run_sync(self.execute_many(list(calls), timeout=timeout))

@@ -226,7 +226,7 @@ class Pipeline:
         action: Action,
         args: Any,
         call_id: str,
-        timeout: float | None | Unset,
+        timeout: float | Unset | None,
         strict: bool | None,
         max_retries: int | None,
         progress: ProgressCallback | None,
@@ -242,7 +242,7 @@ class Pipeline:
         action: Action,
         args: Any,
         call_id: str,
-        timeout: float | None | Unset,
+        timeout: float | Unset | None,
         strict: bool | None,
         max_retries: int | None,
         progress: ProgressCallback | None,
@@ -449,8 +449,8 @@ class Pipeline:
             delay = self._retry_delay(action, error, call_id, attempt, retries, started_at, t0)
             if delay is None:
                 return _result(action, output, error, call_id, started_at, t0, attempt)
-            if inline:
-                time.sleep(delay)
+            if inline:  # driven in the caller's thread, with no event loop to yield to
+                time.sleep(delay)  # noqa: ASYNC251
             else:
                 await asyncio.sleep(delay)
             attempt += 1
@@ -569,7 +569,7 @@ class Pipeline:
         return result
 
     # -- policy --------------------------------------------------------------------------
-    def _limit(self, tool: BaseTool, timeout: float | None | Unset) -> float | None:
+    def _limit(self, tool: BaseTool, timeout: float | Unset | None) -> float | None:
         if not isinstance(timeout, Unset):
             return timeout
         own = tool.spec.timeout
