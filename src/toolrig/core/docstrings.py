@@ -111,6 +111,8 @@ class _Rules:
     typed_arg: Any
     param_keys: frozenset[str]
     returns_keys: frozenset[str]
+    singular: Any
+    singular_or_multiple: Any
 
 
 @functools.cache
@@ -125,6 +127,8 @@ def _rules() -> _Rules:
         typed_arg=google.GOOGLE_TYPED_ARG_REGEX,
         param_keys=frozenset(common.PARAM_KEYWORDS),
         returns_keys=frozenset(common.RETURNS_KEYWORDS | common.YIELDS_KEYWORDS),
+        singular=google.SectionType.SINGULAR,
+        singular_or_multiple=google.SectionType.SINGULAR_OR_MULTIPLE,
     )
 
 
@@ -166,9 +170,8 @@ def _google(text: str) -> _Parsed | None:
 
 def _section(parsed: _Parsed, section: Any, chunk: str) -> int:
     """Read one section's entries into ``parsed``; the number of entries."""
-    from docstring_parser.google import SectionType
-
-    if section.type in (SectionType.SINGULAR, SectionType.SINGULAR_OR_MULTIPLE):
+    rules = _rules()
+    if section.type is rules.singular or section.type is rules.singular_or_multiple:
         _entry(parsed, section, inspect.cleandoc(chunk))
         return 1
     indent = re.search(r"^\s*", chunk).group()  # type: ignore[union-attr]  # always matches
@@ -183,12 +186,10 @@ def _section(parsed: _Parsed, section: Any, chunk: str) -> int:
 
 def _entry(parsed: _Parsed, section: Any, text: str) -> None:
     """One entry, read as ``GoogleParser._build_meta`` reads it (only what tools use is kept)."""
-    from docstring_parser.google import SectionType
-
     rules = _rules()
     key = section.key
-    if section.type == SectionType.SINGULAR or (
-        section.type == SectionType.SINGULAR_OR_MULTIPLE and not rules.multiple.match(text)
+    if section.type is rules.singular or (
+        section.type is rules.singular_or_multiple and not rules.multiple.match(text)
     ):
         if key in rules.param_keys:  # pragma: no cover - parameter sections are never singular
             raise _NotGoogle
