@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # Copied from the peer benchmark shared with this project (../shared/bench/peers.py), with one
-# adapter added: `_make_toolrig` and its ADAPTERS entry, so toolrig is measured side by side.
+# adapter added: `_make_toolrig` and its ADAPTERS entry, so toolrig is measured side by side; the
+# toolrig/TypeAdapter ratio and the first-call section (2b); and the salt of generated functions
+# in their docstrings too, so no repeat parses a docstring an earlier repeat parsed.
 """Measure the overhead of peer Python libraries that invoke LLM-agent "tools".
 
 Run (in a venv with the peers installed):  python peers.py [--quick] [--only a,b] [--json out.json]
@@ -16,7 +18,9 @@ and measured with time.perf_counter_ns:
 
   1. per-call overhead (validate a JSON-ish args dict + run a trivial function),
      sync and async paths, against bare-Python / pydantic / JSON-Schema baselines;
-  2. schema export of 1,000 generated tools (5 mixed-type params each), cold and warm;
+  2. schema export of 1,000 generated tools (5 mixed-type params each), cold and warm, with
+     toolrig's cold time as a multiple of pydantic's TypeAdapter(fn).json_schema() in the same
+     run; 2b. (toolrig) the first call of a freshly defined tool, next to the second;
   3. 10,000 concurrent async calls of a tool that awaits asyncio.sleep(0.01);
   4. a bad-input call ({"a": "not a number"}): raise or structured error, and its text;
   5. import cost of each peer in a fresh subprocess: peak RSS and import time.
@@ -382,7 +386,7 @@ def _make_baseline(env: Env) -> tuple[list[Variant], list[SchemaAdapter]]:
     def warm(adapters):
         return [_openai_fn(n, d, ta.json_schema()) for n, d, ta in adapters]
 
-    schemas = [SchemaAdapter("baseline: pydantic TypeAdapter(fn).json_schema()", cold, warm)]
+    schemas = [SchemaAdapter(BASELINE_SCHEMA_LABEL, cold, warm)]
     return variants, schemas
 
 
@@ -721,14 +725,34 @@ def _make_toolrig(env: Env) -> tuple[list[Variant], list[SchemaAdapter]]:
     def warm(built):
         return [_openai_fn(t.spec.name, t.spec.description, t.action.spec.parameters) for t in built]
 
+    def cold_export(fns):
+        built = [tool(fn) for fn in fns]
+        return built, warm_export(built)
+
+    def warm_export(built):
+        from toolrig.providers import to_openai_chat_tools
+
+        return to_openai_chat_tools(built)
+
     return variants, [
         SchemaAdapter(
-            "toolrig: tool(fn) + action spec parameters",
+            TOOLRIG_SCHEMA_LABEL,
             cold,
             warm,
             note="OpenAI dict wrapped by hand from the action's parameter schema",
-        )
+        ),
+        SchemaAdapter(
+            TOOLRIG_EXPORT_LABEL,
+            cold_export,
+            warm_export,
+            note="the library's exporter (copies each schema, checks provider names)",
+        ),
     ]
+
+
+TOOLRIG_SCHEMA_LABEL = "toolrig: tool(fn) + action spec parameters"
+TOOLRIG_EXPORT_LABEL = "toolrig: tool(fn) + providers.to_openai_chat_tools"
+BASELINE_SCHEMA_LABEL = "baseline: pydantic TypeAdapter(fn).json_schema()"
 
 
 ADAPTERS: dict[str, Adapter] = {
@@ -855,15 +879,50 @@ def gen_functions(n: int, salt: str) -> list[Callable]:
             params.append(f"{pname}: {ann}" + (f" = {default}" if j >= 2 else ""))
             docs.append(f"        {pname}: Parameter {j} of tool {i}.")
         name = f"tool_{salt}_{i:04d}"
-        src = (
+        src = (  # the salt in the docstring too: no repeat reuses an earlier repeat's text
             f"def {name}({', '.join(params)}) -> dict:\n"
-            f'    """Generated tool number {i}.\n\n    Args:\n' + "\n".join(docs) + '\n    """\n'
+            f'    """Generated tool number {i} ({salt}).\n\n    Args:\n' + "\n".join(docs) + '\n    """\n'
             "    return {}\n"
         )
         ns: dict[str, Any] = {}
         exec(src, ns_globals, ns)  # noqa: S102 - generating benchmark fixtures
         fns.append(ns[name])
     return fns
+
+
+def gen_call_functions(n: int, salt: str) -> list[tuple[Callable, dict]]:
+    """n tool functions like gen_functions', each with parameter names of its own (so no two
+    can share a compiled validator), and valid arguments for each."""
+    kinds = [
+        ("int", "7", 7),
+        ("str", "'x'", "x"),
+        ("float", "1.5", 1.5),
+        ("bool", "False", False),
+        ("Optional[list[str]]", "None", ["a"]),
+        ("Literal['red', 'green', 'blue']", "'red'", "green"),
+        ("Optional[int]", "None", None),
+    ]
+    ns_globals = {"Literal": Literal, "Optional": Optional, "__name__": "generated_tools"}
+    out = []
+    for i in range(n):
+        params, docs, args = [], [], {}
+        for j in range(5):
+            ann, default, value = kinds[(i + 3 * j) % len(kinds)]
+            pname = f"p{j}_{salt}_{i}"
+            params.append(f"{pname}: {ann}" + (f" = {default}" if j >= 2 else ""))
+            docs.append(f"        {pname}: Parameter {j} of tool {i}.")
+            if j < 2:
+                args[pname] = value
+        name = f"call_{salt}_{i:04d}"
+        src = (
+            f"def {name}({', '.join(params)}) -> dict:\n"
+            f'    """Callable tool number {i} ({salt}).\n\n    Args:\n' + "\n".join(docs) + '\n    """\n'
+            "    return {}\n"
+        )
+        ns: dict[str, Any] = {}
+        exec(src, ns_globals, ns)  # noqa: S102 - generating benchmark fixtures
+        out.append((ns[name], args))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -961,6 +1020,37 @@ def bench_schemas(schema_adapters: list[SchemaAdapter], repeats: int, n_tools: i
             sa.dispose(state)
             del state, schemas, again
         print(f"  schema repeat {r + 1}/{repeats} done", file=sys.stderr)
+    return out
+
+
+def bench_first_call(repeats: int, n_tools: int) -> dict[str, list[float]] | None:
+    """toolrig only: µs to define a fresh tool, to run it the first time (validators a tool
+    compiles on first use are compiled here), and to run it again."""
+    try:
+        from toolrig import tool
+    except ImportError:
+        return None
+    for fn, args in gen_call_functions(20, "warmup"):  # lazy imports, first-time code paths
+        t = tool(fn)
+        t.run(args)
+        t.run(args)
+    out: dict[str, list[float]] = {"define_us": [], "first_us": [], "second_us": []}
+    for r in range(repeats):
+        pairs = gen_call_functions(n_tools, f"fc{r}")
+        settle_heap()
+        for fn, args in pairs:
+            t0 = perf_ns()
+            t = tool(fn)
+            t1 = perf_ns()
+            first = t.run(args)
+            t2 = perf_ns()
+            second = t.run(args)
+            t3 = perf_ns()
+            assert first.success and second.success, (first, second)
+            out["define_us"].append((t1 - t0) / 1e3)
+            out["first_us"].append((t2 - t1) / 1e3)
+            out["second_us"].append((t3 - t2) / 1e3)
+        print(f"  first-call repeat {r + 1}/{repeats} done", file=sys.stderr)
     return out
 
 
@@ -1096,6 +1186,17 @@ def report_schemas(sc: dict, schema_adapters: list[SchemaAdapter], n_tools: int)
             ]
         )
     head = ["peer: build path", "cold ms (build+export)", "cold µs/tool", "warm ms (export again)", "warm µs/tool", "notes"]
+    ratios = []
+    base = sc.get(BASELINE_SCHEMA_LABEL)
+    for label in (TOOLRIG_SCHEMA_LABEL, TOOLRIG_EXPORT_LABEL):
+        rec = sc.get(label)
+        if base is None or rec is None:
+            continue
+        per_repeat = [a / b for a, b in zip(rec["cold_ms"], base["cold_ms"], strict=True)]
+        ratios.append(
+            f"- {label}: **{median(rec['cold_ms']) / median(base['cold_ms']):.2f}x** the TypeAdapter"
+            f" baseline (medians; per-repeat ratios {min(per_repeat):.2f}–{max(per_repeat):.2f})"
+        )
     samples = []
     for sa in schema_adapters:
         _, schemas = sa.cold([search])
@@ -1103,11 +1204,28 @@ def report_schemas(sc: dict, schema_adapters: list[SchemaAdapter], n_tools: int)
     return (
         f"## 2. Schema export: {n_tools:,} generated tools, 5 mixed-type params each\n\n"
         + table(head, rows)
+        + ("\n\ntoolrig cold / TypeAdapter cold, same run:\n\n" + "\n".join(ratios) if ratios else "")
         + "\n\ncold = build the peer's tool objects from 1,000 fresh functions and export OpenAI-style"
         " schemas (after a 10-tool warm-up, so one-off lazy imports are excluded); warm = export again"
         " from the built objects.\n\nEach peer's exported schema for `search`:\n\n"
         + "\n".join(samples)
         + "\n"
+    )
+
+
+def report_first_call(fc: dict[str, list[float]], n_tools: int, repeats: int) -> str:
+    define, first, second = (median(fc[k]) for k in ("define_us", "first_us", "second_us"))
+    rows = [
+        ["define: tool(fn)", f"{define:.1f}"],
+        ["first call: tool.run(args)", f"{first:.1f}"],
+        ["second call: tool.run(args)", f"{second:.1f}"],
+        ["first call − second call", f"{first - second:.1f}"],
+    ]
+    return (
+        f"## 2b. toolrig: first call of a freshly defined tool ({n_tools} tools x {repeats} repeats)\n\n"
+        + table(["step", "median µs"], rows)
+        + "\n\nEach tool has 5 parameters named for it alone (no compiled validator can be shared);"
+        " the first call pays for whatever definition left to first use.\n"
     )
 
 
@@ -1151,7 +1269,7 @@ def main() -> None:
     ap.add_argument("--tools", type=int, default=1000, help="generated tools for schema export")
     ap.add_argument("--concurrent", type=int, default=10_000, help="concurrent calls in the sleep test")
     ap.add_argument("--only", default="", help="comma-separated adapter keys (baseline always included)")
-    ap.add_argument("--skip", default="", help="comma-separated: imports,per-call,concurrency,schemas,bad-input")
+    ap.add_argument("--skip", default="", help="comma-separated: imports,per-call,concurrency,schemas,first-call,bad-input")
     ap.add_argument("--quick", action="store_true", help="smoke run: small sizes, 2 repeats")
     ap.add_argument("--json", default="", help="also write raw samples to this file")
     ns = ap.parse_args()
@@ -1168,7 +1286,7 @@ def main() -> None:
 
     vers = versions(adapters)
     raw: dict[str, Any] = {"versions": vers, "python": platform.python_version()}
-    sections: dict[int, str] = {}
+    sections: dict[float, str] = {}
     unavailable: list[str] = []
 
     # Imports first, while this process has imported no peer (subprocesses either way).
@@ -1208,6 +1326,13 @@ def main() -> None:
             print("## schemas", file=sys.stderr)
             raw["schemas"] = bench_schemas(schema_adapters, ns.repeats, ns.tools)
             sections[2] = report_schemas(raw["schemas"], schema_adapters, ns.tools)
+        if "first-call" not in skip and (not only or "toolrig" in only):
+            print("## first call", file=sys.stderr)
+            n_first = max(10, min(200, ns.tools // 5))
+            fc = bench_first_call(ns.repeats, n_first)
+            if fc is not None:
+                raw["first_call"] = fc
+                sections[2.5] = report_first_call(fc, n_first, ns.repeats)
         if "bad-input" not in skip:
             print("## bad input", file=sys.stderr)
             raw["bad_input"] = bench_bad_input(env, variants)

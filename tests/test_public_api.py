@@ -8,6 +8,7 @@ EXPECTED = {
     "ActionSpec",
     "BaseTool",
     "CallInfo",
+    "Catalog",
     "ErrorCode",
     "ErrorInfo",
     "EventKind",

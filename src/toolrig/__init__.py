@@ -32,6 +32,7 @@ from toolrig.core.result import (
     success_result,
 )
 from toolrig.core.spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
+from toolrig.registry.catalog import Catalog
 from toolrig.runtime.calls import CallInfo, ToolCall
 from toolrig.runtime.events import EventKind, ToolEvent
 from toolrig.runtime.executor import UNSET, ToolExecutor
@@ -114,6 +115,7 @@ __all__ = [
     "Agent",
     "BaseTool",
     "CallInfo",
+    "Catalog",
     "ErrorCode",
     "ErrorInfo",
     "EventKind",

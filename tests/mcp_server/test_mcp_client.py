@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from mcp_support import EXTRA_YAML, WAIT, http_server, serve_argv, server_env, write_tools
 
-from toolrig import ToolExecutor
+from toolrig import Catalog, ToolExecutor
 from toolrig.mcp import MCPToolSource, add_mcp_server, add_mcp_server_async
 from toolrig.registry import Registry
 
@@ -25,10 +25,16 @@ def registry() -> Iterator[Registry]:
 
 
 @pytest.fixture
+def executor(registry: Registry) -> Iterator[ToolExecutor]:
+    with ToolExecutor(registry) as ex:
+        yield ex
+
+
+@pytest.fixture
 def stdio_source(registry: Registry, tmp_path: Path) -> Iterator[MCPToolSource]:
     folder = write_tools(tmp_path / "tools")
-    source = registry.add_mcp_server(
-        command=serve_argv(str(folder)), env=server_env(), prefix="remote"
+    source = add_mcp_server(
+        registry, command=serve_argv(str(folder)), env=server_env(), prefix="remote"
     )
     try:
         yield source
@@ -37,7 +43,7 @@ def stdio_source(registry: Registry, tmp_path: Path) -> Iterator[MCPToolSource]:
 
 
 def test_imported_tools_keep_schemas_and_run(
-    registry: Registry, stdio_source: MCPToolSource
+    registry: Registry, executor: ToolExecutor, stdio_source: MCPToolSource
 ) -> None:
     assert sorted(stdio_source.tools) == [
         "remote__add",
@@ -51,58 +57,60 @@ def test_imported_tools_keep_schemas_and_run(
     assert spec.annotations.read_only is True
     assert "mcp" in spec.tags
 
-    ok = registry.execute_sync("remote__add", {"a": 2, "b": 40})
+    ok = executor.execute_sync("remote__add", {"a": 2, "b": 40})
     assert ok.success, ok
     assert ok.output == {"result": 42}
 
-    bad = registry.execute_sync("remote__add", {"a": "two"})
+    bad = executor.execute_sync("remote__add", {"a": "two"})
     assert bad.code == "invalid_arguments"  # checked here, before the wire
 
-    failed = registry.execute_sync("remote__boom", {"reason": "disk"})
+    failed = executor.execute_sync("remote__boom", {"reason": "disk"})
     assert failed.code == "execution_error"
     assert failed.error is not None and "RuntimeError: boom: disk" in failed.error.message
 
-    remote_timeout = registry.execute_sync("remote__nap", {"seconds": 5})
+    remote_timeout = executor.execute_sync("remote__nap", {"seconds": 5})
     assert remote_timeout.code == "timeout"  # the remote's own code, carried back
     assert remote_timeout.error is not None and remote_timeout.error.retryable
 
-    local_timeout = registry.execute_sync("remote__nap", {"seconds": 0.25}, timeout=0.05)
+    local_timeout = executor.execute_sync("remote__nap", {"seconds": 0.25}, timeout=0.05)
     assert local_timeout.code == "timeout"
-    assert registry.execute_sync("remote__add", {"a": 1, "b": 1}).output == {"result": 2}
+    assert executor.execute_sync("remote__add", {"a": 1, "b": 1}).output == {"result": 2}
 
 
 def test_a_dead_server_is_an_execution_error_and_the_next_call_reconnects(
-    registry: Registry, stdio_source: MCPToolSource
+    executor: ToolExecutor, stdio_source: MCPToolSource
 ) -> None:
-    first = registry.execute_sync("remote__pid")
+    first = executor.execute_sync("remote__pid")
     assert first.success, first
     pid = int(first.output)
     os.kill(pid, signal.SIGKILL)
-    failed = registry.execute_sync("remote__add", {"a": 1, "b": 2})
+    failed = executor.execute_sync("remote__add", {"a": 1, "b": 2})
     assert failed.code == "execution_error"
     assert failed.error is not None
     assert "is unavailable" in failed.error.message
     assert failed.error.retryable
-    again = registry.execute_sync("remote__add", {"a": 1, "b": 2})
+    again = executor.execute_sync("remote__add", {"a": 1, "b": 2})
     assert again.output == {"result": 3}, again
-    second = registry.execute_sync("remote__pid")
+    second = executor.execute_sync("remote__pid")
     assert int(second.output) != pid
 
 
-def test_http_import_follows_list_changed(registry: Registry, tmp_path: Path) -> None:
+def test_http_import_follows_list_changed(
+    registry: Registry, executor: ToolExecutor, tmp_path: Path
+) -> None:
     folder = write_tools(tmp_path / "tools")
     with http_server(str(folder), "--watch", "--token", "t0k") as (url, _proc):
         source = add_mcp_server(registry, url=url, token="t0k", prefix="web")
         try:
             assert "web__add" in registry
-            assert registry.execute_sync("web__add", {"a": 3, "b": 4}).output == {"result": 7}
+            assert executor.execute_sync("web__add", {"a": 3, "b": 4}).output == {"result": 7}
             time.sleep(0.3)  # the notification stream opens after initialization
             (folder / "later.yaml").write_text(EXTRA_YAML, encoding="utf-8")
             deadline = time.monotonic() + WAIT
             while "web__added_later" not in registry and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert "web__added_later" in registry
-            result = registry.execute_sync("web__added_later", {"a": 1, "b": 2})
+            result = executor.execute_sync("web__added_later", {"a": 1, "b": 2})
             assert result.output == "3"
             (folder / "later.yaml").unlink()
             deadline = time.monotonic() + WAIT
@@ -118,7 +126,7 @@ async def test_async_import_into_an_executor(tmp_path: Path) -> None:
     folder = write_tools(tmp_path / "tools")
     executor = ToolExecutor()
     source = await add_mcp_server_async(
-        executor, command=serve_argv(str(folder)), env=server_env(), prefix="far"
+        executor.catalog, command=serve_argv(str(folder)), env=server_env(), prefix="far"
     )
     try:
         results = await asyncio.wait_for(
@@ -133,6 +141,28 @@ async def test_async_import_into_an_executor(tmp_path: Path) -> None:
 
 def test_wrong_arguments_are_refused_early() -> None:
     with pytest.raises(ValueError, match="exactly one"):
-        MCPToolSource(ToolExecutor(), prefix="x")
+        MCPToolSource(Catalog(), prefix="x")
     with pytest.raises(ValueError, match="invalid MCP server prefix"):
-        MCPToolSource(ToolExecutor(), prefix="bad prefix", url="http://127.0.0.1:1/mcp")
+        MCPToolSource(Catalog(), prefix="bad prefix", url="http://127.0.0.1:1/mcp")
+
+
+def test_a_registry_closes_its_sources_and_taken_names_stay(tmp_path: Path) -> None:
+    from toolrig import tool
+
+    @tool(name="own__add")
+    def local_add(a: int, b: int) -> int:
+        """A local tool whose name the import would take."""
+        return a - b
+
+    folder = write_tools(tmp_path / "tools")
+    registry = Registry([local_add])
+    source = add_mcp_server(
+        registry, command=serve_argv(str(folder)), env=server_env(), prefix="own"
+    )
+    assert registry.get("own__add") is local_add  # not replaced by the remote tool
+    assert "taken by another tool" in source.skipped["add"]
+    assert "own__add" not in source.tools and "own__pid" in source.tools
+    registry.close()  # closes the source it owns: the connection and its tools
+    assert "own__pid" not in registry and "own__add" in registry
+    assert not source._thread.is_alive()
+    source.close()  # closing again is harmless

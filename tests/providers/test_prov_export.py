@@ -18,7 +18,6 @@ from toolrig.providers import (
     SchemaNormalizedWarning,
     StrictSchemaError,
     provider_safe_name,
-    restore_arguments,
     to_gemini_declarations,
     to_mcp_tools,
     to_openai_chat_tools,
@@ -26,6 +25,7 @@ from toolrig.providers import (
     to_strict_schema,
     tool_from_function_definition,
 )
+from toolrig.providers.schema_walk import restore_arguments
 
 
 class Address(BaseModel):

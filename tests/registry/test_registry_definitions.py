@@ -376,3 +376,45 @@ def test_an_executor_function_may_ask_for_the_context(
     assert registry.load(write(tmp_path / "shout.yaml", text)).ok
     done = ToolExecutor(registry).execute_sync("shout", {"text": "hi"}, tool_call_id="call_3")
     assert done.output == "HI (call_3)"
+
+
+def test_the_actions_of_an_imported_tool_class_share_one_instance(
+    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+) -> None:
+    module_dir(
+        "tally_mod",
+        """
+        from toolrig import BaseTool, action
+
+        class Tally(BaseTool):
+            '''Keeps a total.'''
+
+            def __init__(self):
+                super().__init__()
+                self.total = 0
+
+            @action
+            def add(self, n: int) -> int:
+                '''Add n.'''
+                self.total += n
+                return self.total
+
+            @action
+            def read(self) -> int:
+                '''The total.'''
+                return self.total
+        """,
+    )
+    text = """
+    name: tally
+    description: Keeps a total.
+    executor: tally_mod.Tally
+    actions:
+      add: {description: Add to the total., parameters: [{name: n, type: integer}]}
+      read: {description: Read the total.}
+    """
+    assert registry.load(write(tmp_path / "tally.yaml", text)).ok
+    executor = ToolExecutor(registry)
+    assert executor.execute_sync("tally.add", {"n": 2}).output == 2
+    assert executor.execute_sync("tally.add", {"n": 3}).output == 5
+    assert executor.execute_sync("tally.read", {}).output == 5

@@ -13,7 +13,7 @@ from toolrig.providers.anthropic import (
     parse_anthropic_calls,
     to_anthropic_tools,
 )
-from toolrig.runtime.executor import ToolExecutor
+from toolrig.providers.names import NameMap, ToolSource
 
 __all__ = ["AnthropicClient"]
 
@@ -41,7 +41,7 @@ class AnthropicClient(LLMClient):
             max_retries=config.max_retries,
         )
 
-    async def complete(self, conversation: Conversation, tools: ToolExecutor | None) -> LLMTurn:
+    async def complete(self, conversation: Conversation, tools: ToolSource | None) -> LLMTurn:
         request: dict[str, Any] = {
             "model": self.config.model,
             "max_tokens": self.config.max_tokens,
@@ -51,14 +51,15 @@ class AnthropicClient(LLMClient):
             request["system"] = conversation.system
         if self.config.temperature is not None:
             request["temperature"] = self.config.temperature
-        specs = to_anthropic_tools(tools) if tools is not None and len(tools) else []
+        names = NameMap.from_tools(tools) if tools is not None else None
+        specs = to_anthropic_tools(names) if names else []
         if specs:
             request["tools"] = specs
         response = await self._sdk.messages.create(**request)
         text = "".join(b.text for b in response.content if getattr(b, "type", None) == "text")
         return LLMTurn(
             text=text or None,
-            calls=parse_anthropic_calls(response, tools) if specs and tools is not None else [],
+            calls=parse_anthropic_calls(response, names) if specs and names else [],
             usage=Usage(
                 input_tokens=response.usage.input_tokens or 0,
                 output_tokens=response.usage.output_tokens or 0,

@@ -14,7 +14,7 @@ from typing import Any
 from toolrig.agent.config import LLMConfig
 from toolrig.core.result import ToolResult
 from toolrig.providers.calls import ParsedCall
-from toolrig.runtime.executor import ToolExecutor
+from toolrig.providers.names import ToolSource
 
 __all__ = ["Conversation", "LLMClient", "LLMTurn", "Usage"]
 
@@ -81,8 +81,9 @@ class LLMClient(ABC):
         conversation.messages.append({"role": "user", "content": text})
 
     @abstractmethod
-    async def complete(self, conversation: Conversation, tools: ToolExecutor | None) -> LLMTurn:
-        """Ask the model for its next turn, offering ``tools``; the turn is not yet appended."""
+    async def complete(self, conversation: Conversation, tools: ToolSource | None) -> LLMTurn:
+        """Ask the model for its next turn, offering ``tools`` (tools, a catalogue, an executor
+        or a :class:`~toolrig.providers.NameMap`); the turn is not yet appended."""
 
     @abstractmethod
     def add_turn(self, conversation: Conversation, turn: LLMTurn) -> None:

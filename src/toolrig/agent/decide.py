@@ -7,6 +7,7 @@ from typing import Any
 
 from toolrig.agent.client import LLMClient, Usage
 from toolrig.core.result import ToolResult
+from toolrig.registry.catalog import Catalog
 from toolrig.runtime.executor import ToolExecutor
 
 __all__ = ["NextAction", "decide_next_action"]
@@ -35,12 +36,18 @@ class NextAction:
 
 
 async def decide_next_action(
-    client: LLMClient, query: str, executor: ToolExecutor, *, summary: str | None = None
+    client: LLMClient,
+    query: str,
+    executor: ToolExecutor | Catalog,
+    *,
+    summary: str | None = None,
 ) -> NextAction:
     """Ask the model for the next tool call given the request and a summary of results so far
-    (e.g. ``ExecutionLog.get_summary(run_id)``)."""
+    (e.g. ``ExecutionLog.get_summary(run_id)``); the tools offered are those of ``executor``
+    (an executor, or a catalogue such as a ``Registry``)."""
+    catalog = executor.catalog if isinstance(executor, ToolExecutor) else executor
     prompt = query if not summary else f"{query}\n\nResults so far:\n{summary}"
-    turn = await client.complete(client.start(prompt, system=SYSTEM), executor)
+    turn = await client.complete(client.start(prompt, system=SYSTEM), catalog)
     if not turn.calls:
         return NextAction(
             tool=None,
@@ -64,7 +71,7 @@ async def decide_next_action(
             usage=turn.usage,
             error=first,
         )
-    resolved = executor.resolve(first.name)
+    resolved = catalog.resolve(first.name)
     params = dict(first.arguments) if isinstance(first.arguments, dict) else {}
     return NextAction(
         tool=resolved.tool if resolved else first.name.split(".")[0],

@@ -23,7 +23,8 @@ from toolrig.agent.factory import make_client
 from toolrig.core.background import run_sync
 from toolrig.core.base import BaseTool
 from toolrig.core.result import ToolResult
-from toolrig.providers.calls import execute_calls
+from toolrig.providers.calls import ParsedCall
+from toolrig.registry.catalog import Catalog
 from toolrig.runtime.calls import ToolCall
 from toolrig.runtime.executor import ToolExecutor
 from toolrig.storage.log import ExecutionLog
@@ -68,8 +69,12 @@ class Agent:
 
     ``model`` is a model name (the endpoint comes from the environment or config file, see
     :class:`~toolrig.agent.LLMConfig`), an :class:`LLMConfig`, or a ready :class:`LLMClient`.
-    ``tools_per_turn`` shows the model only that many tools per turn, those that tool search
-    finds for the task (for catalogues too big for one prompt).
+    ``tools`` are tools (or functions), a :class:`~toolrig.registry.Catalog` such as a
+    ``Registry`` (followed live), or a :class:`~toolrig.ToolExecutor` whose policy (time
+    limits, retries, middleware) the calls then follow. The agent offers ``attempt_completion``
+    besides them without adding it to a catalogue it was given. ``tools_per_turn`` shows the
+    model only that many tools per turn, those that tool search finds for the task (for
+    catalogues too big for one prompt).
     """
 
     def __init__(
@@ -77,7 +82,7 @@ class Agent:
         name: str,
         role: str,
         model: str | LLMConfig | LLMClient | None = None,
-        tools: ToolExecutor | Iterable[BaseTool | Callable[..., Any]] = (),
+        tools: ToolExecutor | Catalog | Iterable[BaseTool | Callable[..., Any]] = (),
         *,
         max_steps: int = 10,
         time_budget: float | None = None,
@@ -94,17 +99,19 @@ class Agent:
         self.time_budget = time_budget
         self.log = log
         self.instructions = instructions
-        self.executor = tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
-        if COMPLETION_TOOL not in self.executor:
-            self.executor.register(attempt_completion)
+        if tools_per_turn is not None and tools_per_turn < 1:
+            raise ValueError("tools_per_turn must be at least 1 (or None for every tool)")
+        self._owns_executor = not isinstance(tools, ToolExecutor)
+        self.executor: ToolExecutor = (
+            tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
+        )
+        """Runs the model's calls (built here unless one was given)."""
         self.tools_per_turn = tools_per_turn
         self._index: Any = None
         if tools_per_turn is not None:
-            if tools_per_turn < 1:
-                raise ValueError("tools_per_turn must be at least 1 (or None for every tool)")
             from toolrig.search import ToolIndex
 
-            self._index = ToolIndex(t.spec for t in self.executor.list_tools())
+            self._index = ToolIndex.follow(self.catalog)
             if log is not None:  # tools called often in earlier runs rank a little higher
                 self._index.set_usage(log.tool_usage())
         if isinstance(model, LLMClient):
@@ -113,6 +120,11 @@ class Agent:
             self.client = make_client(model)
         else:
             self.client = make_client(model=model, **llm_settings)
+
+    @property
+    def catalog(self) -> Catalog:
+        """The agent's tools (besides ``attempt_completion``): the executor's catalogue."""
+        return self.executor.catalog
 
     @property
     def system_prompt(self) -> str:
@@ -189,7 +201,7 @@ class Agent:
                 return AgentResult(
                     run_id=run_id, output=turn.text, stop_reason="answer", steps=steps, usage=usage
                 )
-            results = await execute_calls(self.executor, turn.calls)
+            results = await self._execute(turn.calls)
             self._count_uses(results)
             step.results = results
             step.duration_ms = (time.perf_counter() - t0) * 1000
@@ -204,23 +216,42 @@ class Agent:
             run_id=run_id, output=last_text, stop_reason="max_steps", steps=steps, usage=usage
         )
 
-    def _offered(self, prompt: str, last_text: str | None) -> ToolExecutor:
-        """The tools shown this turn: all of them, or the ``tools_per_turn`` that fit best
-        (plus ``attempt_completion``). Calls still run through the agent's own executor."""
+    def _offered(self, prompt: str, last_text: str | None) -> list[BaseTool]:
+        """The tools shown this turn: all of them, or the ``tools_per_turn`` that fit best; and
+        ``attempt_completion``."""
+        catalog = self.catalog
+        completion = catalog.find(COMPLETION_TOOL) or attempt_completion
         if self._index is None or self.tools_per_turn is None:
-            return self.executor
+            return [t for t in catalog.tools() if t is not completion] + [completion]
         from toolrig.search.request import MAX_QUERY_CHARS
 
         query = (prompt if not last_text else f"{prompt}\n{last_text}")[:MAX_QUERY_CHARS]
         if not query.strip():
-            return self.executor
-        names = [h.tool for h in self._index.search(query, k=self.tools_per_turn, group="tool")]
-        chosen = [
-            self.executor.get(n)
-            for n in dict.fromkeys([*names, COMPLETION_TOOL])
-            if n in self.executor
-        ]
-        return ToolExecutor(chosen)
+            return [t for t in catalog.tools() if t is not completion] + [completion]
+        hits = self._index.search(query, k=self.tools_per_turn, group="tool")
+        chosen = [catalog.find(h.tool) for h in hits if h.tool != COMPLETION_TOOL]
+        return [t for t in chosen if t is not None] + [completion]
+
+    async def _execute(self, calls: list[ParsedCall]) -> list[ToolResult]:
+        """Run the turn's calls concurrently through the executor, in the calls' order (a result
+        standing for a call that could not run is passed through). ``attempt_completion`` runs
+        here when the catalogue has no tool of that name."""
+
+        async def run(call: ParsedCall) -> ToolResult:
+            if isinstance(call, ToolResult):
+                return call
+            if call.name == COMPLETION_TOOL and COMPLETION_TOOL not in self.catalog:
+                return await self.executor.run_tool(
+                    attempt_completion,
+                    COMPLETION_TOOL,
+                    call.arguments,
+                    tool_call_id=call.tool_call_id,
+                )
+            return await self.executor.execute(
+                call.name, call.arguments, tool_call_id=call.tool_call_id
+            )
+
+        return list(await asyncio.gather(*(run(call) for call in calls)))
 
     def _count_uses(self, results: list[ToolResult]) -> None:
         if self._index is None:
@@ -231,7 +262,11 @@ class Agent:
                 self._index.record_use(meta.tool)
 
     async def aclose(self) -> None:
-        """Close the LLM client's connections."""
+        """Close the LLM client's connections, and the executor when the agent built it."""
+        if self._index is not None:
+            self._index.unfollow(self.catalog)
+        if self._owns_executor:
+            self.executor.close()
         await self.client.aclose()
 
     def _record_turn(

@@ -8,12 +8,12 @@ from typing import Any
 from toolrig.agent.client import Conversation, LLMClient, LLMTurn, Usage
 from toolrig.agent.config import LLMConfig
 from toolrig.core.result import ToolResult
+from toolrig.providers.names import NameMap, ToolSource
 from toolrig.providers.openai import (
     format_openai_chat_results,
     parse_openai_chat_calls,
     to_openai_chat_tools,
 )
-from toolrig.runtime.executor import ToolExecutor
 
 __all__ = ["OpenAIClient"]
 
@@ -41,7 +41,7 @@ class OpenAIClient(LLMClient):
             max_retries=config.max_retries,
         )
 
-    async def complete(self, conversation: Conversation, tools: ToolExecutor | None) -> LLMTurn:
+    async def complete(self, conversation: Conversation, tools: ToolSource | None) -> LLMTurn:
         messages = list(conversation.messages)
         if conversation.system:
             messages.insert(0, {"role": "system", "content": conversation.system})
@@ -52,7 +52,8 @@ class OpenAIClient(LLMClient):
         }
         if self.config.temperature is not None:
             request["temperature"] = self.config.temperature
-        specs = to_openai_chat_tools(tools) if tools is not None and len(tools) else []
+        names = NameMap.from_tools(tools) if tools is not None else None
+        specs = to_openai_chat_tools(names) if names else []
         if specs:
             request["tools"] = specs
         response = await self._sdk.chat.completions.create(**request)
@@ -60,7 +61,7 @@ class OpenAIClient(LLMClient):
         usage = response.usage
         return LLMTurn(
             text=choice.message.content,
-            calls=parse_openai_chat_calls(response, tools) if specs and tools is not None else [],
+            calls=parse_openai_chat_calls(response, names) if specs and names else [],
             usage=Usage(
                 input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                 output_tokens=getattr(usage, "completion_tokens", 0) or 0,

@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from toolrig import (
-    ActionParam,
     ActionSchema,
     BaseTool,
     Tool,
@@ -26,7 +25,7 @@ from toolrig import (
     tool,
 )
 
-__all__ = ["build_executor", "run_demo"]
+__all__ = ["build_executor", "demo_tools", "run_demo"]
 
 
 @tool(when_to_use="When numbers must be added exactly.")
@@ -73,7 +72,9 @@ class Notes(BaseTool):
         ActionSchema(
             name="delete",
             description="Delete a note by id.",
-            parameters=[ActionParam(name="note_id", type="integer", min=1, description="Note id")],
+            parameters=[
+                ToolParameter(name="note_id", type="integer", min=1, description="Note id")
+            ],
             output_type="boolean",
             output_description="True when the note existed.",
             annotations=ToolAnnotations(destructive=True),
@@ -112,7 +113,7 @@ def _shout(text: str, times: int = 1) -> str:
     return " ".join([text.upper()] * times)
 
 
-def build_executor() -> ToolExecutor:
+def demo_tools() -> list[BaseTool]:
     """The demo's tools: a decorated function, an async function, a class and a runtime object."""
     shout = Tool(
         name="shout",
@@ -123,7 +124,12 @@ def build_executor() -> ToolExecutor:
         ],
         func=_shout,
     )
-    return ToolExecutor([add, search, Notes(), shout])
+    return [add, search, Notes(), shout]
+
+
+def build_executor() -> ToolExecutor:
+    """An executor over the demo's tools."""
+    return ToolExecutor(demo_tools())
 
 
 CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -144,7 +150,7 @@ def run_demo(*, show_prompt: bool = True) -> int:
     """Print the tools' prompt section, then each call's result; returns a process exit code."""
     executor = build_executor()
     if show_prompt:
-        print(render_tools(t.spec for t in executor.list_tools()))
+        print(render_tools(executor.catalog.specs()))
         print()
     print("== calls ==")
     results = []
@@ -199,8 +205,8 @@ def _run_catalog_plan(examples: Path) -> bool:
         if event.status != "started":
             print(f"  [{event.done}/{event.total}] {event.step_id}: {event.status}")
 
-    with open_log() as log:
-        runner = PlanRunner(registry.executor, store=log, on_step=on_step)
+    with open_log() as log, ToolExecutor(registry) as executor:
+        runner = PlanRunner(executor, store=log, on_step=on_step)
         check = runner.check(plan)
         print(
             f"{len(plan.steps)} steps in {len(check.layers)} layers, "
@@ -225,6 +231,7 @@ def _run_agent_if_configured(examples: Path) -> None:
     """Let a configured LLM drive the same tools; say how to configure one otherwise."""
     from toolrig.agent import Agent, LLMConfig, LLMConfigError
     from toolrig.cli.catalog import load_registry
+    from toolrig.core.background import run_sync
 
     print("\n== the agent loop ==")
     try:
@@ -237,7 +244,7 @@ def _run_agent_if_configured(examples: Path) -> None:
         "Review analyst",
         "You analyse customer reviews with the tools you have.",
         config,
-        registry.executor,
+        registry,
         max_steps=8,
         time_budget=300,
     )
@@ -247,4 +254,5 @@ def _run_agent_if_configured(examples: Path) -> None:
         f"{result.usage.total_tokens} tokens"
     )
     print(result.output or result.error or "(no output)")
+    run_sync(agent.aclose())
     registry.close()

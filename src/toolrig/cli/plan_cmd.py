@@ -45,6 +45,7 @@ def run_plan_command(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from toolrig.cli.catalog import load_registry
+    from toolrig.runtime.executor import ToolExecutor
     from toolrig.runtime.plan import Plan, PlanError
     from toolrig.runtime.plan_run import PlanRunner
     from toolrig.storage import open_log
@@ -57,26 +58,28 @@ def run_plan_command(args: argparse.Namespace) -> int:
         return 2
     if args.plan_id:
         plan = Plan(id=args.plan_id, steps=plan.steps)
-    registry = load_registry(args.catalog, args.import_path)
-    if args.action == "check":
-        report = PlanRunner(registry.executor).check(plan)
-        for problem in report.problems:
-            console.print(f"[red]-[/red] {problem}")
-        console.print(
-            f"{len(plan.steps)} steps in {len(report.layers)} layers; estimated cost "
-            f"{report.estimated_cost:.4f}"
-        )
-        return 0 if report.ok else 1
-    with open_log(args.log) as log:
-        runner = PlanRunner(registry.executor, store=log, on_failure=args.on_failure)
-        try:
-            result = _run_with_progress(runner, plan, console, show=not args.no_progress)
-        except PlanError as exc:
-            for problem in exc.problems:
+    with (
+        load_registry(args.catalog, args.import_path) as registry,
+        ToolExecutor(registry) as executor,
+    ):
+        if args.action == "check":
+            report = PlanRunner(executor).check(plan)
+            for problem in report.problems:
                 console.print(f"[red]-[/red] {problem}")
-            return 1
-        _print_result(console, result, log)
-    registry.close()
+            console.print(
+                f"{len(plan.steps)} steps in {len(report.layers)} layers; estimated cost "
+                f"{report.estimated_cost:.4f}"
+            )
+            return 0 if report.ok else 1
+        with open_log(args.log) as log:
+            runner = PlanRunner(executor, store=log, on_failure=args.on_failure)
+            try:
+                result = _run_with_progress(runner, plan, console, show=not args.no_progress)
+            except PlanError as exc:
+                for problem in exc.problems:
+                    console.print(f"[red]-[/red] {problem}")
+                return 1
+            _print_result(console, result, log)
     return 0 if result.success else 1
 
 

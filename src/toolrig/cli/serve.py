@@ -69,9 +69,9 @@ def build_registry(paths: Sequence[str], *, demo: bool, watch: bool) -> Registry
 
     registry = Registry()
     if demo or not paths:
-        from toolrig.cli.demo import build_executor
+        from toolrig.cli.demo import demo_tools
 
-        for tool in build_executor().list_tools():
+        for tool in demo_tools():
             registry.add(tool)
     for raw in paths:
         path = Path(raw)
@@ -105,6 +105,7 @@ def run_serve(args: argparse.Namespace) -> int:
     source: Any = registry
     if args.meta_tools:
         from toolrig.cli.catalog import load_usage
+        from toolrig.registry import Catalog
         from toolrig.runtime.executor import ToolExecutor
         from toolrig.search import ToolIndex, meta_tools
 
@@ -114,7 +115,9 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"toolrig serve: cannot read tool usage: {problem}", file=sys.stderr)
             registry.close()
             return 2
-        source = ToolExecutor(meta_tools(index, ToolExecutor(registry)))
+        calls = ToolExecutor(registry)
+        registry.own(calls.close)
+        source = Catalog(meta_tools(index, calls))
     try:
         serve(
             source,

@@ -1,10 +1,10 @@
-"""MCP (Model Context Protocol): serve a registry as an MCP server, import remote MCP tools.
+"""MCP (Model Context Protocol): serve a catalogue as an MCP server, import remote MCP tools.
 
 Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
 
-- :class:`ToolServer` exposes a :class:`~toolrig.registry.Registry` (or executor);
+- :class:`ToolServer` exposes a :class:`~toolrig.registry.Catalog` (such as a ``Registry``);
   :func:`serve` runs it over stdio or streamable HTTP.
-- :func:`add_mcp_server` registers the tools of a remote MCP server under a prefix.
+- :func:`add_mcp_server` adds the tools of a remote MCP server to a catalogue under a prefix.
 """
 
 from __future__ import annotations

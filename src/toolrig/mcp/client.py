@@ -1,10 +1,10 @@
-"""Remote MCP servers as tool sources: ``add_mcp_server(registry, prefix=..., command | url)``.
+"""Remote MCP servers as tool sources: ``add_mcp_server(catalog, prefix=..., command | url)``.
 
 Each :class:`MCPToolSource` keeps one client connection (stdio subprocess or streamable HTTP)
 on its own event-loop thread, so its tools can be called from any loop or thread (including
-``execute_sync``). Remote tools are registered as ``prefix__name`` and run through the target's
-executor like any tool: arguments validated locally, timeouts (a timed-out call is cancelled
-remotely too), retries and structured errors. The list follows the server's
+``execute_sync``). Remote tools are added to the catalogue as ``prefix__name`` and run through
+any executor over it like any tool: arguments validated locally, timeouts (a timed-out call is
+cancelled remotely too), retries and structured errors. The list follows the server's
 ``notifications/tools/list_changed``. A server that dies fails the call with
 ``execution_error`` naming the cause (retryable); the next call reconnects.
 """
@@ -30,8 +30,7 @@ from toolrig.core.base import BaseTool
 from toolrig.core.context import ToolContext
 from toolrig.core.errors import ErrorCode, ToolDefinitionError, ToolError
 from toolrig.mcp.remote import build_remote_tool, local_name, validate_prefix
-from toolrig.registry.registry import Registry
-from toolrig.runtime.executor import ToolExecutor
+from toolrig.registry.catalog import Catalog
 
 __all__ = ["MCPToolSource", "add_mcp_server", "add_mcp_server_async"]
 
@@ -41,16 +40,19 @@ T = TypeVar("T")
 
 
 class MCPToolSource:
-    """One remote MCP server whose tools live in a registry (or executor) under ``prefix``.
+    """One remote MCP server whose tools live in a catalogue (such as a ``Registry``, or an
+    executor's ``executor.catalog``) under ``prefix``.
 
     Give ``command`` (a program, or ``[program, *args]``) for stdio, or ``url`` for streamable
     HTTP (``token`` adds ``Authorization: Bearer``). Start it with :meth:`start` (blocking) or
-    :meth:`astart`; :meth:`close` disconnects and removes its tools.
+    :meth:`astart`; :meth:`close` disconnects and removes its tools. A name already taken by a
+    tool the source did not add is left alone (the remote tool is skipped, see
+    :attr:`skipped`).
     """
 
     def __init__(
         self,
-        target: Registry | ToolExecutor,
+        catalog: Catalog,
         *,
         prefix: str,
         command: str | Sequence[str] | None = None,
@@ -67,7 +69,8 @@ class MCPToolSource:
         if (command is None) == (url is None):
             raise ValueError("give exactly one of `command` (stdio) or `url` (streamable HTTP)")
         self.prefix = validate_prefix(prefix)
-        self.target = target
+        self.catalog = catalog
+        """Where the remote tools are added."""
         if command is not None:
             argv = [command] if isinstance(command, str) else list(command)
             if not argv:
@@ -87,7 +90,8 @@ class MCPToolSource:
         self.max_retries = max_retries
         self.connect_timeout = connect_timeout
         self.tools: dict[str, str] = {}
-        """Registered local name → remote tool name."""
+        """Local name in the catalogue → remote tool name."""
+        self._added: dict[str, BaseTool] = {}
         self.skipped: dict[str, str] = {}
         """Remote tools that could not be imported → why."""
         self._loop = asyncio.new_event_loop()
@@ -99,11 +103,12 @@ class MCPToolSource:
         self._stop: asyncio.Event | None = None
         self._lock: asyncio.Lock | None = None
         self._refreshing: asyncio.Task[None] | None = None
+        self._swap_lock = threading.Lock()
         self._closed = False
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> MCPToolSource:
-        """Connect, list the remote tools and register them (blocking)."""
+        """Connect, list the remote tools and add them to the catalogue (blocking)."""
         self._run(self._refresh())
         return self
 
@@ -113,7 +118,7 @@ class MCPToolSource:
         return self
 
     def refresh(self) -> None:
-        """List the remote tools again and bring the registered ones up to date (blocking)."""
+        """List the remote tools again and bring those in the catalogue up to date (blocking)."""
         self._run(self._refresh())
 
     def close(self, *, remove_tools: bool = True) -> None:
@@ -122,7 +127,7 @@ class MCPToolSource:
             return
         self._closed = True
         if remove_tools:
-            self._apply({}, set(self.tools))
+            self._apply({})
         if self._loop.is_running():
             self._run(self._disconnect())
             self._loop.call_soon_threadsafe(self._loop.stop)
@@ -283,32 +288,38 @@ class MCPToolSource:
             names[name] = item.name
         for remote_name, why in skipped.items():
             logger.warning("skipping MCP tool %r of %s: %s", remote_name, self.label, why)
-        refused = self._apply(built, set(self.tools) - set(names))
+        refused = self._apply(built)
         for name, why in refused.items():
             skipped[names.pop(name)] = why
         self.tools, self.skipped = names, skipped
 
-    def _apply(self, add: Mapping[str, BaseTool], remove: set[str]) -> dict[str, str]:
-        """Remove then add tools in the target; returns the names it refused, with why."""
-        target = self.target
-        for name in remove:
-            try:
-                if isinstance(target, Registry):
-                    target.remove(name)
+    def _apply(self, tools: Mapping[str, BaseTool]) -> dict[str, str]:
+        """Make ``tools`` this source's tools in the catalogue, in one swap: the new ones in,
+        its others out. Returns the names it could not add, with why."""
+        catalog = self.catalog
+        with self._swap_lock:
+            ours = {n: t for n, t in self._added.items() if catalog.find(n) is t}
+            refused: dict[str, str] = {}
+            add: dict[str, BaseTool] = {}
+            for name, tool in tools.items():
+                if name in catalog and name not in ours:
+                    refused[name] = f"the name {name!r} is taken by another tool"
                 else:
-                    target.unregister(name)
-            except LookupError:
-                pass
-        refused: dict[str, str] = {}
-        for name, tool in add.items():
+                    add[name] = tool
+            remove = set(ours) - set(add)
             try:
-                if isinstance(target, Registry):
-                    target.add(tool, replace=True)
-                else:
-                    target.register(tool, replace=True)
-            except ToolDefinitionError as exc:  # e.g. the name belongs to a YAML definition
-                logger.warning("cannot register MCP tool %r: %s", name, exc)
-                refused[name] = str(exc)
+                catalog.swap(add=list(add.values()), remove=remove)
+            except ToolDefinitionError:  # one of them collides: add those that do not
+                catalog.swap(remove=remove)
+                for name, tool in list(add.items()):
+                    try:
+                        catalog.swap(add=[tool])
+                    except ToolDefinitionError as exc:
+                        refused[name] = str(exc)
+                        del add[name]
+            self._added = add
+        for name, why in refused.items():
+            logger.warning("cannot add MCP tool %r: %s", name, why)
         return refused
 
     async def _call(
@@ -334,7 +345,7 @@ class MCPToolSource:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 self._drop(session)
                 raise self._unavailable(exc) from None
-            if exc.code == mcp_types.INVALID_PARAMS and "nknown tool" in exc.message:
+            if exc.code == mcp_types.INVALID_PARAMS and _names_no_tool(exc.message):
                 self._loop.create_task(self._refresh_quietly())
                 raise ToolError(
                     f"the MCP server {self.label} no longer has the tool `{remote_name}`: "
@@ -359,6 +370,13 @@ class MCPToolSource:
         )
 
 
+def _names_no_tool(message: str) -> bool:
+    """Whether an invalid-params error says the tool does not exist (toolrig servers answer
+    "Tool 'x' not found", others "Unknown tool: x")."""
+    lowered = message.lower()
+    return "unknown tool" in lowered or "not found" in lowered
+
+
 def _cause(exc: BaseException) -> Exception:
     """The first real error inside (possibly nested) exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -367,7 +385,7 @@ def _cause(exc: BaseException) -> Exception:
 
 
 def add_mcp_server(
-    target: Registry | ToolExecutor,
+    catalog: Catalog,
     *,
     prefix: str,
     command: str | Sequence[str] | None = None,
@@ -381,14 +399,15 @@ def add_mcp_server(
     max_retries: int = 0,
     connect_timeout: float = 30.0,
 ) -> MCPToolSource:
-    """Connect to an MCP server (``command`` for stdio, ``url`` for streamable HTTP) and register
-    its tools in ``target`` as ``prefix__name``; returns the running source (``.close()``).
+    """Connect to an MCP server (``command`` for stdio, ``url`` for streamable HTTP) and add its
+    tools to ``catalog`` (such as a ``Registry``) as ``prefix__name``; returns the running
+    source (``.close()``). A registry closes the source when it closes itself.
 
     ``timeout`` and ``max_retries`` apply to each imported tool. Blocks while connecting; in
     async code use :func:`add_mcp_server_async`.
     """
     source = MCPToolSource(
-        target,
+        catalog,
         prefix=prefix,
         command=command,
         args=args,
@@ -402,14 +421,15 @@ def add_mcp_server(
         connect_timeout=connect_timeout,
     )
     try:
-        return source.start()
+        source.start()
     except BaseException:
         source.close()
         raise
+    return _owned(catalog, source)
 
 
 async def add_mcp_server_async(
-    target: Registry | ToolExecutor,
+    catalog: Catalog,
     *,
     prefix: str,
     command: str | Sequence[str] | None = None,
@@ -425,7 +445,7 @@ async def add_mcp_server_async(
 ) -> MCPToolSource:
     """Async :func:`add_mcp_server`."""
     source = MCPToolSource(
-        target,
+        catalog,
         prefix=prefix,
         command=command,
         args=args,
@@ -439,7 +459,16 @@ async def add_mcp_server_async(
         connect_timeout=connect_timeout,
     )
     try:
-        return await source.astart()
+        await source.astart()
     except BaseException:
         await asyncio.to_thread(source.close)
         raise
+    return _owned(catalog, source)
+
+
+def _owned(catalog: Catalog, source: MCPToolSource) -> MCPToolSource:
+    """``source``, handed to ``catalog`` to close when it closes (when it can: a ``Registry``)."""
+    own = getattr(catalog, "own", None)
+    if callable(own):
+        own(source.close)
+    return source

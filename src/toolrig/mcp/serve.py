@@ -1,4 +1,4 @@
-"""``serve(registry, transport=...)``: run a registry as an MCP server, blocking or async."""
+"""``serve(catalog, transport=...)``: serve a catalogue over MCP, blocking or async."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from toolrig.mcp.server import ToolServer
 from toolrig.mcp.transports import DEFAULT_HOST, DEFAULT_PATH, check_bind, serve_http, serve_stdio
-from toolrig.registry.registry import Registry
+from toolrig.registry.catalog import Catalog
 from toolrig.runtime.executor import ToolExecutor
 
 __all__ = ["Transport", "serve", "serve_async"]
@@ -17,7 +17,7 @@ Transport = Literal["stdio", "http"]
 
 
 async def serve_async(
-    source: Registry | ToolExecutor | ToolServer,
+    source: Catalog | ToolExecutor | ToolServer,
     *,
     transport: Transport = "stdio",
     host: str = DEFAULT_HOST,
@@ -28,8 +28,9 @@ async def serve_async(
     name: str = "toolrig",
     on_ready: Callable[[str], Any] | None = None,
 ) -> None:
-    """Serve the tools of ``source`` over ``transport`` until the client leaves (stdio) or the
-    task is cancelled (HTTP). HTTP options: see :func:`~toolrig.mcp.serve_http`."""
+    """Serve the tools of ``source`` (a catalogue such as a ``Registry``, an executor, or a ready
+    :class:`ToolServer`) over ``transport`` until the client leaves (stdio) or the task is
+    cancelled (HTTP). HTTP options: see :func:`~toolrig.mcp.serve_http`."""
     if transport not in ("stdio", "http"):
         raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
     if transport == "http":
@@ -54,7 +55,7 @@ async def serve_async(
 
 
 def serve(
-    source: Registry | ToolExecutor | ToolServer,
+    source: Catalog | ToolExecutor | ToolServer,
     *,
     transport: Transport = "stdio",
     host: str = DEFAULT_HOST,

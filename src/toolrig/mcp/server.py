@@ -1,12 +1,12 @@
-"""``ToolServer``: a registry's tools as an MCP server (``tools/list`` and ``tools/call``).
+"""``ToolServer``: a catalogue's tools as an MCP server (``tools/list`` and ``tools/call``).
 
 Built on the SDK's low-level ``Server``, whose handlers read the tool set at request time, so
-a registry that changes under hot reload needs no re-registration. Calls run through the
+a catalogue that changes under hot reload needs no re-registration. Calls run through a
 toolrig executor (validation, timeouts, retries); a failed call is a result with ``isError``,
 its text for the model and the structured error under ``_meta["toolrig/error"]``; an unknown
-tool is the protocol's error (-32602). Connected clients are told ``tools/list_changed``
-when the registry changes; tool progress is relayed to the caller; a client's
-``notifications/cancelled`` cancels the running call.
+tool is the protocol's error (-32602) with the catalogue's not-found message. Connected
+clients are told ``tools/list_changed`` when the catalogue changes; tool progress is relayed
+to the caller; a client's ``notifications/cancelled`` cancels the running call.
 """
 
 from __future__ import annotations
@@ -28,11 +28,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core.result import ToolResult, to_jsonable
-from toolrig.core.suggest import closest
 from toolrig.providers.mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers.names import NameMap
+from toolrig.registry.catalog import Catalog
 from toolrig.registry.events import ChangeEvent, ChangeKind
-from toolrig.registry.registry import Registry
 from toolrig.runtime.executor import ToolExecutor
 
 if TYPE_CHECKING:
@@ -44,8 +43,8 @@ logger = logging.getLogger("toolrig.mcp")
 
 
 @dataclass(frozen=True, slots=True)
-class _Catalog:
-    """The exported tools at one moment: keyed by the identity of the executor's tools."""
+class _Listing:
+    """The exported tools at one moment: keyed by the identity of the catalogue's tools."""
 
     key: tuple[int, ...]
     names: NameMap
@@ -70,17 +69,20 @@ class _Server(Server[Any]):
 
 
 class ToolServer:
-    """Serves the tools of a :class:`~toolrig.registry.Registry` (or a bare
-    :class:`~toolrig.ToolExecutor`) over MCP; run it with :mod:`toolrig.mcp.transports`.
+    """Serves the tools of a :class:`~toolrig.registry.Catalog` (such as a ``Registry``) over
+    MCP; run it with :mod:`toolrig.mcp.transports`.
 
-    With a registry, changes (hot reload, ``add``, ``remove``) reach connected clients as
-    ``notifications/tools/list_changed``. A bare executor has no change events: the listing
-    still follows it, and :meth:`notify_tools_changed` tells clients explicitly.
+    Calls run through ``executor``: give one over the same catalogue to choose its policy
+    (time limits, retries, middleware); without one, ``ToolExecutor(catalog)`` is built here
+    and closed with the server. An executor given alone is served through its catalogue.
+    Changes to the catalogue (hot reload, ``add``, ``remove``) reach connected clients as
+    ``notifications/tools/list_changed``; :meth:`notify_tools_changed` tells them explicitly.
     """
 
     def __init__(
         self,
-        source: Registry | ToolExecutor,
+        catalog: Catalog | ToolExecutor,
+        executor: ToolExecutor | None = None,
         *,
         name: str = "toolrig",
         version: str | None = None,
@@ -88,9 +90,16 @@ class ToolServer:
     ) -> None:
         from toolrig import __version__
 
-        self.registry = source if isinstance(source, Registry) else None
-        self.executor = source.executor if isinstance(source, Registry) else source
-        self._catalog: _Catalog | None = None
+        if isinstance(catalog, ToolExecutor):
+            if executor is not None:
+                raise TypeError("give a catalogue and an executor, or an executor alone")
+            executor, catalog = catalog, catalog.catalog
+        self.catalog: Catalog = catalog
+        """The tools served."""
+        self._owns_executor = executor is None
+        self.executor: ToolExecutor = executor if executor is not None else ToolExecutor(catalog)
+        """What runs the calls."""
+        self._listing: _Listing | None = None
         self._sessions: dict[int, ServerSession] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._notify_pending = False
@@ -109,24 +118,29 @@ class ToolServer:
             "tools/call", mcp_types.CallToolRequestParams, self._call_tool
         )
         self.server.middleware.append(self._track_session)
-        if self.registry is not None:
-            self.registry.add_change_listener(self._on_change)
+        self.catalog.add_change_listener(self._on_change)
+        self._closed = False
 
     def close(self) -> None:
-        """Stop following the registry (the registry itself stays open)."""
-        if self.registry is not None:
-            self.registry.remove_change_listener(self._on_change)
+        """Stop following the catalogue (which stays open, as does an executor given here)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.catalog.remove_change_listener(self._on_change)
+        if self._owns_executor:
+            self.executor.close()
 
     # -- the tool set ------------------------------------------------------------------------
-    def _current(self) -> _Catalog:
-        tools = self.executor.list_tools()
+    def _current(self) -> _Listing:
+        tools = self.catalog.tools()
         key = tuple(id(t) for t in tools)
-        catalog = self._catalog
-        if catalog is None or catalog.key != key:
+        listing = self._listing
+        if listing is None or listing.key != key:
             names = NameMap.from_tools(tools)
-            listing = {"tools": to_mcp_tools(names)}
-            catalog = self._catalog = _Catalog(key=key, names=names, listing=listing)
-        return catalog
+            listing = self._listing = _Listing(
+                key=key, names=names, listing={"tools": to_mcp_tools(names)}
+            )
+        return listing
 
     def list_tools(self) -> list[mcp_types.Tool]:
         """The MCP tool definitions currently served."""
@@ -140,13 +154,11 @@ class ToolServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> HandlerResult:
-        catalog = self._current()
-        entry = catalog.names.lookup(params.name)
+        listing = self._current()
+        entry = listing.names.lookup(params.name)
         if entry is None:
-            near = closest(params.name, [e.provider_name for e in catalog.names])
-            hint = f" Did you mean {', '.join(near)}?" if near else ""
             raise MCPError(
-                code=mcp_types.INVALID_PARAMS, message=f"Unknown tool: {params.name}.{hint}"
+                code=mcp_types.INVALID_PARAMS, message=self.catalog.missing_message(params.name)
             )
         relay = _ProgressRelay(ctx.session)
         try:
@@ -157,7 +169,7 @@ class ToolServer:
             relay.abandon()
             raise
         await relay.flush()
-        return call_result(result, catalog.names)
+        return call_result(result, listing.names)
 
     # -- change notifications ----------------------------------------------------------------
     async def _track_session(

@@ -18,10 +18,8 @@ from toolrig.providers.gemini import (
     to_gemini_declarations,
     to_gemini_tool,
 )
-from toolrig.providers.gemini_schema import to_gemini_schema
 from toolrig.providers.importing import (
     SchemaNormalizedWarning,
-    normalize_parameters,
     tool_from_function_definition,
     tools_from_function_definitions,
 )
@@ -36,7 +34,6 @@ from toolrig.providers.names import (
     ExportedAction,
     NameMap,
     ToolSource,
-    collect_tools,
     provider_safe_name,
 )
 from toolrig.providers.openai import (
@@ -53,7 +50,7 @@ from toolrig.providers.roundtrip import (
     run_tool_calls,
     run_tool_calls_sync,
 )
-from toolrig.providers.schema_walk import SchemaRewriteError, restore_arguments
+from toolrig.providers.schema_walk import SchemaRewriteError
 from toolrig.providers.strict import StrictSchemaError, to_strict_schema
 
 __all__ = [
@@ -65,7 +62,6 @@ __all__ = [
     "SchemaRewriteError",
     "StrictSchemaError",
     "ToolSource",
-    "collect_tools",
     "execute_calls",
     "execute_calls_sync",
     "format_anthropic_results",
@@ -75,7 +71,6 @@ __all__ = [
     "format_openai_responses_results",
     "from_langchain_tool",
     "mcp_output_schema",
-    "normalize_parameters",
     "parse_anthropic_calls",
     "parse_gemini_calls",
     "parse_mcp_call",
@@ -83,12 +78,10 @@ __all__ = [
     "parse_openai_responses_calls",
     "parse_tool_calls",
     "provider_safe_name",
-    "restore_arguments",
     "run_tool_calls",
     "run_tool_calls_sync",
     "to_anthropic_tools",
     "to_gemini_declarations",
-    "to_gemini_schema",
     "to_gemini_tool",
     "to_langchain_tools",
     "to_mcp_tools",

@@ -172,13 +172,33 @@ def _action_runner(inner: Action) -> Runner:
     return run
 
 
+class _Import:
+    """The object at an import path, imported on first use; a class is instantiated then,
+    once, so the actions of one tool share one instance. Failures are not kept."""
+
+    __slots__ = ("_lock", "_obj", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._obj: Any = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._obj is None:
+                obj = import_object(self.path)
+                self._obj = obj() if isinstance(obj, type) else obj
+            return self._obj
+
+
 class LazyExecutor:
     """Code named by import path, imported on first use and then run directly."""
 
-    __slots__ = ("_lock", "_runner", "action", "multi", "path", "tool")
+    __slots__ = ("_lock", "_runner", "_source", "action", "multi", "path", "tool")
 
-    def __init__(self, path: str, *, tool: str, action: str, multi: bool) -> None:
-        self.path = path
+    def __init__(self, path: str | _Import, *, tool: str, action: str, multi: bool) -> None:
+        self._source = path if isinstance(path, _Import) else _Import(path)
+        self.path = self._source.path
         self.tool = tool
         self.action = action
         self.multi = multi
@@ -210,7 +230,7 @@ class LazyExecutor:
             if self._runner is not None:
                 return self._runner
             try:
-                obj = import_object(self.path)
+                obj = self._source.get()
                 code = target_for(obj, tool=self.tool, action=self.action, multi=self.multi)
             except ExecutorNotFound as exc:
                 raise ToolError(
@@ -246,11 +266,17 @@ def unbound_executor(tool: str) -> Callable[..., Any]:
 
 
 def definition_targets(d: ToolDefinition, bound: Any) -> Targets:
-    """What each action of definition ``d`` runs: ``bound`` code when given (a tool class is
-    instantiated once, and its actions are the tool's), else the executor import paths of
-    the YAML (imported on first call), else a stub that says the tool has no code."""
-    if isinstance(bound, type) and issubclass(bound, BaseTool):
-        bound = bound()
+    """What each action of definition ``d`` runs: ``bound`` code when given (a tool class's
+    actions become the tool's), else the executor import paths of the YAML (imported on
+    first call), else a stub that says the tool has no code. A class, bound or imported, is
+    instantiated once per definition."""
+    if isinstance(bound, type):
+        bound = bound()  # once: the actions of the tool share the instance
+    imports: dict[str, _Import] = {}
+
+    def lazy(path: str, action: str, multi: bool) -> Callable[..., Any]:
+        source = imports.setdefault(path, _Import(path))
+        return LazyExecutor(source, tool=d.name, action=action, multi=multi).as_function()
 
     def target(action: str, multi: bool) -> Code:
         if bound is not None:
@@ -259,14 +285,11 @@ def definition_targets(d: ToolDefinition, bound: Any) -> Targets:
         if multi and d.actions is not None:
             a = d.actions[action]
             if a.executor:
-                lazy = LazyExecutor(a.executor, tool=d.name, action=action, multi=False)
-                return lazy.as_function()
+                return lazy(a.executor, action, False)
             if d.executor:
-                method = a.method or action
-                lazy = LazyExecutor(d.executor, tool=d.name, action=method, multi=True)
-                return lazy.as_function()
+                return lazy(d.executor, a.method or action, True)
         elif d.executor:
-            return LazyExecutor(d.executor, tool=d.name, action=action, multi=False).as_function()
+            return lazy(d.executor, action, False)
         return unbound_executor(d.name)
 
     return Targets(target, bound if isinstance(bound, BaseTool) else None)

@@ -268,7 +268,7 @@ class Registry(Catalog):
             "toolrig.search",
             "select_tools_for_intent",
         )
-        names: list[str] = select(self, self.intents, intent, entities)
+        names: list[str] = select(self, self.intents, intent, entities, index=self._index)
         return names
 
     def add_mcp_server(self, *, prefix: str, **options: Any) -> Any:

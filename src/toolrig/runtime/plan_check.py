@@ -34,12 +34,14 @@ class PlanCheck:
 
 def default_cost(executor: ToolExecutor) -> CostFunction:
     """Cost of a step from the tool's declared ``cost`` (0 when it has none)."""
+    catalog = executor.catalog
 
     def cost(step: PlanStep, params: Mapping[str, Any]) -> float:
-        action = executor.resolve(step.call_name)
-        if action is None:
+        entry = catalog.entry(step.call_name)
+        if entry is None:
             return 0.0
-        return estimate_spec_cost(executor.get(action.tool).spec, params, action.name)
+        tool, action = entry
+        return estimate_spec_cost(tool.spec, params, action.name)
 
     return cost
 
@@ -54,6 +56,7 @@ def check_plan(
     for step_id in sorted({i for i in ids if ids.count(i) > 1}):
         report.problems.append(f"step id {step_id!r} is used more than once")
     known = set(ids)
+    catalog = executor.catalog
     cost_of = cost_of or default_cost(executor)
     for step in plan.steps:
         for dep in step.dependencies:
@@ -63,9 +66,9 @@ def check_plan(
                 report.problems.append(
                     f"step {step.id!r} refers to step {dep!r}, which the plan does not have"
                 )
-        action = executor.resolve(step.call_name)
+        action = catalog.resolve(step.call_name)
         if action is None:
-            report.problems.append(f"step {step.id!r}: {executor.missing_message(step.call_name)}")
+            report.problems.append(f"step {step.id!r}: {catalog.missing_message(step.call_name)}")
             continue
         static = {k: v for k, v in step.params.items() if not find_references(v)}
         report.problems.extend(_param_problems(step, action.validator, static))
