@@ -78,6 +78,10 @@ def test_the_keyword_dicts_have_exactly_the_models_fields() -> None:
     assert set(OPTIONS) == set(ToolOptions.model_fields)  # this file covers every option
 
 
+def test_the_tool_class_declares_every_option_for_type_checkers() -> None:
+    assert set(FIELDS) <= set(BaseTool.__annotations__)
+
+
 def test_specs_inherit_the_options_and_keep_their_keys() -> None:
     assert issubclass(ToolSpec, ToolOptions) and issubclass(ActionSpec, ActionOptions)
     spec = tool(**OPTIONS)(add).spec

@@ -1,8 +1,14 @@
-"""`ToolServer` without a transport: the listing follows the executor; results keep errors."""
+"""`ToolServer` without a transport: the listing follows the catalogue; results keep errors."""
 
 from __future__ import annotations
 
-from toolrig import ToolExecutor, tool
+from typing import Any, cast
+
+import mcp_types
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from toolrig import Catalog, ToolExecutor, tool
 from toolrig.mcp import ERROR_META_KEY, ToolServer
 from toolrig.mcp.server import call_result
 from toolrig.providers.names import NameMap
@@ -17,6 +23,7 @@ def double(x: int) -> int:
 def test_listing_follows_the_executor() -> None:
     executor = ToolExecutor()
     server = ToolServer(executor)
+    assert server.catalog is executor.catalog and server.executor is executor
     assert server.list_tools() == []
     executor.register(double)
     (listed,) = server.list_tools()
@@ -28,6 +35,51 @@ def test_listing_follows_the_executor() -> None:
     }
     executor.unregister("double")
     assert server.list_tools() == []
+    server.close()
+    executor.close()
+
+
+def test_a_catalogue_is_served_through_an_executor_of_its_own_or_the_one_given() -> None:
+    catalog = Catalog()
+    server = ToolServer(catalog)
+    assert server.executor.catalog is catalog
+    catalog.add(double)
+    assert [t.name for t in server.list_tools()] == ["double"]
+    server.close()
+    server.close()  # closing twice is harmless
+
+    with ToolExecutor(catalog, default_timeout=5) as executor:
+        given = ToolServer(catalog, executor)
+        assert given.executor is executor
+        given.close()
+        assert executor.execute_sync("double", {"x": 2}).output == 4  # still open
+    with pytest.raises(TypeError):
+        ToolServer(ToolExecutor(), ToolExecutor())
+
+
+def test_changes_to_the_catalogue_notify_clients() -> None:
+    catalog = Catalog()
+    server = ToolServer(catalog)
+    told: list[int] = []
+    server.notify_tools_changed = lambda: told.append(1)  # type: ignore[method-assign]
+    catalog.add(double)
+    catalog.remove("double")
+    assert len(told) == 2
+    server.close()
+    catalog.add(double)
+    assert len(told) == 2  # no longer followed
+
+
+async def test_an_unknown_tool_is_invalid_params_with_the_not_found_message() -> None:
+    catalog = Catalog([double])
+    server = ToolServer(catalog)
+    params = mcp_types.CallToolRequestParams(name="dubble", arguments={"x": 1})
+    with pytest.raises(MCPError) as info:
+        await server._call_tool(cast(Any, None), params)
+    assert info.value.code == mcp_types.INVALID_PARAMS
+    assert info.value.message == catalog.missing_message("dubble")
+    assert "Did you mean 'double'?" in info.value.message
+    server.close()
 
 
 def test_a_failure_carries_the_structured_error() -> None:
@@ -40,3 +92,4 @@ def test_a_failure_carries_the_structured_error() -> None:
     ok = call_result(executor.execute_sync("double", {"x": 2}), NameMap.from_tools(executor))
     assert ok["structuredContent"] == {"result": 4}
     assert "_meta" not in ok
+    executor.close()

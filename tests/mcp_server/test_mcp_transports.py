@@ -66,7 +66,7 @@ async def test_list_and_call_contract(transport: str, tmp_path: Path) -> None:
             with pytest.raises(MCPError) as info:
                 await asyncio.wait_for(client.call_tool("ad", {"a": 1, "b": 2}), WAIT)
             assert info.value.code == mcp_types.INVALID_PARAMS
-            assert "Did you mean add" in info.value.message
+            assert "Did you mean 'add'?" in info.value.message
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

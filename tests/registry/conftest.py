@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from registry_helpers import write
 
+from toolrig import ToolExecutor
 from toolrig.registry import Registry
 
 
@@ -17,6 +18,13 @@ def registry() -> Iterator[Registry]:
     reg = Registry()
     yield reg
     reg.close()
+
+
+@pytest.fixture
+def executor(registry: Registry) -> Iterator[ToolExecutor]:
+    """Runs calls to the tools of ``registry`` (following it as it changes)."""
+    with ToolExecutor(registry) as ex:
+        yield ex
 
 
 @pytest.fixture

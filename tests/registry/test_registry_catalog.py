@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from toolrig import ToolExecutor
 from toolrig.registry import IntentMap, Registry
+from toolrig.search import select_tools_for_intent
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TOOLS = {
@@ -45,9 +47,15 @@ def catalog(monkeypatch: pytest.MonkeyPatch) -> Iterator[Registry]:
         del sys.modules[name]
 
 
+@pytest.fixture
+def executor(catalog: Registry) -> Iterator[ToolExecutor]:
+    with ToolExecutor(catalog) as ex:
+        yield ex
+
+
 def test_whole_catalogue_loads(catalog: Registry) -> None:
     assert set(catalog.names()) == TOOLS
-    assert {s.type for s in catalog.list_tools()} == {"data", "analysis", "content", "business"}
+    assert {s.type for s in catalog.specs()} == {"data", "analysis", "content", "business"}
     for name in TOOLS:
         catalog.infer_tool_chain(name)  # every dependency exists, no cycles
         assert catalog.get(name).spec.cost is not None
@@ -63,12 +71,12 @@ def test_whole_catalogue_loads(catalog: Registry) -> None:
     ]
 
 
-def test_report_chain_runs_end_to_end(catalog: Registry) -> None:
+def test_report_chain_runs_end_to_end(catalog: Registry, executor: ToolExecutor) -> None:
     chain = catalog.infer_tool_chain("report_generator")
     outputs: dict[str, Any] = {}
 
     def run(name: str, args: dict[str, Any]) -> Any:
-        result = catalog.execute_sync(name, args)
+        result = executor.execute_sync(name, args)
         assert result.success, result
         outputs[name] = result.output
         return result.output
@@ -114,16 +122,18 @@ def test_report_chain_runs_end_to_end(catalog: Registry) -> None:
     )
 
 
-def test_offline_limits_are_clear(catalog: Registry) -> None:
-    result = catalog.execute_sync("google_trends", {"keywords": ["kettle"]})
+def test_offline_limits_are_clear(executor: ToolExecutor) -> None:
+    result = executor.execute_sync("google_trends", {"keywords": ["kettle"]})
     assert result.error is not None and result.error.code == "permission_denied"
     assert "GOOGLE_TRENDS_API_KEY" in result.error.message
-    stock = catalog.execute_sync("inventory_manager.check_stock", {"product": "Nimbus Toaster"})
+    stock = executor.execute_sync("inventory_manager.check_stock", {"product": "Nimbus Toaster"})
     assert stock.output == {"product": "Nimbus Toaster", "stock": 15, "weeks_of_cover": 1.25}
 
 
 def test_intent_selection_on_the_catalogue(catalog: Registry) -> None:
-    selected = catalog.select_tools_for_intent(("reviews", "sentiment"), {"competitor": ["Zephyr"]})
+    selected = select_tools_for_intent(
+        catalog, catalog.intents, ("reviews", "sentiment"), {"competitor": ["Zephyr"]}
+    )
     assert selected == [
         "data_collector",
         "preprocessor",

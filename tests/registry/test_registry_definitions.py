@@ -223,7 +223,10 @@ def test_a_file_may_hold_a_list_of_definitions(registry: Registry, tmp_path: Pat
 
 
 def test_multi_action_tool_from_actions_map(
-    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+    registry: Registry,
+    executor: ToolExecutor,
+    tmp_path: Path,
+    module_dir: Callable[[str, str], Path],
 ) -> None:
     module_dir(
         "stock_mod",
@@ -256,11 +259,11 @@ def test_multi_action_tool_from_actions_map(
     spec = registry.get("stock").spec
     assert spec.is_multi_action and set(spec.actions) == {"check", "reorder"}
     assert spec.action_annotations("reorder").read_only is False
-    assert registry.execute_sync("stock.check", {"product": "kettle"}).output == {
+    assert executor.execute_sync("stock.check", {"product": "kettle"}).output == {
         "product": "kettle",
         "stock": 3,
     }
-    assert registry.execute_sync("stock__reorder", {}).output == {"weeks": 4}
+    assert executor.execute_sync("stock__reorder", {}).output == {"weeks": 4}
     definition = registry.definition("stock")
     assert definition is not None and definition.actions is not None
     assert isinstance(definition.actions["check"], ActionDefinition)
@@ -296,7 +299,10 @@ def _counter_module(module_dir: Callable[[str, str], Path], name: str) -> None:
 
 
 def test_an_executor_that_is_a_tool_class_runs_its_own_action(
-    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+    registry: Registry,
+    executor: ToolExecutor,
+    tmp_path: Path,
+    module_dir: Callable[[str, str], Path],
 ) -> None:
     _counter_module(module_dir, "counter_mod")
     text = """
@@ -306,7 +312,6 @@ def test_an_executor_that_is_a_tool_class_runs_its_own_action(
     executor: counter_mod.Counter
     """
     assert registry.load(write(tmp_path / "counter.yaml", text)).ok
-    executor = ToolExecutor(registry)
     done = executor.execute_sync("counter", {"n": "5"}, tool_call_id="call_1")
     assert done.success, done.error
     # the class's own validation (n: int) and context, behind the definition's
@@ -316,7 +321,10 @@ def test_an_executor_that_is_a_tool_class_runs_its_own_action(
 
 
 def test_a_tool_class_bound_to_a_definition_brings_its_actions(
-    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+    registry: Registry,
+    executor: ToolExecutor,
+    tmp_path: Path,
+    module_dir: Callable[[str, str], Path],
 ) -> None:
     _counter_module(module_dir, "bound_counter_mod")
     from bound_counter_mod import Counter  # type: ignore[import-not-found]
@@ -334,7 +342,7 @@ def test_a_tool_class_bound_to_a_definition_brings_its_actions(
     assert (spec.timeout, spec.max_retries) == (7, 2)  # the class's, unless the YAML says
     assert spec.actions["counter"].parameters["properties"] == {"n": {"type": "integer"}}
     assert (made.timeout, made.max_retries) == (7, 2)
-    done = ToolExecutor(registry).execute_sync("counter", {"n": 3}, tool_call_id="call_2")
+    done = executor.execute_sync("counter", {"n": 3}, tool_call_id="call_2")
     assert done.output == "int 3 in counter.counter call call_2"
 
 
@@ -356,7 +364,10 @@ def test_a_bound_tool_class_must_take_the_parameters_the_definition_lists(
 
 
 def test_an_executor_function_may_ask_for_the_context(
-    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+    registry: Registry,
+    executor: ToolExecutor,
+    tmp_path: Path,
+    module_dir: Callable[[str, str], Path],
 ) -> None:
     module_dir(
         "ctx_fn_mod",
@@ -374,12 +385,15 @@ def test_an_executor_function_may_ask_for_the_context(
     executor: ctx_fn_mod.shout
     """
     assert registry.load(write(tmp_path / "shout.yaml", text)).ok
-    done = ToolExecutor(registry).execute_sync("shout", {"text": "hi"}, tool_call_id="call_3")
+    done = executor.execute_sync("shout", {"text": "hi"}, tool_call_id="call_3")
     assert done.output == "HI (call_3)"
 
 
 def test_the_actions_of_an_imported_tool_class_share_one_instance(
-    registry: Registry, tmp_path: Path, module_dir: Callable[[str, str], Path]
+    registry: Registry,
+    executor: ToolExecutor,
+    tmp_path: Path,
+    module_dir: Callable[[str, str], Path],
 ) -> None:
     module_dir(
         "tally_mod",
@@ -414,7 +428,6 @@ def test_the_actions_of_an_imported_tool_class_share_one_instance(
       read: {description: Read the total.}
     """
     assert registry.load(write(tmp_path / "tally.yaml", text)).ok
-    executor = ToolExecutor(registry)
     assert executor.execute_sync("tally.add", {"n": 2}).output == 2
     assert executor.execute_sync("tally.add", {"n": 3}).output == 5
     assert executor.execute_sync("tally.read", {}).output == 5

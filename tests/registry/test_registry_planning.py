@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from registry_helpers import write
 
-from toolrig import Tool, ToolCost
+from toolrig import Tool, ToolCost, ToolNotFoundError
 from toolrig.registry import (
     DependencyCycleError,
     IntentMap,
@@ -15,6 +15,7 @@ from toolrig.registry import (
     MissingDependencyError,
     Registry,
 )
+from toolrig.search import select_tools_for_intent
 
 
 def _define(tmp_path: Path, name: str, deps: list[str], extra: str = "") -> None:
@@ -79,9 +80,16 @@ def test_intents_from_yaml_with_entities(planned: Registry, tmp_path: Path) -> N
         """,
     )
     planned.intents = IntentMap.from_yaml(path)
-    assert planned.select_tools_for_intent(("reviews", "quick")) == ["collect", "clean", "keywords"]
-    assert planned.select_tools_for_intent(
-        {"domain": "reviews", "category": "sentiment"}, ["trend", "competitor", "trend"]
+    assert select_tools_for_intent(planned, planned.intents, ("reviews", "quick")) == [
+        "collect",
+        "clean",
+        "keywords",
+    ]
+    assert select_tools_for_intent(
+        planned,
+        planned.intents,
+        {"domain": "reviews", "category": "sentiment"},
+        ["trend", "competitor", "trend"],
     ) == [
         "collect",
         "clean",
@@ -92,8 +100,8 @@ def test_intents_from_yaml_with_entities(planned: Registry, tmp_path: Path) -> N
         "trends",
         "competitor",
     ]
-    assert planned.select_tools_for_intent(
-        "reviews.quick", {"competitor": ["Zephyr"], "trend": []}
+    assert select_tools_for_intent(
+        planned, planned.intents, "reviews.quick", {"competitor": ["Zephyr"], "trend": []}
     ) == [
         "collect",
         "clean",
@@ -101,14 +109,16 @@ def test_intents_from_yaml_with_entities(planned: Registry, tmp_path: Path) -> N
         "competitor",
     ]
     with pytest.raises(IntentNotFoundError, match=r"zzqx\.wobble; known: reviews\.quick"):
-        planned.select_tools_for_intent(("zzqx", "wobble"))  # no entry, and search finds nothing
+        select_tools_for_intent(
+            planned, planned.intents, ("zzqx", "wobble")
+        )  # no entry, and search finds nothing
 
 
 def test_intents_from_code(planned: Registry) -> None:
     intents = IntentMap({("sales", "pitch"): ["report"]})
     intents.add_entity("competitor", ["competitor", "report"])
     planned.intents = intents
-    chain = planned.select_tools_for_intent(("sales", "pitch"), ["competitor"])
+    chain = select_tools_for_intent(planned, planned.intents, ("sales", "pitch"), ["competitor"])
     assert chain == [
         "collect",
         "clean",
@@ -146,5 +156,5 @@ def test_cost_estimates(registry: Registry, tmp_path: Path) -> None:
     assert plan.total == pytest.approx(0.5 + 0.001 + 0.001)
     assert [s for s, _ in plan.steps] == ["flat", "scorer", "free"]
     assert float(plan) == plan.total
-    with pytest.raises(MissingDependencyError):
+    with pytest.raises(ToolNotFoundError, match="Tool 'ghost' not found"):
         registry.estimate_cost("ghost")

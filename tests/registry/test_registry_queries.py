@@ -1,4 +1,5 @@
-"""Queries and execution through the core executor (timeouts, retries, output checks)."""
+"""Queries, and execution through an executor over the registry (timeouts, retries, output
+checks)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 from registry_helpers import write
 
+from toolrig import RetryPolicy, ToolExecutor
 from toolrig.registry import Registry
 
 ModuleDir = Callable[[str, str], Path]
@@ -29,7 +31,7 @@ def test_queries_by_type_layer_tags_and_name(registry: Registry, tmp_path: Path)
     _catalogue(registry, tmp_path)
 
     def names(**filters: object) -> list[str]:
-        return [s.name for s in registry.list_tools(**filters)]  # type: ignore[arg-type]
+        return [s.name for s in registry.specs(**filters)]  # type: ignore[arg-type]
 
     assert names() == ["cleaner", "loader", "scorer", "writer"]
     assert names(type="data") == ["cleaner", "loader"]
@@ -97,25 +99,34 @@ def test_execute_applies_timeout_retries_and_output_schema(
     write(tmp_path / "wrong.yaml", f"name: wrong\n{head}{out}executor: exec_mod.wrong\n")
     write(tmp_path / "asy.yaml", f"name: asy\n{head}{out}executor: exec_mod.asynchronous\n")
     assert registry.load(tmp_path).ok
-    registry.executor.retry = type(registry.executor.retry)(initial_delay=0.001, jitter=False)
+    executor = ToolExecutor(registry, retry=RetryPolicy(initial_delay=0.001, jitter=False))
 
-    slow = registry.execute_sync("slow", {"text": "x"})
+    slow = executor.execute_sync("slow", {"text": "x"})
     assert slow.error is not None and slow.error.code == "timeout"
-    flaky = registry.execute_sync("flaky", {"text": "x"})
+    flaky = executor.execute_sync("flaky", {"text": "x"})
     assert flaky.success and flaky.metadata is not None and flaky.metadata.attempts == 3
-    wrong = registry.execute_sync("wrong", {"text": "x"})
+    wrong = executor.execute_sync("wrong", {"text": "x"})
     assert wrong.error is not None and wrong.error.code == "invalid_output"
-    assert registry.execute_sync("asy", {"text": "hi"}).output == {"label": "hi"}
-    bad_args = registry.execute_sync("wrong", {"text": 5})
+    assert executor.execute_sync("asy", {"text": "hi"}).output == {"label": "hi"}
+    bad_args = executor.execute_sync("wrong", {"text": 5})
     assert bad_args.error is not None and bad_args.error.code == "invalid_arguments"
+    executor.close()
 
 
-async def test_async_execute_is_the_executors_own(registry: Registry, tmp_path: Path) -> None:
-    @registry.register_tool("echo")
+async def test_an_executor_follows_the_registry_it_was_built_on(
+    registry: Registry, executor: ToolExecutor, tmp_path: Path
+) -> None:
+    assert executor.catalog is registry and len(executor) == 0
+
+    @registry.bind("echo")
     async def echo(text: str) -> str:
         return text
 
     write(tmp_path / "e.yaml", "name: echo\ndescription: E.\nparameters: [{name: text}]\n")
-    assert registry.load(tmp_path).ok
-    assert registry.execute == registry.executor.execute  # no wrapper on the call path
-    assert (await registry.execute("echo", {"text": "hi"})).output == "hi"
+    assert registry.load(tmp_path).ok  # loaded after the executor was built
+    assert "echo" in executor and executor.tool_names() == ["echo"]
+    assert (await executor.execute("echo", {"text": "hi"})).output == "hi"
+    registry.remove("echo")
+    gone = await executor.execute("echo", {"text": "hi"})
+    assert gone.code == "not_found" and gone.error is not None
+    assert gone.error.message == registry.missing_message("echo")

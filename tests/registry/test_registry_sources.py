@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 from registry_helpers import simple, write
 
-from toolrig import BaseTool, ToolDefinitionError, action, tool
+from toolrig import BaseTool, ToolDefinitionError, ToolExecutor, action, tool
 from toolrig.registry import ChangeEvent, ChangeKind, Registry, default_registry, register_tool
 
 ModuleDir = Callable[[str, str], Path]
 
 
-def test_python_tools_decorator_class_and_function(registry: Registry) -> None:
+def test_python_tools_decorator_class_and_function(
+    registry: Registry, executor: ToolExecutor
+) -> None:
     @tool(tags=["math"])
     def add(a: int, b: int) -> int:
         """Add two numbers."""
@@ -39,43 +41,45 @@ def test_python_tools_decorator_class_and_function(registry: Registry) -> None:
     registry.add(Notes)
     registry.add(shout)
     assert registry.names() == ["add", "notes", "shout"]
-    assert registry.execute_sync("add", {"a": 2, "b": 3}).output == 5
-    assert registry.execute_sync("notes.count", {"text": "a b c"}).output == 3
-    assert registry.execute_sync("shout", {"text": "hi"}).output == "HI"
+    assert executor.execute_sync("add", {"a": 2, "b": 3}).output == 5
+    assert executor.execute_sync("notes.count", {"text": "a b c"}).output == 3
+    assert executor.execute_sync("shout", {"text": "hi"}).output == "HI"
     assert [e.kind for e in events] == [ChangeKind.ADDED] * 3
     with pytest.raises(ToolDefinitionError, match="already registered"):
         registry.add(add)
     assert registry.describe("add")["source"] is None
 
 
-def test_register_tool_binds_code_before_and_after_load(registry: Registry, tmp_path: Path) -> None:
-    @registry.register_tool("early")
+def test_bind_attaches_code_before_and_after_load(
+    registry: Registry, executor: ToolExecutor, tmp_path: Path
+) -> None:
+    @registry.bind("early")
     def early(text: str) -> str:
         return f"early:{text}"
 
     write(tmp_path / "early.yaml", simple("early"))
     write(tmp_path / "late.yaml", simple("late"))
     assert registry.load(tmp_path).ok
-    assert registry.execute_sync("early", {"text": "x"}).output == "early:x"
-    unbound = registry.execute_sync("late", {"text": "x"})
+    assert executor.execute_sync("early", {"text": "x"}).output == "early:x"
+    unbound = executor.execute_sync("late", {"text": "x"})
     assert unbound.error is not None and unbound.error.code == "not_found"
     assert "no executor" in unbound.error.message
 
-    @registry.register_tool("late")
+    @registry.bind("late")
     async def late(text: str) -> str:
         return f"late:{text}"
 
-    assert registry.execute_sync("late", {"text": "y"}).output == "late:y"
+    assert executor.execute_sync("late", {"text": "y"}).output == "late:y"
     assert registry.describe("late")["bound"] is True
     # the binding survives a reload of the file
     write(tmp_path / "late.yaml", simple("late", version="2.0.0"))
     assert registry.load(tmp_path / "late.yaml").ok
     assert registry.get("late").spec.version == "2.0.0"
-    assert registry.execute_sync("late", {"text": "z"}).output == "late:z"
+    assert executor.execute_sync("late", {"text": "z"}).output == "late:z"
 
 
 def test_executor_is_imported_lazily(
-    registry: Registry, tmp_path: Path, module_dir: ModuleDir
+    registry: Registry, executor: ToolExecutor, tmp_path: Path, module_dir: ModuleDir
 ) -> None:
     module_dir(
         "lazy_mod",
@@ -92,13 +96,13 @@ def test_executor_is_imported_lazily(
     write(tmp_path / "b.yaml", simple("rev_cls", executor="lazy_mod:Rev"))
     assert registry.load(tmp_path).ok
     assert "lazy_mod" not in sys.modules  # nothing imported at load
-    assert registry.execute_sync("rev", {"text": "abc"}).output == "cba"
+    assert executor.execute_sync("rev", {"text": "abc"}).output == "cba"
     assert "lazy_mod" in sys.modules
-    assert registry.execute_sync("rev_cls", {"text": "abc"}).output == "class:abc"
+    assert executor.execute_sync("rev_cls", {"text": "abc"}).output == "class:abc"
 
 
 def test_baseTool_subclass_as_executor(
-    registry: Registry, tmp_path: Path, module_dir: ModuleDir
+    registry: Registry, executor: ToolExecutor, tmp_path: Path, module_dir: ModuleDir
 ) -> None:
     module_dir(
         "cls_mod",
@@ -113,11 +117,11 @@ def test_baseTool_subclass_as_executor(
     )
     write(tmp_path / "g.yaml", simple("greeter", executor="cls_mod.Greeter"))
     assert registry.load(tmp_path).ok
-    assert registry.execute_sync("greeter", {"text": "ann"}).output == "hello ann"
+    assert executor.execute_sync("greeter", {"text": "ann"}).output == "hello ann"
 
 
 def test_missing_and_broken_executors_fail_at_call_time(
-    registry: Registry, tmp_path: Path, module_dir: ModuleDir
+    registry: Registry, executor: ToolExecutor, tmp_path: Path, module_dir: ModuleDir
 ) -> None:
     path = module_dir("broken_mod", "raise RuntimeError('boom at import')\n")
     write(tmp_path / "a.yaml", simple("missing_mod", executor="no_such_module_xyz.run"))
@@ -127,24 +131,24 @@ def test_missing_and_broken_executors_fail_at_call_time(
     report = registry.load(tmp_path)
     assert report.ok, report  # load never imports
 
-    missing = registry.execute_sync("missing_mod", {"text": "x"})
+    missing = executor.execute_sync("missing_mod", {"text": "x"})
     assert missing.error is not None and missing.error.code == "not_found"
     assert "no_such_module_xyz" in missing.error.message
-    attr = registry.execute_sync("missing_attr", {"text": "x"})
+    attr = executor.execute_sync("missing_attr", {"text": "x"})
     assert attr.error is not None and attr.error.code == "not_found"
     assert "'nope'" in attr.error.message
-    broken = registry.execute_sync("broken", {"text": "x"})
+    broken = executor.execute_sync("broken", {"text": "x"})
     assert broken.error is not None and broken.error.code == "execution_error"
     assert "RuntimeError: boom at import" in broken.error.message
     assert broken.metadata is not None and broken.metadata.attempts == 1  # not retried
 
     path.write_text("def run(text):\n    return 'fixed ' + text\n", encoding="utf-8")
     sys.modules.pop("broken_mod", None)
-    assert registry.execute_sync("broken", {"text": "x"}).output == "fixed x"
+    assert executor.execute_sync("broken", {"text": "x"}).output == "fixed x"
 
 
 def test_plugins_from_entry_points(
-    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    registry: Registry, executor: ToolExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site = tmp_path / "site"
     write(
@@ -182,7 +186,7 @@ def test_plugins_from_entry_points(
         sys.modules.pop("plug_pkg", None)
     assert sorted(report.loaded) == ["ping", "plug_echo"]
     assert len(report.errors) == 1 and "plug_pkg:does_not_exist" in report.errors[0].message
-    assert registry.execute_sync("ping", {}).output == "pong"
+    assert executor.execute_sync("ping", {}).output == "pong"
 
 
 def test_default_registry_is_opt_in(tmp_path: Path) -> None:
@@ -197,7 +201,8 @@ def test_default_registry_is_opt_in(tmp_path: Path) -> None:
     path = write(tmp_path / "d.yaml", simple("default_bound"))
     try:
         assert reg.load(path).ok
-        assert reg.execute_sync("default_bound", {"text": "ab"}).output == "abab"
+        with ToolExecutor(reg) as executor:
+            assert executor.execute_sync("default_bound", {"text": "ab"}).output == "abab"
     finally:
         reg.remove("default_bound")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from registry_helpers import simple, write
 
+from toolrig import ToolExecutor
 from toolrig.registry import ChangeEvent, ChangeKind, Registry
 
 ModuleDir = Callable[[str, str], Path]
@@ -55,7 +56,7 @@ def test_create_modify_delete(watched: tuple[Registry, Path, list[ChangeEvent]])
 
 
 def test_broken_edit_keeps_last_good_version_and_fix_applies(
-    watched: tuple[Registry, Path, list[ChangeEvent]],
+    watched: tuple[Registry, Path, list[ChangeEvent]], executor: ToolExecutor
 ) -> None:
     registry, folder, events = watched
     good = registry.get("alpha")
@@ -64,7 +65,7 @@ def test_broken_edit_keeps_last_good_version_and_fix_applies(
     failed = next(e for e in events if e.kind is ChangeKind.FAILED)
     assert failed.path == folder / "alpha.yaml" and failed.errors[0].line is not None
     assert registry.get("alpha") is good  # still serving the last good version
-    assert registry.execute_sync("alpha", {"text": "x"}).error is not None  # (no executor bound)
+    assert executor.execute_sync("alpha", {"text": "x"}).error is not None  # (no executor bound)
 
     write(folder / "alpha.yaml", simple("alpha", version="1.0.0", extra="surprise: 1\n"))
     wait_for(lambda: sum(e.kind is ChangeKind.FAILED for e in events) >= 2)
@@ -99,7 +100,7 @@ def test_atomic_replace_by_editor_style_save(
 
 
 def test_running_calls_finish_on_their_version(
-    registry: Registry, tmp_path: Path, module_dir: ModuleDir
+    registry: Registry, executor: ToolExecutor, tmp_path: Path, module_dir: ModuleDir
 ) -> None:
     module_dir(
         "versions_mod",
@@ -122,13 +123,13 @@ def test_running_calls_finish_on_their_version(
     results: list[object] = []
     with registry.watch(folder, debounce=0.02):
         caller = threading.Thread(
-            target=lambda: results.append(registry.execute_sync("t", {"text": "x"}).output)
+            target=lambda: results.append(executor.execute_sync("t", {"text": "x"}).output)
         )
         caller.start()
         assert versions_mod.started.wait(5)
         write(folder / "t.yaml", simple("t", executor="versions_mod.v2", version="2.0.0"))
         wait_for(lambda: version(registry, "t") == "2.0.0")
-        assert registry.execute_sync("t", {"text": "x"}).output == "v2"
+        assert executor.execute_sync("t", {"text": "x"}).output == "v2"
         versions_mod.release.set()
         caller.join(5)
     assert results == ["v1"]

@@ -51,8 +51,8 @@ class Tool(BaseTool):
         if not tool_name or tool_name == "<lambda>":
             raise ToolDefinitionError("Tool", "give the tool a `name` (the function has none)")
         given: dict[str, Any] = {}
-        if options is not None:
-            given = {key: getattr(options, key) for key in options.model_fields_set}
+        if options is not None:  # only the options (a spec may be given to copy them)
+            given = {key: getattr(options, key) for key in options.options.model_fields_set}
         given.update(more)
         checked = tool_options(tool_name, given)
         # a single action shares the tool's "when to use" and examples

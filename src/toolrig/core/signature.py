@@ -62,9 +62,6 @@ class FunctionSignature:
     param_descriptions: dict[str, str] = field(default_factory=dict)
 
 
-_Doc = Doc
-
-
 def parse_docstring(func: Callable[..., Any]) -> Doc:
     """Description, per-parameter text and the returns line of a docstring (any common style)."""
     raw = inspect.getdoc(func) or ""
@@ -223,6 +220,8 @@ def _deferred(direct: Schemas) -> ValidatorSource | None:
 def _pydantic_arguments(
     subject: str, fields: Sequence[FieldSpec]
 ) -> tuple[dict[str, Any], SchemaValidator]:
+    """What :func:`_arguments` returns, through a pydantic ``TypeAdapter`` of a ``TypedDict`` of
+    the parameters (any annotation pydantic supports; its validator is compiled now)."""
     annotations: dict[str, Any] = {}
     for spec in fields:
         annotation = spec.annotation

@@ -118,7 +118,8 @@ class ToolServer:
             "tools/call", mcp_types.CallToolRequestParams, self._call_tool
         )
         self.server.middleware.append(self._track_session)
-        self.catalog.add_change_listener(self._on_change)
+        self._listener = self._on_change  # one bound method, to remove the same object later
+        self.catalog.add_change_listener(self._listener)
         self._closed = False
 
     def close(self) -> None:
@@ -126,7 +127,7 @@ class ToolServer:
         if self._closed:
             return
         self._closed = True
-        self.catalog.remove_change_listener(self._on_change)
+        self.catalog.remove_change_listener(self._listener)
         if self._owns_executor:
             self.executor.close()
 
