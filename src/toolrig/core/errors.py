@@ -14,6 +14,8 @@ from typing import Any
 
 __all__ = [
     "ErrorCode",
+    "Loc",
+    "Problem",
     "RetryableToolError",
     "ToolDefinitionError",
     "ToolError",
@@ -46,6 +48,30 @@ class ErrorCode(StrEnum):
     """A step this call depends on failed, so it was not run."""
     RATE_LIMITED = "rate_limited"
     """A service the tool relies on refused the call for now; retry later."""
+
+
+Loc = tuple[str | int, ...]
+
+
+class Problem(str):
+    """One problem of a definition: its text, and where it is.
+
+    ``loc`` lists the keys and indexes from the definition's root (``("parameters", 0,
+    "default")``), as pydantic reports them, so a YAML loader can point at the file's line
+    without reading the text back. It is a ``str`` so that
+    :attr:`ToolDefinitionError.problems <toolrig.ToolDefinitionError>` stays a list of texts.
+    """
+
+    loc: Loc
+
+    def __new__(cls, message: str, loc: Loc = ()) -> Problem:
+        problem = super().__new__(cls, message)
+        problem.loc = loc
+        return problem
+
+    def within(self, *prefix: str | int) -> Problem:
+        """The same problem, located inside ``prefix``."""
+        return Problem(self, (*prefix, *self.loc))
 
 
 class ToolDefinitionError(ValueError):

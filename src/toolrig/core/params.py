@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from toolrig.core.spec import Loc, Problem
+from toolrig.core.errors import Loc, Problem
 
 __all__ = ["ActionParam", "ParamType", "ToolParameter", "parameters_to_schema"]
 

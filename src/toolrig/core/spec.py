@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
-from toolrig.core.errors import ToolDefinitionError
+from toolrig.core.errors import Problem, ToolDefinitionError
 from toolrig.core.options import ActionOptions, ToolAnnotations, ToolCost, ToolOptions
 
 __all__ = [
@@ -126,30 +126,6 @@ def build_tool_spec(
         return ToolSpec(name=name, description=description, actions=dict(actions), **fields)
     except ValidationError as exc:
         raise definition_error(name or "tool", exc) from None
-
-
-Loc = tuple[str | int, ...]
-
-
-class Problem(str):
-    """One problem of a definition: its text, and where it is.
-
-    ``loc`` lists the keys and indexes from the definition's root (``("parameters", 0,
-    "default")``), as pydantic reports them, so a YAML loader can point at the file's line
-    without reading the text back. It is a ``str`` so that
-    :attr:`ToolDefinitionError.problems <toolrig.ToolDefinitionError>` stays a list of texts.
-    """
-
-    loc: Loc
-
-    def __new__(cls, message: str, loc: Loc = ()) -> Problem:
-        problem = super().__new__(cls, message)
-        problem.loc = loc
-        return problem
-
-    def within(self, *prefix: str | int) -> Problem:
-        """The same problem, located inside ``prefix``."""
-        return Problem(self, (*prefix, *self.loc))
 
 
 def definition_error(subject: str, exc: ValidationError) -> ToolDefinitionError:

@@ -20,11 +20,11 @@ from typing import Any
 from toolrig.core.action import Action
 from toolrig.core.base import AssembledTool, BaseTool
 from toolrig.core.declare import schema_action, with_output_schema
-from toolrig.core.errors import ToolDefinitionError
+from toolrig.core.errors import Loc, ToolDefinitionError
 from toolrig.core.function_tool import Tool
 from toolrig.core.options import ActionOptions, ToolOptions
 from toolrig.core.params import ToolParameter, parameters_to_schema
-from toolrig.core.spec import Loc, build_tool_spec, tool_options
+from toolrig.core.spec import build_tool_spec, tool_options
 from toolrig.registry.definition import ToolDefinition
 
 __all__ = ["ActionTarget", "BuildError", "Code", "Targets", "build_tool"]
