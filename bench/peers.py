@@ -1292,8 +1292,12 @@ def main() -> None:
     # Imports first, while this process has imported no peer (subprocesses either way).
     if "imports" not in skip:
         print("## imports", file=sys.stderr)
-        raw["imports"] = bench_imports(adapters, ns.repeats)
-        sections[5] = report_imports(raw["imports"], adapters)
+        installed = [a for a in adapters if all(vers[d] != "not installed" for d in a.dists)]
+        unavailable += [  # peers with tools report themselves below, when they fail to load
+            f"{a.key}: not installed (no import cost)" for a in adapters if a not in installed and a.make is None
+        ]
+        raw["imports"] = bench_imports(installed, ns.repeats)
+        sections[5] = report_imports(raw["imports"], installed)
 
     env = Env(asyncio.new_event_loop())
     asyncio.set_event_loop(env.loop)

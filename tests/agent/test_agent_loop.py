@@ -268,3 +268,57 @@ def test_tools_per_turn_prefers_tools_the_log_shows_in_use(tmp_path: Path) -> No
         assert forecaster(server).run(prompt).stop_reason == "answer"
     assert server.errors == [] and offered[1] == other
     log.close()
+
+
+def test_an_agent_on_a_registry_follows_it_and_leaves_it_as_it_was() -> None:
+    from toolrig.registry import Registry
+
+    registry = Registry([lookup_price])
+    script = [
+        Turn(calls=[("multiply", {"a": 2, "b": 3}, "m1")]),
+        Turn(calls=[("attempt_completion", {"result": "6"}, "done")]),
+    ]
+    with ScriptedLLM(script) as server:
+        shopper = Agent("Shopper", "You compute.", config("openai", server), registry)
+        registry.add(multiply)  # added after the agent was built
+        result = shopper.run("2 times 3?")
+        asyncio.run(shopper.aclose())
+    assert server.errors == []
+    assert result.stop_reason == "completion" and result.output == "6"
+    assert result.steps[0].results[0].output == 6.0
+    assert sorted(tool_names(server.requests[0])) == [
+        "attempt_completion",
+        "lookup_price",
+        "multiply",
+    ]
+    assert registry.names() == ["lookup_price", "multiply"]  # attempt_completion not added
+    assert shopper.catalog is registry
+    registry.close()
+
+
+def test_an_agent_on_an_executor_runs_calls_through_it() -> None:
+    from toolrig.runtime.pipeline import Call, CallNext
+
+    seen: list[str] = []
+
+    async def record(call: Call, call_next: CallNext) -> Any:
+        seen.append(call.action.tool)
+        return await call_next(call)
+
+    executor = ToolExecutor([multiply], middleware=[record])
+    script = [
+        Turn(calls=[("multiply", {"a": 2, "b": 3}, "m1")]),
+        Turn(calls=[("attempt_completion", {"result": "6"}, "done")]),
+    ]
+    with ScriptedLLM(script) as server:
+        shopper = Agent("Shopper", "You compute.", config("anthropic", server), executor)
+        assert shopper.executor is executor
+        offered = shopper._offered("2 times 3?", None)
+        assert [t.spec.name for t in offered] == ["multiply", "attempt_completion"]
+        result = shopper.run("2 times 3?")
+        asyncio.run(shopper.aclose())
+    assert server.errors == [] and result.stop_reason == "completion"
+    assert seen == ["multiply", "attempt_completion"]
+    assert executor.tool_names() == ["multiply"]
+    assert executor.execute_sync("multiply", {"a": 1, "b": 2}).output == 2.0  # still open
+    executor.close()

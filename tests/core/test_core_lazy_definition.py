@@ -17,7 +17,7 @@ from uuid import UUID
 import pytest
 from pydantic import BaseModel, Field
 
-from toolrig import BaseTool, Tool, ToolDefinitionError, action, tool
+from toolrig import BaseTool, Tool, ToolContext, ToolDefinitionError, action, tool
 from toolrig.core import signature
 from toolrig.core.signature import describe_function
 from toolrig.core.type_schema import Unsupported
@@ -220,6 +220,36 @@ def test_described_functions_equal_the_pydantic_path(
     for name in ("parameters", "output_schema", "output_type", "description", "context_param"):
         mine, theirs = getattr(direct, name), getattr(through_pydantic, name)
         assert json.dumps(mine, default=repr) == json.dumps(theirs, default=repr), name
+
+
+def _no_parameters() -> str:
+    """Nothing to give."""
+    return "ok"
+
+
+def _with_context(ctx: ToolContext, query: str, /, limit: int = 3) -> list[str]:
+    """Uses the context; `query` is positional-only."""
+    return [query] * limit
+
+
+def _undocumented(a, b=2.5, *, c: bool = True):  # type: ignore[no-untyped-def]
+    return a
+
+
+@pytest.mark.parametrize("fn", [_no_parameters, _with_context], ids=lambda f: f.__name__)
+def test_other_signatures_equal_the_pydantic_path(
+    monkeypatch: pytest.MonkeyPatch, fn: Callable[..., Any]
+) -> None:
+    direct = describe_function(fn, subject="probe")
+    _pydantic_only(monkeypatch)
+    through_pydantic = describe_function(fn, subject="probe")
+    for name in ("parameters", "output_schema", "output_type", "context_param", "positional_only"):
+        assert getattr(direct, name) == getattr(through_pydantic, name), name
+
+
+def test_an_unannotated_parameter_without_default_is_still_refused() -> None:
+    with pytest.raises(ToolDefinitionError, match="`a` has no type annotation"):
+        tool(_undocumented)
 
 
 # -- definition-time errors stay at definition time -----------------------------------------------

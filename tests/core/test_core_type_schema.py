@@ -117,6 +117,10 @@ CONSTRAINED: list[Any] = [
     Annotated[str, at.MinLen(2), at.MaxLen(4)],
     Annotated[int, Field(ge=1), Field(le=9)],
     Annotated[int, Field(ge=1), at.Ge(2)],
+    Annotated[int, at.Ge(2), Field(ge=1)],
+    Annotated[int, Field(ge=1, description="x"), at.Ge(2), Field(le=5, description="y")],
+    Annotated[Optional[int], at.Ge(2), Field(ge=1)],  # noqa: UP045
+    Annotated[str, Field(min_length=3), at.MinLen(1)],
     list[Annotated[int, Field(ge=0)]],
     Optional[Annotated[str, Field(max_length=3)]],  # noqa: UP045
     dict[str, Annotated[float, Field(lt=1)]],
@@ -194,9 +198,9 @@ def _typed_dict(fields: list[FieldSpec]) -> Any:
     return typed_dict
 
 
-def _outcome(validate: Any, value: Any) -> Any:
+def _outcome(validate: Any, value: Any, strict: bool = False) -> Any:
     try:
-        return ("ok", repr(validate(value)))
+        return ("ok", repr(validate(value, strict=strict)))
     except ValidationError as exc:
         return ("error", exc.title, exc.errors(include_url=False))
 
@@ -225,11 +229,12 @@ def test_arguments_schema_is_pydantics(annotation: Any) -> None:
     compiled = SchemaValidator(mine.core, mine.config)
     for sample in SAMPLES:
         for arguments in ({"the_value": sample}, {"the_value": sample, "described": sample}):
-            assert _outcome(compiled.validate_python, arguments) == _outcome(
-                adapter.validate_python, arguments
-            )
             text = json.dumps(arguments, default=str)
-            assert _outcome(compiled.validate_json, text) == _outcome(adapter.validate_json, text)
+            for strict in (False, True):
+                mine_python = _outcome(compiled.validate_python, arguments, strict)
+                assert mine_python == _outcome(adapter.validate_python, arguments, strict)
+                mine_json = _outcome(compiled.validate_json, text, strict)
+                assert mine_json == _outcome(adapter.validate_json, text, strict)
     for bad in ({}, {"other": 1}, [], "x", None):
         assert _outcome(compiled.validate_python, bad) == _outcome(adapter.validate_python, bad)
 

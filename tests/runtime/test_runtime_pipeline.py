@@ -219,3 +219,25 @@ def test_the_fast_path_answers_as_the_general_path(arguments: Any) -> None:
         slow_path.error,
     )
     assert [k for w, k in events if w == "plain"] == [k for w, k in events if w == "general"]
+
+
+def test_a_bound_method_listener_can_be_removed() -> None:
+    class Watcher:
+        def __init__(self) -> None:
+            self.kinds: list[str] = []
+
+        def on_event(self, event: Any) -> None:
+            self.kinds.append(event.kind)
+
+    watcher = Watcher()
+    executor = ToolExecutor([scale])
+    executor.add_listener(watcher.on_event)
+    executor.execute_sync("scale", {"x": 1})
+    executor.remove_listener(watcher.on_event)  # a new bound-method object, equal to the first
+    executor.execute_sync("scale", {"x": 1})
+    assert watcher.kinds == ["started", "succeeded"]
+    registry = Registry()
+    registry.add_change_listener(watcher.on_event)
+    registry.remove_change_listener(watcher.on_event)
+    registry.add(scale)
+    assert watcher.kinds == ["started", "succeeded"]

@@ -30,8 +30,12 @@ class Listeners(Generic[E]):
         self._items = (*self._items, listener)
 
     def remove(self, listener: Callable[[E], None]) -> None:
-        """Stop telling ``listener`` (no error when it was not listening)."""
-        self._items = tuple(x for x in self._items if x is not listener)
+        """Stop telling ``listener`` (no error when it was not listening).
+
+        Compared by equality, not identity: ``obj.method`` is a new bound-method object on
+        every access, yet two of them for the same object and function are equal.
+        """
+        self._items = tuple(x for x in self._items if not (x is listener or x == listener))
 
     def __bool__(self) -> bool:
         return bool(self._items)

@@ -32,7 +32,7 @@ from uuid import UUID
 from pydantic.fields import FieldInfo
 from pydantic_core import CoreConfig, CoreSchema
 
-__all__ = ["FieldSpec", "Unsupported", "arguments_schemas", "value_schemas"]
+__all__ = ["FieldSpec", "Schemas", "Unsupported", "arguments_schemas", "value_schemas"]
 
 JsonDict = dict[str, Any]
 
