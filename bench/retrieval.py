@@ -36,7 +36,7 @@ from pathlib import Path
 
 from toolrig.core.spec import ActionSpec, ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
-from toolrig.search.dense import clear_query_cache, load_embedders
+from toolrig.search._dense import clear_query_cache, load_embedders
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -283,7 +283,7 @@ def speed(args: argparse.Namespace) -> None:
 
 
 def clear_vector_handles() -> None:
-    from toolrig.search import vector_cache
+    from toolrig.search import _vector_cache as vector_cache
 
     vector_cache._caches.clear()
 

@@ -83,8 +83,8 @@ def test_heavy_layers_load_on_first_use() -> None:
 
     code = (
         "import sys, toolrig; assert 'yaml' not in sys.modules and 'openai' not in sys.modules;"
-        "assert 'toolrig.registry.registry' not in sys.modules; r = toolrig.Registry;"
-        "assert 'toolrig.registry.registry' in sys.modules; print(r.__name__)"
+        "assert 'toolrig.registry._registry' not in sys.modules; r = toolrig.Registry;"
+        "assert 'toolrig.registry._registry' in sys.modules; print(r.__name__)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -32,11 +32,11 @@ from toolrig.core.result import (
     success_result,
 )
 from toolrig.core.spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
-from toolrig.registry.catalog import Catalog
-from toolrig.runtime.calls import CallInfo, ToolCall
-from toolrig.runtime.events import EventKind, ToolEvent
-from toolrig.runtime.executor import UNSET, ToolExecutor
-from toolrig.runtime.retry import RetryPolicy
+from toolrig.registry._catalog import Catalog
+from toolrig.runtime._calls import CallInfo, ToolCall
+from toolrig.runtime._events import EventKind, ToolEvent
+from toolrig.runtime._executor import UNSET, ToolExecutor
+from toolrig.runtime._retry import RetryPolicy
 
 if TYPE_CHECKING:
     from toolrig.agent import Agent, LLMConfig
@@ -51,16 +51,15 @@ if TYPE_CHECKING:
         tool_from_function_definition,
     )
     from toolrig.registry import Registry, default_registry, register_tool
-    from toolrig.runtime.plan import Plan, PlanError, PlanStep
-    from toolrig.runtime.plan_run import PlanResult, PlanRunner
+    from toolrig.runtime import Plan, PlanError, PlanResult, PlanRunner, PlanStep
     from toolrig.storage import ExecutionLog, open_log
 
 _LAZY = {
-    "Plan": "toolrig.runtime.plan",
-    "PlanError": "toolrig.runtime.plan",
-    "PlanStep": "toolrig.runtime.plan",
-    "PlanResult": "toolrig.runtime.plan_run",
-    "PlanRunner": "toolrig.runtime.plan_run",
+    "Plan": "toolrig.runtime",
+    "PlanError": "toolrig.runtime",
+    "PlanStep": "toolrig.runtime",
+    "PlanResult": "toolrig.runtime",
+    "PlanRunner": "toolrig.runtime",
     "Registry": "toolrig.registry",
     "register_tool": "toolrig.registry",
     "default_registry": "toolrig.registry",

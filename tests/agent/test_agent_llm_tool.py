@@ -8,7 +8,7 @@ import pytest
 from scripted_llm import ScriptedLLM, Turn
 
 from toolrig.agent import LLMConfig, make_client
-from toolrig.tools.llm import LLMTool
+from toolrig.tools import LLMTool
 
 
 def llm_tool(server: ScriptedLLM, provider: str = "openai") -> LLMTool:
@@ -108,7 +108,7 @@ def test_config_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> No
 
 
 def test_web_summary_uses_the_configured_llm(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolrig.tools.web import WebTool
+    from toolrig.tools import WebTool
 
     def answer(request: dict[str, Any]) -> Turn:
         assert "Summarise the following text" in request["messages"][-1]["content"]

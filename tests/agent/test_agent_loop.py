@@ -297,7 +297,7 @@ def test_an_agent_on_a_registry_follows_it_and_leaves_it_as_it_was() -> None:
 
 
 def test_an_agent_on_an_executor_runs_calls_through_it() -> None:
-    from toolrig.runtime.pipeline import Call, CallNext
+    from toolrig.runtime import Call, CallNext
 
     seen: list[str] = []
 

@@ -10,8 +10,8 @@ from mcp.shared.exceptions import MCPError
 
 from toolrig import Catalog, ToolExecutor, tool
 from toolrig.mcp import ERROR_META_KEY, ToolServer
-from toolrig.mcp.server import call_result
-from toolrig.providers.names import NameMap
+from toolrig.mcp._server import call_result
+from toolrig.providers import NameMap
 
 
 @tool

@@ -25,7 +25,7 @@ from toolrig.providers import (
     parse_openai_chat_calls,
     tool_from_function_definition,
 )
-from toolrig.providers.schema_walk import is_opaque
+from toolrig.providers._schema_walk import is_opaque
 
 BFCL = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "bfcl"
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")

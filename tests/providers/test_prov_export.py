@@ -25,7 +25,7 @@ from toolrig.providers import (
     to_strict_schema,
     tool_from_function_definition,
 )
-from toolrig.providers.schema_walk import restore_arguments
+from toolrig.providers._schema_walk import restore_arguments
 
 
 class Address(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolrig.registry.yamlsrc import YamlSyntaxError, locate, parse_yaml
+from toolrig.registry._yamlsrc import YamlSyntaxError, locate, parse_yaml
 
 TEXT = """\
 name: t

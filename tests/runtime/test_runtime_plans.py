@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from toolrig import BaseTool, ToolCost, ToolExecutor, action, tool
-from toolrig.runtime.plan import Plan, PlanError
-from toolrig.runtime.plan_run import PlanRunner, StepEvent, StepStatus
+from toolrig.runtime import Plan, PlanError, PlanRunner, StepEvent, StepStatus
 from toolrig.storage import SQLiteExecutionLog
 
 CALLS: list[str] = []

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolrig.core.spec import ActionSpec, ToolAnnotations, ToolSpec
-from toolrig.search.tokenize import analyze
+from toolrig.search._tokenize import analyze
 
 
 class HashingEmbedder:

@@ -11,7 +11,7 @@ import pytest
 
 from toolrig.core.spec import ToolSpec
 from toolrig.search import ToolIndex
-from toolrig.search.dense import dense_available, load_embedders
+from toolrig.search._dense import dense_available, load_embedders
 
 needs_models = pytest.mark.skipif(not dense_available(), reason="extra 'search' not installed")
 
@@ -52,7 +52,7 @@ def test_without_the_extra_search_is_lexical_and_says_so_once(tmp_path) -> None:
             sys.modules[name] = None  # as if the extra were not installed
         logging.basicConfig(level=logging.WARNING, format="%(name)s:%(message)s")
         from toolrig import tool
-        from toolrig.registry.catalog import Catalog
+        from toolrig.registry._catalog import Catalog
         from toolrig.search import ToolIndex
 
         @tool
@@ -81,7 +81,7 @@ def test_minilm_runs_an_int8_copy_made_once_and_close_to_the_packaged_model(
 ) -> None:
     import numpy as np
 
-    from toolrig.search.dense import MiniLMEmbedder
+    from toolrig.search._dense import MiniLMEmbedder
 
     monkeypatch.setenv("TOOLRIG_CACHE_DIR", str(tmp_path))
     fast = MiniLMEmbedder()
@@ -102,7 +102,7 @@ def test_an_unwritable_cache_falls_back_to_the_packaged_model_with_a_warning(
 ) -> None:
     from pathlib import Path
 
-    from toolrig.search.quantize import quantized_model
+    from toolrig.search._quantize import quantized_model
 
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
@@ -117,7 +117,7 @@ def test_an_unwritable_cache_falls_back_to_the_packaged_model_with_a_warning(
 def test_a_large_batch_on_every_core_gives_the_same_vectors(embedders: tuple) -> None:
     import numpy as np
 
-    from toolrig.search import dense
+    from toolrig.search import _dense as dense
 
     minilm = embedders[0]
     texts = [f"tool number {i} files reports {i % 7} weather" for i in range(dense._BIG)]

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolrig import ToolExecutor, tool
-from toolrig.search import SearchConfig, ToolIndex
-from toolrig.search.meta_tools import meta_tools, tools_for_turn
+from toolrig.search import SearchConfig, ToolIndex, meta_tools, tools_for_turn
 
 
 @tool

@@ -9,8 +9,8 @@ from search_doubles import HashingEmbedder, single
 
 from toolrig.core.spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
-from toolrig.search.dense import clear_query_cache
-from toolrig.search.segments import request_parts
+from toolrig.search._dense import clear_query_cache
+from toolrig.search._segments import request_parts
 
 pytest.importorskip("numpy")
 
@@ -96,7 +96,7 @@ def test_the_part_of_a_request_that_names_a_second_tool_pulls_it_up() -> None:
 def test_a_large_catalogue_reranks_only_candidates_and_finds_the_same_tools(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolrig.search import vectors
+    from toolrig.search import _vectors as vectors
 
     widths: list[int] = []
     original = vectors.VectorTable.similarities
@@ -122,7 +122,7 @@ def test_a_large_catalogue_reranks_only_candidates_and_finds_the_same_tools(
 
 
 def test_costly_models_run_beside_the_word_ranking_and_agree_with_a_plain_call() -> None:
-    from toolrig.search.dense import embed_request, embed_request_soon
+    from toolrig.search._dense import embed_request, embed_request_soon
 
     embedder = CostlyEmbedder()
     text = "rain in Oslo, and news about the election"
@@ -138,7 +138,7 @@ def test_costly_models_run_beside_the_word_ranking_and_agree_with_a_plain_call()
 def test_bm25f_scores_a_request_and_its_parts_like_separate_queries() -> None:
     import numpy as np
 
-    from toolrig.search.tokenize import analyze
+    from toolrig.search._tokenize import analyze
 
     index = ToolIndex(catalogue(), embedders=())
     bm25 = index._bm25
@@ -219,7 +219,7 @@ def with_samples() -> list[ToolSpec]:
 def test_sample_requests_of_a_large_catalogue_are_compared_for_candidates_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolrig.search import vectors
+    from toolrig.search import _vectors as vectors
 
     widths: list[int] = []
     original = vectors.VectorTable._closest_examples

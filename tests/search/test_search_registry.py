@@ -8,8 +8,7 @@ import pytest
 from search_doubles import HashingEmbedder
 
 from toolrig import Tool, tool
-from toolrig.registry import IntentMap, Registry
-from toolrig.registry.catalog import Catalog
+from toolrig.registry import Catalog, IntentMap, Registry
 from toolrig.search import SearchConfig, ToolIndex, attach, detach, select_tools_for_intent
 
 pytest.importorskip("numpy")

@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from toolrig.search.bm25f import BM25F, BM25FParams
-from toolrig.search.tokenize import analyze, segment, vocabulary_of, words
+from toolrig.search import BM25FParams
+from toolrig.search._bm25f import BM25F
+from toolrig.search._tokenize import analyze, segment, vocabulary_of, words
 
 
 def test_identifiers_split_in_every_style() -> None:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from search_doubles import HashingEmbedder, catalogue
 
-from toolrig.search import ToolIndex, vector_cache
-from toolrig.search.vector_cache import VectorCache, cached_embed
+from toolrig.search import ToolIndex
+from toolrig.search import _vector_cache as vector_cache
+from toolrig.search._vector_cache import VectorCache, cached_embed
 
 np = pytest.importorskip("numpy")
 

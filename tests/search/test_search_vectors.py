@@ -9,7 +9,7 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from toolrig.search.vectors import VectorTable  # noqa: E402
+from toolrig.search._vectors import VectorTable  # noqa: E402
 
 
 class TableEmbedder:

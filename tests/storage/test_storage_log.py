@@ -221,7 +221,7 @@ def test_sqlite_file_is_wal_and_versioned(sqlite_log: SQLiteExecutionLog) -> Non
 def test_sqlite_migrates_an_old_schema_and_refuses_a_newer_one(tmp_path: Path) -> None:
     import sqlite3
 
-    from toolrig.storage.sqlite import MIGRATIONS
+    from toolrig.storage._sqlite import MIGRATIONS
 
     path = tmp_path / "old.sqlite3"
     conn = sqlite3.connect(path)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from local_site import Site
 
-from toolrig.tools.browser import BrowserTool, find_chromium
-from toolrig.tools.netguard import NetPolicy
+from toolrig.tools import BrowserTool, NetPolicy
+from toolrig.tools._browser import find_chromium
 
 pytestmark = pytest.mark.skipif(
     find_chromium() is None,
@@ -136,7 +136,7 @@ async def test_idle_sessions_close_themselves(site: Site) -> None:
 def test_missing_chromium_is_a_clear_error(site: Site) -> None:
     tool = BrowserTool(network=LOCAL, executable_path="/nonexistent/chromium")
     tool.executable_path = "/nonexistent/chromium"
-    import toolrig.tools.browser as module
+    import toolrig.tools._browser as module
 
     original = module.find_chromium
     module.find_chromium = lambda preferred=None: None  # type: ignore[assignment]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from toolrig.tools.db import DbTool
+from toolrig.tools import DbTool
 
 SCHEMA = """CREATE TABLE users (
     id {serial} PRIMARY KEY,

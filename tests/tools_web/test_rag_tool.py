@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from local_site import Site
 
-from toolrig.tools.netguard import NetPolicy
+from toolrig.tools import NetPolicy, WebTool
 from toolrig.tools.rag import RagStore, RagTool, chunk_text
-from toolrig.tools.web import WebTool
 
 DOCS = {
     "tea.md": "# Tea\n\nMatcha is a powdered green tea from Uji, near Kyoto.\n\n"
@@ -190,7 +189,7 @@ def test_chunks_overlap_and_keep_offsets() -> None:
 
 
 def test_hybrid_ranking_with_the_tool_search_model(tmp_path: Path) -> None:
-    from toolrig.search.dense import dense_available
+    from toolrig.search._dense import dense_available
     from toolrig.tools.rag import search_model_embedder
 
     if not dense_available():

@@ -9,8 +9,7 @@ import httpx
 import pytest
 from local_site import Site
 
-from toolrig.tools.netguard import NetPolicy
-from toolrig.tools.web import WebTool
+from toolrig.tools import NetPolicy, WebTool
 
 LOCAL = NetPolicy(allow=("127.0.0.1",))
 

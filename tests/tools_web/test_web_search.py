@@ -8,16 +8,15 @@ from pathlib import Path
 import pytest
 from local_site import Site
 
-from toolrig.tools.netguard import NetPolicy
-from toolrig.tools.web import WebTool
-from toolrig.tools.web_search import (
+from toolrig.tools import (
     BraveBackend,
+    NetPolicy,
     SearchBackend,
-    SearchHit,
     SearxngBackend,
     TavilyBackend,
-    backend_from_env,
+    WebTool,
 )
+from toolrig.tools._web_search import SearchHit, backend_from_env
 
 LOCAL = NetPolicy(allow=("127.0.0.1",))
 

@@ -20,13 +20,13 @@ def _parser() -> argparse.ArgumentParser:
         help="tools defined three ways, good and bad calls, a plan over the example catalogue",
     )
     demo.add_argument("--no-prompt", action="store_true", help="do not print the tools' prompt")
-    from toolrig.cli.serve import add_serve_parser
+    from toolrig.cli._serve import add_serve_parser
 
     add_serve_parser(commands)
-    from toolrig.cli.plan_cmd import add_plan_parser
+    from toolrig.cli._plan_cmd import add_plan_parser
 
     add_plan_parser(commands)
-    from toolrig.cli.search_cmd import add_search_parser
+    from toolrig.cli._search_cmd import add_search_parser
 
     add_search_parser(commands)
     return parser
@@ -37,19 +37,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "demo":
-        from toolrig.cli.demo import run_demo
+        from toolrig.cli._demo import run_demo
 
         return run_demo(show_prompt=not args.no_prompt)
     if args.command == "serve":
-        from toolrig.cli.serve import run_serve
+        from toolrig.cli._serve import run_serve
 
         return run_serve(args)
     if args.command == "plan":
-        from toolrig.cli.plan_cmd import run_plan_command
+        from toolrig.cli._plan_cmd import run_plan_command
 
         return run_plan_command(args)
     if args.command == "search":
-        from toolrig.cli.search_cmd import run_search_command
+        from toolrig.cli._search_cmd import run_search_command
 
         return run_search_command(args)
     parser.print_help()

@@ -15,14 +15,12 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["Doc", "parse_text", "parse_with_library"]
 
 
-@dataclass(frozen=True, slots=True)
-class Doc:
+class Doc(NamedTuple):
     """What a docstring says about a tool."""
 
     description: str
@@ -31,18 +29,37 @@ class Doc:
     returns: str | None
 
 
-@dataclass(slots=True)
 class _Parsed:
-    """The parts of ``docstring_parser.Docstring`` a :class:`Doc` is made from."""
+    """The parts of ``docstring_parser.Docstring`` a :class:`Doc` is made from: ``params`` holds
+    ``(arg_name, description)`` per parameter entry, ``returns`` the description of the first
+    returns (or yields) entry. (A plain class: defining a dataclass costs a millisecond at
+    import.)"""
 
-    short_description: str | None = None
-    long_description: str | None = None
-    blank_after_short_description: bool = False
-    params: list[tuple[str, str | None]] | None = None
-    """``(arg_name, description)`` of each parameter entry."""
-    returns: str | None = None
-    """The description of the first returns (or yields) entry."""
-    has_returns: bool = False
+    __slots__ = (
+        "blank_after_short_description",
+        "has_returns",
+        "long_description",
+        "params",
+        "returns",
+        "short_description",
+    )
+
+    def __init__(
+        self,
+        *,
+        short_description: str | None = None,
+        long_description: str | None = None,
+        blank_after_short_description: bool = False,
+        params: list[tuple[str, str | None]] | None = None,
+        returns: str | None = None,
+        has_returns: bool = False,
+    ) -> None:
+        self.short_description = short_description
+        self.long_description = long_description
+        self.blank_after_short_description = blank_after_short_description
+        self.params = params
+        self.returns = returns
+        self.has_returns = has_returns
 
 
 class _NotGoogle(Exception):
@@ -101,8 +118,7 @@ _OTHER_STYLES = re.compile(r"^(?:[:@]|\.\.|-+\s*$)", re.MULTILINE)
 """Where a reST, epydoc or NumPy section could start (a superset of what those parsers match)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Rules:
+class _Rules(NamedTuple):
     """The library's Google-style rules."""
 
     titles: Any

@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from enum import StrEnum
 from typing import Generic, TypeVar
 
-__all__ = ["Listeners"]
+__all__ = ["Listeners", "Outcome"]
 
 E = TypeVar("E")
 
 logger = logging.getLogger("toolrig.events")
+
+
+class Outcome(StrEnum):
+    """How something ended, in the words every event and record uses: a call, a plan step,
+    an execution-log record."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SKIPPED = "skipped"
 
 
 class Listeners(Generic[E]):

@@ -23,10 +23,9 @@ import math
 import types
 import typing
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, time
 from enum import Enum
-from typing import Annotated, Any, Literal, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, cast, get_args, get_origin
 from uuid import UUID
 
 from pydantic.fields import FieldInfo
@@ -45,8 +44,7 @@ class Unsupported(Exception):
     """The annotation is outside what this module mirrors: let pydantic build the schemas."""
 
 
-@dataclass(frozen=True, slots=True)
-class FieldSpec:
+class FieldSpec(NamedTuple):
     """One parameter as a schema field."""
 
     name: str
@@ -56,8 +54,7 @@ class FieldSpec:
     required: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Schemas:
+class Schemas(NamedTuple):
     """The JSON Schema a model sees and the core schema its validator compiles from."""
 
     json: JsonDict

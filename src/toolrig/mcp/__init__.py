@@ -7,8 +7,6 @@ Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
 - :func:`add_mcp_server` adds the tools of a remote MCP server to a catalogue under a prefix.
 """
 
-from __future__ import annotations
-
 try:
     import mcp as _mcp  # noqa: F401  (the SDK; absolute import, not this package)
     import uvicorn as _uvicorn  # noqa: F401
@@ -18,10 +16,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"({exc.name or exc} is missing)"
     ) from exc
 
-from toolrig.mcp.client import MCPToolSource, add_mcp_server, add_mcp_server_async
-from toolrig.mcp.serve import serve, serve_async
-from toolrig.mcp.server import ToolServer
-from toolrig.mcp.transports import (
+from toolrig.mcp._client import MCPToolSource, add_mcp_server, add_mcp_server_async
+from toolrig.mcp._serve import serve, serve_async
+from toolrig.mcp._server import ToolServer
+from toolrig.mcp._transports import (
     BearerTokenMiddleware,
     UnsafeBindError,
     check_bind,
@@ -29,7 +27,7 @@ from toolrig.mcp.transports import (
     serve_http,
     serve_stdio,
 )
-from toolrig.providers.mcp_format import ERROR_META_KEY
+from toolrig.providers._mcp_format import ERROR_META_KEY
 
 __all__ = [
     "ERROR_META_KEY",

@@ -6,37 +6,37 @@ and format each result as that provider's tool-result message. :func:`run_tool_c
 the whole round trip. Providers read only tool specs; no SDK is imported here.
 """
 
-from toolrig.providers.anthropic import (
+from toolrig.providers._anthropic import (
     format_anthropic_results,
     parse_anthropic_calls,
     to_anthropic_tools,
 )
-from toolrig.providers.calls import ParsedCall, execute_calls, execute_calls_sync
-from toolrig.providers.gemini import (
+from toolrig.providers._calls import ParsedCall, execute_calls, execute_calls_sync
+from toolrig.providers._gemini import (
     format_gemini_results,
     parse_gemini_calls,
     to_gemini_declarations,
     to_gemini_tool,
 )
-from toolrig.providers.importing import (
+from toolrig.providers._importing import (
     SchemaNormalizedWarning,
     tool_from_function_definition,
     tools_from_function_definitions,
 )
-from toolrig.providers.langchain import from_langchain_tool, to_langchain_tools
-from toolrig.providers.mcp_format import (
+from toolrig.providers._langchain import from_langchain_tool, to_langchain_tools
+from toolrig.providers._mcp_format import (
     format_mcp_result,
     mcp_output_schema,
     parse_mcp_call,
     to_mcp_tools,
 )
-from toolrig.providers.names import (
+from toolrig.providers._names import (
     ExportedAction,
     NameMap,
     ToolSource,
     provider_safe_name,
 )
-from toolrig.providers.openai import (
+from toolrig.providers._openai import (
     format_openai_chat_results,
     format_openai_responses_results,
     parse_openai_chat_calls,
@@ -44,14 +44,14 @@ from toolrig.providers.openai import (
     to_openai_chat_tools,
     to_openai_responses_tools,
 )
-from toolrig.providers.roundtrip import (
+from toolrig.providers._roundtrip import (
     Provider,
     parse_tool_calls,
     run_tool_calls,
     run_tool_calls_sync,
 )
-from toolrig.providers.schema_walk import SchemaRewriteError
-from toolrig.providers.strict import StrictSchemaError, to_strict_schema
+from toolrig.providers._schema_walk import SchemaRewriteError
+from toolrig.providers._strict import StrictSchemaError, to_strict_schema
 
 __all__ = [
     "ExportedAction",

@@ -5,47 +5,47 @@ The catalogue and its change events load with the package; the YAML machinery (P
 watchdog) loads on first use of its names.
 """
 
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
-from toolrig.registry.catalog import Catalog
-from toolrig.registry.events import ChangeEvent, ChangeKind
+from toolrig.registry._catalog import Catalog
+from toolrig.registry._events import ChangeEvent, ChangeKind
 
-if TYPE_CHECKING:
-    from toolrig.registry.chains import (
+if _typing.TYPE_CHECKING:
+    from toolrig.registry._chains import (
         DependencyCycleError,
         DependencyError,
         MissingDependencyError,
     )
-    from toolrig.registry.cost import PlanCost
-    from toolrig.registry.default import default_registry, register_tool
-    from toolrig.registry.definition import ActionDefinition, ToolDefinition
-    from toolrig.registry.intents import IntentMap, IntentNotFoundError
-    from toolrig.registry.registry import Registry
-    from toolrig.registry.report import LoadError, LoadReport, RegistryLoadError
-    from toolrig.registry.sources import YamlSource
-    from toolrig.registry.watch import Watcher
+    from toolrig.registry._cost import PlanCost
+    from toolrig.registry._default import default_registry, register_tool
+    from toolrig.registry._definition import ActionDefinition, ToolDefinition
+    from toolrig.registry._intents import IntentMap, IntentNotFoundError
+    from toolrig.registry._registry import Registry
+    from toolrig.registry._report import LoadError, LoadReport, RegistryLoadError
+    from toolrig.registry._sources import YamlSource
+    from toolrig.registry._watch import Watcher
 
 _LAZY = {
-    "ActionDefinition": "toolrig.registry.definition",
-    "DependencyCycleError": "toolrig.registry.chains",
-    "DependencyError": "toolrig.registry.chains",
-    "IntentMap": "toolrig.registry.intents",
-    "IntentNotFoundError": "toolrig.registry.intents",
-    "LoadError": "toolrig.registry.report",
-    "LoadReport": "toolrig.registry.report",
-    "MissingDependencyError": "toolrig.registry.chains",
-    "PlanCost": "toolrig.registry.cost",
-    "Registry": "toolrig.registry.registry",
-    "RegistryLoadError": "toolrig.registry.report",
-    "ToolDefinition": "toolrig.registry.definition",
-    "Watcher": "toolrig.registry.watch",
-    "YamlSource": "toolrig.registry.sources",
-    "default_registry": "toolrig.registry.default",
-    "register_tool": "toolrig.registry.default",
+    "ActionDefinition": "toolrig.registry._definition",
+    "DependencyCycleError": "toolrig.registry._chains",
+    "DependencyError": "toolrig.registry._chains",
+    "IntentMap": "toolrig.registry._intents",
+    "IntentNotFoundError": "toolrig.registry._intents",
+    "LoadError": "toolrig.registry._report",
+    "LoadReport": "toolrig.registry._report",
+    "MissingDependencyError": "toolrig.registry._chains",
+    "PlanCost": "toolrig.registry._cost",
+    "Registry": "toolrig.registry._registry",
+    "RegistryLoadError": "toolrig.registry._report",
+    "ToolDefinition": "toolrig.registry._definition",
+    "Watcher": "toolrig.registry._watch",
+    "YamlSource": "toolrig.registry._sources",
+    "default_registry": "toolrig.registry._default",
+    "register_tool": "toolrig.registry._default",
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'toolrig.registry' has no attribute {name!r}")

@@ -1,10 +1,15 @@
 """Runtime: the one call pipeline (validation, hooks, middleware, time limits, retries, output
-checks, events), the executor that runs it over a catalogue, and plans."""
+checks, events), the executor that runs it over a catalogue, and plans.
 
-from toolrig.runtime.calls import CallInfo, ToolCall
-from toolrig.runtime.events import EventKind, Listener, ToolEvent
-from toolrig.runtime.executor import UNSET, ToolExecutor, default_executor
-from toolrig.runtime.pipeline import (
+The pipeline and the executor load with the package; plans load on first use of their names.
+"""
+
+import typing as _typing
+
+from toolrig.runtime._calls import CallInfo, ToolCall
+from toolrig.runtime._events import EventKind, Listener, ToolEvent
+from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor
+from toolrig.runtime._pipeline import (
     Call,
     CallNext,
     Middleware,
@@ -13,7 +18,35 @@ from toolrig.runtime.pipeline import (
     PreHook,
     Unset,
 )
-from toolrig.runtime.retry import RetryPolicy
+from toolrig.runtime._retry import RetryPolicy
+
+if _typing.TYPE_CHECKING:
+    from toolrig.runtime._plan import Plan, PlanError, PlanStep
+    from toolrig.runtime._plan_check import PlanCheck
+    from toolrig.runtime._plan_run import PlanResult, PlanRunner, StepEvent, StepStatus
+
+_LAZY = {
+    "Plan": "toolrig.runtime._plan",
+    "PlanCheck": "toolrig.runtime._plan_check",
+    "PlanError": "toolrig.runtime._plan",
+    "PlanResult": "toolrig.runtime._plan_run",
+    "PlanRunner": "toolrig.runtime._plan_run",
+    "PlanStep": "toolrig.runtime._plan",
+    "StepEvent": "toolrig.runtime._plan_run",
+    "StepStatus": "toolrig.runtime._plan_run",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolrig.runtime' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "UNSET",
@@ -24,9 +57,17 @@ __all__ = [
     "Listener",
     "Middleware",
     "Pipeline",
+    "Plan",
+    "PlanCheck",
+    "PlanError",
+    "PlanResult",
+    "PlanRunner",
+    "PlanStep",
     "PostHook",
     "PreHook",
     "RetryPolicy",
+    "StepEvent",
+    "StepStatus",
     "ToolCall",
     "ToolEvent",
     "ToolExecutor",

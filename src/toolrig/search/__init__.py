@@ -7,12 +7,12 @@ execution log (``ExecutionLog.tool_usage()``) rank often-used tools a little hig
 """
 
 from toolrig.search._attach import attach, detach
-from toolrig.search.bm25f import BM25FParams
-from toolrig.search.config import SearchConfig
-from toolrig.search.filters import SearchFilters
-from toolrig.search.index import SearchHit, ToolIndex
-from toolrig.search.meta_tools import meta_tools, tools_for_turn
-from toolrig.search.selection import select_tools_for_intent
+from toolrig.search._bm25f import BM25FParams
+from toolrig.search._config import SearchConfig
+from toolrig.search._filters import SearchFilters
+from toolrig.search._index import SearchHit, ToolIndex
+from toolrig.search._meta_tools import meta_tools, tools_for_turn
+from toolrig.search._selection import select_tools_for_intent
 
 __all__ = [
     "BM25FParams",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolrig.search.config import SearchConfig
-from toolrig.search.index import ToolIndex
+from toolrig.search._config import SearchConfig
+from toolrig.search._index import ToolIndex
 
 if TYPE_CHECKING:
-    from toolrig.registry.catalog import Catalog
+    from toolrig.registry._catalog import Catalog
 
 __all__ = ["attach", "detach"]
 

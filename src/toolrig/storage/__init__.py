@@ -1,8 +1,19 @@
-"""Storage: the execution log every tool call, plan step and agent turn is recorded in."""
+"""Storage: the execution log every tool call, plan step and agent turn is recorded in.
 
-from toolrig.storage.log import ExecutionLog
-from toolrig.storage.record import ExecutionRecord, RecordStatus
-from toolrig.storage.sqlite import SQLiteExecutionLog, default_log_path
+The PostgreSQL log (psycopg is an optional extra) loads on first use of its name.
+"""
+
+import typing as _typing
+
+from toolrig.storage._log import ExecutionLog
+from toolrig.storage._open import open_log
+from toolrig.storage._record import ExecutionRecord, RecordStatus
+from toolrig.storage._sqlite import SQLiteExecutionLog, default_log_path
+
+if _typing.TYPE_CHECKING:
+    from toolrig.storage._postgres import PostgresExecutionLog
+
+_LAZY = {"PostgresExecutionLog": "toolrig.storage._postgres"}
 
 __all__ = [
     "ExecutionLog",
@@ -15,23 +26,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name == "PostgresExecutionLog":  # psycopg is an optional extra: import on demand
-        from toolrig.storage.postgres import PostgresExecutionLog
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolrig.storage' has no attribute {name!r}")
+    import importlib
 
-        return PostgresExecutionLog
-    raise AttributeError(name)
-
-
-def open_log(url: str | None = None) -> ExecutionLog:
-    """An execution log from a URL: ``postgresql://...`` or a SQLite path / ``sqlite:///path``;
-    ``None`` opens the default SQLite file (see :func:`default_log_path`)."""
-    if url is None:
-        return SQLiteExecutionLog()
-    if url.startswith(("postgresql://", "postgres://")):
-        from toolrig.storage.postgres import PostgresExecutionLog
-
-        return PostgresExecutionLog(url)
-    if url.startswith("sqlite:///"):
-        url = url[len("sqlite:///") :]
-    return SQLiteExecutionLog(url)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

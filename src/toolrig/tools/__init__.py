@@ -1,28 +1,84 @@
-"""Built-in tools for local work: files, documents, downloads, shell, search, replace, todo.
+"""Built-in tools.
 
-Each tool works inside one root folder (its :class:`Sandbox`) given when it is created; paths
+For local work (loaded with the package): files, documents, downloads, shell, search, replace,
+todo. Each works inside one root folder (its :class:`Sandbox`) given when it is created; paths
 leaving it are refused with a ``permission_denied`` result. ``docs/tools.md`` lists what each
 tool may touch and how to widen or narrow it.
+
+For the outside world (loaded on first use of their names, as some need an extra): the web
+(``WebTool``, its search backends, the ``NetPolicy`` that limits the addresses it reaches), a
+database (``DbTool``), a browser (``BrowserTool``) and a model (``LLMTool``); see
+``docs/tools-web.md``. Retrieval over local documents is :mod:`toolrig.tools.rag`.
 """
 
-from toolrig.tools.completion import attempt_completion
-from toolrig.tools.documents import DocumentTool
-from toolrig.tools.download import DownloadTool
-from toolrig.tools.files import FileTool
-from toolrig.tools.replace import SearchReplaceTool
-from toolrig.tools.sandbox import Sandbox
-from toolrig.tools.search import SearchTool
-from toolrig.tools.shell import ShellTool
-from toolrig.tools.todo import TodoTool
+import typing as _typing
+
+from toolrig.tools._completion import attempt_completion
+from toolrig.tools._documents import DocumentTool
+from toolrig.tools._download import DownloadTool
+from toolrig.tools._files import FileTool
+from toolrig.tools._netguard import NetPolicy
+from toolrig.tools._replace import SearchReplaceTool
+from toolrig.tools._sandbox import Sandbox
+from toolrig.tools._search import SearchTool
+from toolrig.tools._shell import ShellTool
+from toolrig.tools._todo import TodoTool
+
+if _typing.TYPE_CHECKING:
+    from toolrig.tools._browser import BrowserTool
+    from toolrig.tools._db import DbTool
+    from toolrig.tools._llm import LLMTool
+    from toolrig.tools._web import WebTool
+    from toolrig.tools._web_search import (
+        BraveBackend,
+        DuckDuckGoBackend,
+        SearchBackend,
+        SearxngBackend,
+        TavilyBackend,
+    )
+
+_LAZY = {
+    "BraveBackend": "toolrig.tools._web_search",
+    "BrowserTool": "toolrig.tools._browser",
+    "DbTool": "toolrig.tools._db",
+    "DuckDuckGoBackend": "toolrig.tools._web_search",
+    "LLMTool": "toolrig.tools._llm",
+    "SearchBackend": "toolrig.tools._web_search",
+    "SearxngBackend": "toolrig.tools._web_search",
+    "TavilyBackend": "toolrig.tools._web_search",
+    "WebTool": "toolrig.tools._web",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolrig.tools' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
+    "BraveBackend",
+    "BrowserTool",
+    "DbTool",
     "DocumentTool",
     "DownloadTool",
+    "DuckDuckGoBackend",
     "FileTool",
+    "LLMTool",
+    "NetPolicy",
     "Sandbox",
+    "SearchBackend",
     "SearchReplaceTool",
     "SearchTool",
+    "SearxngBackend",
     "ShellTool",
+    "TavilyBackend",
     "TodoTool",
+    "WebTool",
     "attempt_completion",
 ]

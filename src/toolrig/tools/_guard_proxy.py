@@ -1,4 +1,4 @@
-"""A local forward proxy that applies a :class:`~toolrig.tools.netguard.NetPolicy` to a browser.
+"""A local forward proxy that applies a :class:`~toolrig.tools.NetPolicy` to a browser.
 
 The browser is launched with this proxy for every request (loopback included), so each
 connection it makes (page loads, redirects, images, scripts, websockets) is checked here after
@@ -15,7 +15,7 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from toolrig.core.errors import ToolError
-from toolrig.tools.netguard import NetPolicy, resolve_checked
+from toolrig.tools._netguard import NetPolicy, resolve_checked
 
 __all__ = ["BLOCKED_HEADER", "GuardProxy"]
 

@@ -1,0 +1,27 @@
+"""``make_client``: the client for a configured provider.
+
+Apart from :mod:`.client` because it names every concrete client, while each concrete client
+builds on :mod:`.client`; kept there, the base module and the clients would import each other.
+The SDK of a provider is imported only when its client is asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolrig.agent._client import LLMClient
+from toolrig.agent._config import LLMConfig
+
+__all__ = ["make_client"]
+
+
+def make_client(config: LLMConfig | None = None, **settings: Any) -> LLMClient:
+    """A client for ``config`` (or settings resolved by :meth:`LLMConfig.resolve`)."""
+    resolved = config or LLMConfig.resolve(**settings)
+    if resolved.provider == "anthropic":
+        from toolrig.agent._anthropic_client import AnthropicClient
+
+        return AnthropicClient(resolved)
+    from toolrig.agent._openai_client import OpenAIClient
+
+    return OpenAIClient(resolved)

@@ -1,0 +1,97 @@
+"""``toolrig search``: the tools of a catalogue that fit a request, ranked, in a table or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+__all__ = ["add_search_parser", "run_search_command"]
+
+
+def add_search_parser(commands: Any) -> None:
+    """Register ``search`` and its options on the CLI's subcommands."""
+    search = commands.add_parser(
+        "search", help="find the tools of a catalogue that fit a request (tool search)"
+    )
+    search.add_argument("query", help="the request, in a few words or a sentence")
+    search.add_argument(
+        "--catalog",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="YAML tool definitions (file or folder); repeatable",
+    )
+    search.add_argument("-k", type=int, default=5, help="how many results (default 5)")
+    search.add_argument("--type", help="only tools of this type")
+    search.add_argument("--layer", help="only tools of this layer")
+    search.add_argument(
+        "--tag", action="append", default=[], help="only tools with this tag; repeatable"
+    )
+    search.add_argument(
+        "--mode",
+        choices=["auto", "lexical", "dense", "fused"],
+        default="auto",
+        help="ranking (auto: fused when the extra 'search' is installed, else lexical)",
+    )
+    search.add_argument(
+        "--usage-log",
+        metavar="URL",
+        help="rank tools called often in this execution log a little higher "
+        "(a SQLite file or a postgresql:// URL)",
+    )
+    search.add_argument("--tools", action="store_true", help="one result per tool, not action")
+    search.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def run_search_command(args: argparse.Namespace) -> int:
+    """Run ``toolrig search``; 0 with results, 1 with none, 2 for a bad request."""
+    from rich.console import Console
+    from rich.table import Column, Table
+
+    from toolrig.cli._catalog import load_registry, load_usage
+    from toolrig.search._index import ToolIndex
+
+    console = Console()
+    if not args.catalog:
+        console.print("[red]give at least one --catalog folder or file to search[/red]")
+        return 2
+    registry = load_registry(args.catalog)
+    index = ToolIndex.follow(registry)
+    filters: dict[str, Any] = {}
+    if args.type:
+        filters["type"] = args.type
+    if args.layer:
+        filters["layer"] = args.layer
+    if args.tag:
+        filters["tags"] = args.tag
+    if args.usage_log:
+        problem = load_usage(index, args.usage_log)
+        if problem:
+            console.print(f"[red]cannot read tool usage:[/red] {problem}")
+            return 2
+    try:
+        hits = index.search(
+            args.query,
+            k=args.k,
+            filters=filters or None,
+            mode=args.mode,
+            group="tool" if args.tools else "action",
+        )
+    except ValueError as exc:
+        console.print(f"[red]cannot search:[/red] {exc}")
+        return 2
+    if args.json:
+        print(json.dumps([{"name": h.name, "score": h.score} for h in hits], indent=2))
+        return 0 if hits else 1
+    if not hits:
+        console.print("no tool fits this request")
+        return 1
+    table = Table("#", Column("tool", no_wrap=True), "score", "description")
+    for rank, hit in enumerate(hits, 1):
+        spec = registry.get(hit.tool).spec
+        action = spec.actions.get(hit.action)
+        text = action.description if spec.is_multi_action and action else spec.description
+        table.add_row(str(rank), hit.name, f"{hit.score:.2f}", text.strip())
+    console.print(table)
+    return 0

@@ -1,0 +1,125 @@
+"""Remote MCP tools as toolrig tools: names, definitions and results.
+
+Pure conversions, no connection: a remote ``Tool`` definition becomes a toolrig
+:class:`~toolrig.Tool` whose function forwards the call, and a ``CallToolResult`` becomes the
+tool's output, or a :class:`~toolrig.ToolError` carrying the remote error (its code, hint and
+details when the remote is a toolrig server that sent them under ``_meta["toolrig/error"]``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import mcp_types
+
+from toolrig.core.context import ToolContext
+from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.core.function_tool import Tool
+from toolrig.core.spec import ToolAnnotations
+from toolrig.providers._mcp_format import ERROR_META_KEY
+from toolrig.providers._names import provider_safe_name
+
+__all__ = ["RemoteCall", "build_remote_tool", "local_name", "output_of", "validate_prefix"]
+
+RemoteCall = Callable[
+    [str, dict[str, Any], ToolContext | None], Awaitable[mcp_types.CallToolResult]
+]
+"""``call(remote_name, arguments, ctx)``: runs a remote tool and returns its result."""
+
+_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,39}$")
+SEPARATOR = "__"
+
+
+def validate_prefix(prefix: str) -> str:
+    """``prefix`` if it can start a provider-safe name, else ``ValueError``."""
+    if not _PREFIX.match(prefix):
+        raise ValueError(
+            f"invalid MCP server prefix {prefix!r}: use 1-40 letters, digits, '_' or '-', "
+            "starting with a letter or '_'"
+        )
+    return prefix
+
+
+def local_name(prefix: str, remote: str) -> str:
+    """The toolrig name of remote tool ``remote``: ``prefix__remote``, made provider-safe."""
+    return provider_safe_name(f"{prefix}{SEPARATOR}{remote}")
+
+
+def _annotations(remote: mcp_types.Tool) -> ToolAnnotations | None:
+    given = remote.annotations
+    if given is None and remote.title is None:
+        return None
+    return ToolAnnotations(
+        title=remote.title or (given.title if given is not None else None),
+        read_only=None if given is None else given.read_only_hint,
+        destructive=None if given is None else given.destructive_hint,
+        idempotent=None if given is None else given.idempotent_hint,
+        open_world=None if given is None else given.open_world_hint,
+    )
+
+
+def build_remote_tool(
+    remote: mcp_types.Tool,
+    *,
+    name: str,
+    call: RemoteCall,
+    source: str,
+    timeout: float | None = None,
+    max_retries: int = 0,
+) -> Tool:
+    """A toolrig tool named ``name`` that runs ``remote`` through ``call``.
+
+    Its parameters and output schema are the remote's, so arguments are validated here before
+    anything crosses the wire. Raises :class:`~toolrig.ToolDefinitionError` for a schema
+    toolrig cannot compile.
+    """
+    remote_name = remote.name
+
+    async def forward(_toolrig_ctx: ToolContext, **arguments: Any) -> Any:
+        return output_of(await call(remote_name, arguments, _toolrig_ctx), remote_name)
+
+    forward.__name__ = name
+    return Tool(
+        name=name,
+        description=remote.description or f"`{remote_name}` from the MCP server {source}.",
+        parameters=dict(remote.input_schema),
+        output_schema=dict(remote.output_schema) if remote.output_schema is not None else None,
+        func=forward,
+        annotations=_annotations(remote),
+        timeout=timeout,
+        max_retries=max_retries,
+        tags=("mcp",),
+    )
+
+
+def output_of(result: mcp_types.CallToolResult, remote_name: str) -> Any:
+    """The output of a remote call: its structured content when given, else its text (or the
+    content blocks as data when they are not all text); a failure raises :class:`ToolError`."""
+    if result.is_error:
+        raise _error_of(result, remote_name)
+    if result.structured_content is not None:
+        return result.structured_content
+    texts = [block.text for block in result.content if isinstance(block, mcp_types.TextContent)]
+    if len(texts) == len(result.content):
+        return "\n".join(texts)
+    return [
+        block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content
+    ]
+
+
+def _error_of(result: mcp_types.CallToolResult, remote_name: str) -> ToolError:
+    text = "\n".join(
+        block.text for block in result.content if isinstance(block, mcp_types.TextContent)
+    )
+    structured = (result.meta or {}).get(ERROR_META_KEY)
+    if isinstance(structured, dict) and isinstance(structured.get("message"), str):
+        return ToolError(
+            structured["message"],
+            code=str(structured.get("code") or ErrorCode.EXECUTION_ERROR),
+            hint=structured.get("hint"),
+            details=structured.get("details"),
+            retryable=bool(structured.get("retryable", False)),
+        )
+    return ToolError(text or f"the remote tool `{remote_name}` failed without a message")

@@ -1,0 +1,177 @@
+"""Running a :class:`~toolrig.mcp.ToolServer`: over stdio, or over streamable HTTP (uvicorn).
+
+HTTP binds to 127.0.0.1 by default. An optional bearer token guards every request; without
+one, binding to anything but a loopback address is refused unless ``allow_remote=True``
+(a tool server reachable from the network without a token lets anyone run its tools).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import socket
+import sys
+from collections.abc import Callable
+from typing import Any, Final
+
+import uvicorn
+from mcp.server.stdio import stdio_server
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from toolrig.mcp._server import ToolServer
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PATH",
+    "BearerTokenMiddleware",
+    "UnsafeBindError",
+    "check_bind",
+    "http_app",
+    "serve_http",
+    "serve_stdio",
+]
+
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PATH: Final = "/mcp"
+
+
+class UnsafeBindError(ValueError):
+    """Refused to listen on a non-loopback address without a token (and without
+    ``allow_remote``)."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback IP addresses (``127.0.0.0/8``, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, *, token: str | None, allow_remote: bool) -> None:
+    """Raise :class:`UnsafeBindError` when ``host`` is reachable from other machines, no token
+    guards the server and ``allow_remote`` was not given."""
+    if token is None and not allow_remote and not is_loopback(host):
+        raise UnsafeBindError(
+            f"refusing to serve on {host!r} without a token: anyone who can reach it could run "
+            "the tools. Give a token (--token / --token-env), bind to 127.0.0.1, or pass "
+            "allow_remote=True (--allow-remote) if the network is trusted."
+        )
+
+
+class BearerTokenMiddleware:
+    """ASGI middleware answering 401 to HTTP requests without ``Authorization: Bearer <token>``
+    (compared in constant time); lifespan events pass through."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        if not token:
+            raise ValueError("the bearer token must not be empty")
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = b""
+        for key, value in scope.get("headers", ()):
+            if key == b"authorization":
+                given = value
+                break
+        if hmac.compare_digest(given, self._expected):
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {
+                    "code": -32001,
+                    "message": "Unauthorized: a valid bearer token is required",
+                },
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"www-authenticate", b'Bearer realm="toolrig"'),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+def http_app(
+    server: ToolServer,
+    *,
+    token: str | None = None,
+    host: str = DEFAULT_HOST,
+    path: str = DEFAULT_PATH,
+) -> ASGIApp:
+    """The streamable-HTTP ASGI app of ``server`` at ``path``, behind the bearer-token check
+    when ``token`` is given. ``host`` selects DNS-rebinding protection (on for loopback)."""
+    app: ASGIApp = server.server.streamable_http_app(streamable_http_path=path, host=host)
+    if token is not None:
+        app = BearerTokenMiddleware(app, token)
+    return app
+
+
+async def serve_stdio(server: ToolServer) -> None:
+    """Serve ``server`` over this process's stdin and stdout until the client closes them."""
+    async with stdio_server() as (read_stream, write_stream):
+        await server.server.run(
+            read_stream, write_stream, server.server.create_initialization_options()
+        )
+
+
+async def serve_http(
+    server: ToolServer,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = 8000,
+    token: str | None = None,
+    allow_remote: bool = False,
+    path: str = DEFAULT_PATH,
+    log_level: str = "warning",
+    on_ready: Callable[[str], Any] | None = None,
+) -> None:
+    """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled.
+
+    ``port=0`` picks a free port; ``on_ready(url)`` is called with the actual URL once the
+    socket is bound.
+    """
+    check_bind(host, token=token, allow_remote=allow_remote)
+    bind_host = host.strip("[]")
+    family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bind_host, port))
+        sock.listen(2048)  # connections made before uvicorn starts wait in the backlog
+        actual = sock.getsockname()[1]
+        shown = f"[{bind_host}]" if family == socket.AF_INET6 else bind_host
+        url = f"http://{shown}:{actual}{path}"
+        config = uvicorn.Config(
+            http_app(server, token=token, host=host, path=path),
+            log_level=log_level,
+            lifespan="on",
+            access_log=False,
+        )
+        uv = uvicorn.Server(config)
+        if on_ready is not None:
+            on_ready(url)
+        await uv.serve(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def announce(url: str) -> None:
+    """Print where the server listens, on stderr (stdout may be a protocol channel)."""
+    print(f"toolrig MCP server listening on {url}", file=sys.stderr, flush=True)

@@ -1,0 +1,72 @@
+"""Anthropic Messages API: tool definitions, ``tool_use`` blocks and ``tool_result`` blocks.
+
+Works with the ``anthropic`` SDK's objects and with plain dicts alike, without importing it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from toolrig.core.result import ToolResult
+from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
+from toolrig.providers._names import NameMap, ToolSource
+
+__all__ = ["format_anthropic_results", "parse_anthropic_calls", "to_anthropic_tools"]
+
+
+def to_anthropic_tools(source: ToolSource) -> list[dict[str, Any]]:
+    """``tools`` for the Messages API: ``{"name", "description", "input_schema"}`` per action."""
+    tools = []
+    for entry in NameMap.from_tools(source):
+        tool: dict[str, Any] = {"name": entry.provider_name}
+        if entry.description:
+            tool["description"] = entry.description
+        schema = copy.deepcopy(entry.action.parameters)
+        schema["type"] = "object"
+        tool["input_schema"] = schema
+        tools.append(tool)
+    return tools
+
+
+def _blocks(response: Any) -> list[Any]:
+    """The content blocks of a ``Message`` (or message dict), or a list of blocks."""
+    if isinstance(response, list | tuple):
+        return list(response)
+    content = get_field(response, "content")
+    if content is not None and not isinstance(content, str):
+        return as_list(content)
+    return [response]
+
+
+def parse_anthropic_calls(response: Any, tools: ToolSource) -> list[ParsedCall]:
+    """The ``tool_use`` blocks of a Messages API response, ready to execute."""
+    names = NameMap.from_tools(tools)
+    return [
+        make_call(
+            names,
+            str(get_field(block, "name", default="")),
+            get_field(block, "input"),
+            get_field(block, "id"),
+        )
+        for block in _blocks(response)
+        if get_field(block, "type") == "tool_use"
+    ]
+
+
+def format_anthropic_results(results: Sequence[ToolResult]) -> list[dict[str, Any]]:
+    """The ``user`` message carrying one ``tool_result`` block per result (``is_error`` set
+    for failures, whose text tells the model how to fix the call); empty for no results."""
+    if not results:
+        return []
+    blocks = [
+        {
+            "type": "tool_result",
+            "tool_use_id": result_call_id(r),
+            "content": r.to_text(),
+            "is_error": not r.success,
+        }
+        for r in results
+    ]
+    return [{"role": "user", "content": blocks}]

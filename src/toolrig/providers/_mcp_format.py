@@ -1,0 +1,102 @@
+"""Model Context Protocol: tool definitions, ``tools/call`` requests and ``CallToolResult``s.
+
+Plain data in the protocol's JSON shape (camelCase); the ``mcp`` package is not imported.
+Output schemas that are not objects are wrapped as ``{"result": ...}`` (MCP versions up to
+2025-11-25 require an object), and results are wrapped the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Final
+
+from toolrig.core.result import ToolResult, to_jsonable
+from toolrig.core.spec import ActionSpec
+from toolrig.providers._calls import ParsedCall, get_field, make_call
+from toolrig.providers._names import ExportedAction, NameMap, ToolSource
+
+__all__ = [
+    "ERROR_META_KEY",
+    "format_mcp_result",
+    "mcp_output_schema",
+    "parse_mcp_call",
+    "to_mcp_tools",
+]
+
+ERROR_META_KEY: Final = "toolrig/error"
+"""``_meta`` key of a failed ``CallToolResult`` holding the structured error (code, message,
+hint, details, retryable), so programs need not parse the text meant for the model. A toolrig
+server writes it and a toolrig client reads it back."""
+
+
+def mcp_output_schema(action: ActionSpec) -> dict[str, Any] | None:
+    """The MCP ``outputSchema`` of an action: its output schema when that is an object,
+    else the schema wrapped as the ``result`` property; ``None`` without an output schema."""
+    schema = action.output_schema
+    if schema is None:
+        return None
+    if schema.get("type") == "object":
+        return copy.deepcopy(schema)
+    return {
+        "type": "object",
+        "properties": {"result": copy.deepcopy(schema)},
+        "required": ["result"],
+    }
+
+
+def _annotations(entry: ExportedAction) -> dict[str, Any] | None:
+    annotations = entry.tool.action_annotations(entry.action.name)
+    data = annotations.model_dump(by_alias=True, exclude_none=True)
+    return data or None
+
+
+def to_mcp_tools(source: ToolSource) -> list[dict[str, Any]]:
+    """MCP tool definitions: ``name``, ``title``, ``description``, ``inputSchema``,
+    ``outputSchema`` and ``annotations`` (the last ones when known)."""
+    tools = []
+    for entry in NameMap.from_tools(source):
+        tool: dict[str, Any] = {"name": entry.provider_name}
+        if entry.title:
+            tool["title"] = entry.title
+        if entry.description:
+            tool["description"] = entry.description
+        schema = copy.deepcopy(entry.action.parameters)
+        schema["type"] = "object"
+        tool["inputSchema"] = schema
+        output = mcp_output_schema(entry.action)
+        if output is not None:
+            tool["outputSchema"] = output
+        annotations = _annotations(entry)
+        if annotations is not None:
+            tool["annotations"] = annotations
+        tools.append(tool)
+    return tools
+
+
+def parse_mcp_call(params: Any, tools: ToolSource, *, call_id: str | None = None) -> ParsedCall:
+    """The call in the ``params`` of a ``tools/call`` request (``name`` and ``arguments``)."""
+    names = NameMap.from_tools(tools)
+    return make_call(
+        names,
+        str(get_field(params, "name", default="")),
+        get_field(params, "arguments"),
+        call_id,
+    )
+
+
+def format_mcp_result(result: ToolResult, *, tools: ToolSource | None = None) -> dict[str, Any]:
+    """A ``CallToolResult``: the result as text content, ``isError`` for failures, and
+    ``structuredContent`` when the action declares an output schema."""
+    out: dict[str, Any] = {
+        "content": [{"type": "text", "text": result.to_text()}],
+        "isError": not result.success,
+    }
+    if result.success and tools is not None:
+        entry = NameMap.from_tools(tools).for_result(result)
+        if entry is not None and entry.action.output_schema is not None:
+            value = to_jsonable(result.output)
+            if entry.action.output_schema.get("type") == "object" and isinstance(value, dict):
+                out["structuredContent"] = value
+            else:
+                out["structuredContent"] = {"result": value}
+    return out

@@ -1,0 +1,206 @@
+"""Provider-safe, reversible function names for every exported action.
+
+LLM APIs accept only ``^[a-zA-Z0-9_-]{1,64}$`` (Gemini also wants a letter or ``_`` first),
+while toolrig names may hold dots and spaces and multi-action tools export one function per
+action. A :class:`NameMap` gives each action one name valid everywhere and maps it back to the
+executor's call name; two actions that would share a name are an error naming both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from toolrig.core.base import BaseTool
+from toolrig.core.errors import ToolDefinitionError
+from toolrig.core.result import ToolResult
+from toolrig.core.spec import ActionSpec, ToolSpec
+from toolrig.registry._catalog import Catalog
+from toolrig.runtime._executor import ToolExecutor
+
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "ExportedAction",
+    "NameMap",
+    "ToolSource",
+    "collect_tools",
+    "provider_safe_name",
+]
+
+MAX_NAME_LENGTH = 64
+"""The longest function name every provider accepts."""
+
+_VALID = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+_INVALID_CHAR = re.compile(r"[^A-Za-z0-9_-]")
+_HASH_LENGTH = 8
+
+
+ToolSource: TypeAlias = "BaseTool | Catalog | ToolExecutor | NameMap | Iterable[BaseTool]"
+"""What export and parse functions accept: a tool, tools, a catalogue (such as a
+``Registry``), an executor (its catalogue) or a ready name map."""
+
+
+def provider_safe_name(name: str) -> str:
+    """``name`` if every provider accepts it, else a readable valid stand-in.
+
+    Invalid characters become ``_``, a leading digit or ``-`` gets a ``_`` in front, and a name
+    longer than 64 characters is cut and given a short hash of the original so that cut names
+    stay distinct.
+    """
+    if _VALID.match(name):
+        return name
+    safe = _INVALID_CHAR.sub("_", name) or "_"
+    if not (safe[0].isalpha() or safe[0] == "_") or not safe[0].isascii():
+        safe = "_" + safe
+    if len(safe) > MAX_NAME_LENGTH:
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:_HASH_LENGTH]
+        safe = f"{safe[: MAX_NAME_LENGTH - _HASH_LENGTH - 1]}_{digest}"
+    return safe
+
+
+def collect_tools(source: ToolSource) -> list[BaseTool]:
+    """The tools in ``source`` (a tool, tools, a catalogue or an executor), in order.
+
+    The same tool object given twice counts once.
+    """
+    if isinstance(source, NameMap):
+        raise TypeError("a NameMap holds specs, not tools; pass the tools themselves")
+    if isinstance(source, BaseTool):
+        items: Iterable[Any] = [source]
+    elif isinstance(source, Catalog):
+        items = source.tools()
+    elif isinstance(source, ToolExecutor):
+        items = source.catalog.tools()
+    else:
+        items = source
+    tools: list[BaseTool] = []
+    seen: set[int] = set()
+    for item in items:
+        if not isinstance(item, BaseTool):
+            raise TypeError(f"expected toolrig tools, got {item!r:.100}")
+        if id(item) not in seen:
+            seen.add(id(item))
+            tools.append(item)
+    return tools
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExportedAction:
+    """One action as a provider sees it: its function name and what it stands for."""
+
+    provider_name: str
+    """The function name sent to the provider (valid everywhere)."""
+    call_name: str
+    """The name :class:`~toolrig.ToolExecutor` runs: ``tool`` or ``tool__action``."""
+    tool: ToolSpec
+    action: ActionSpec
+
+    @property
+    def description(self) -> str:
+        """What the model reads: the action's description (else the tool's) and when to use it."""
+        text = self.action.description or self.tool.description
+        when = self.action.when_to_use or self.tool.when_to_use
+        if when:
+            text = f"{text}\n\nWhen to use: {when}" if text else f"When to use: {when}"
+        return text
+
+    @property
+    def title(self) -> str | None:
+        """A human-readable title, when one was given."""
+        annotations = self.tool.action_annotations(self.action.name)
+        return annotations.title or self.tool.display_name
+
+
+class NameMap:
+    """The exported actions of some tools, by provider name and by executor call name."""
+
+    __slots__ = ("_by_call", "_by_key", "_by_provider", "entries")
+
+    def __init__(self, entries: Iterable[ExportedAction]) -> None:
+        self.entries: tuple[ExportedAction, ...] = tuple(entries)
+        self._by_provider: dict[str, ExportedAction] = {}
+        self._by_call: dict[str, ExportedAction] = {}
+        self._by_key: dict[tuple[str, str], ExportedAction] = {}
+        problems: list[str] = []
+        for entry in self.entries:
+            other = self._by_provider.get(entry.provider_name)
+            if other is not None:
+                problems.append(
+                    f"`{_label(other)}` and `{_label(entry)}` would both be exported as "
+                    f"{entry.provider_name!r}; rename one of them"
+                )
+                continue
+            self._by_provider[entry.provider_name] = entry
+            self._by_call[entry.call_name] = entry
+            self._by_key[(entry.tool.name, entry.action.name)] = entry
+            if entry.tool.is_multi_action:
+                self._by_call[f"{entry.tool.name}.{entry.action.name}"] = entry
+        if problems:
+            raise ToolDefinitionError("provider names", problems)
+
+    @classmethod
+    def from_specs(cls, specs: Iterable[ToolSpec]) -> NameMap:
+        """The map for these tool specs; two tools with one name are an error."""
+        entries: list[ExportedAction] = []
+        seen: set[str] = set()
+        for spec in specs:
+            if spec.name in seen:
+                raise ToolDefinitionError(
+                    "provider names", f"two different tools are both named {spec.name!r}"
+                )
+            seen.add(spec.name)
+            for action in spec.actions.values():
+                call = f"{spec.name}__{action.name}" if spec.is_multi_action else spec.name
+                entries.append(
+                    ExportedAction(
+                        provider_name=provider_safe_name(call),
+                        call_name=call,
+                        tool=spec,
+                        action=action,
+                    )
+                )
+        return cls(entries)
+
+    @classmethod
+    def from_tools(cls, source: ToolSource) -> NameMap:
+        """The map for ``source``; a :class:`NameMap` is returned as it is."""
+        if isinstance(source, NameMap):
+            return source
+        return cls.from_specs(t.spec for t in collect_tools(source))
+
+    def __iter__(self) -> Iterator[ExportedAction]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def lookup(self, name: str) -> ExportedAction | None:
+        """The action a model called ``name`` (a provider name, or a call name as a fallback)."""
+        return self._by_provider.get(name) or self._by_call.get(name)
+
+    def call_name(self, provider_name: str) -> str:
+        """The executor call name for ``provider_name``; unknown names come back unchanged
+        (so the executor answers ``not_found`` with suggestions)."""
+        entry = self.lookup(provider_name)
+        return provider_name if entry is None else entry.call_name
+
+    def provider_name(self, call_name: str) -> str:
+        """The provider name of an executor call name; unknown names come back unchanged."""
+        entry = self._by_call.get(call_name) or self._by_provider.get(call_name)
+        return call_name if entry is None else entry.provider_name
+
+    def for_result(self, result: ToolResult) -> ExportedAction | None:
+        """The action a result came from, read from its metadata."""
+        meta = result.metadata
+        if meta is None:
+            return None
+        entry = self._by_key.get((meta.tool, meta.action or meta.tool))
+        return entry if entry is not None else self.lookup(meta.tool)
+
+
+def _label(entry: ExportedAction) -> str:
+    spec = entry.tool
+    return f"{spec.name}.{entry.action.name}" if spec.is_multi_action else spec.name

@@ -1,0 +1,293 @@
+"""Run a plan: independent steps concurrently, each validated, executed and recorded.
+
+A failing step fails its dependants with ``dependency_failed`` (policy ``skip_dependants``) or
+stops the plan (policy ``stop``: running steps finish, nothing new starts). With a store (an
+execution log), a re-run of the same plan id re-uses the outputs of steps that succeeded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal, Protocol
+
+from toolrig.core.background import run_sync
+from toolrig.core.errors import ErrorCode
+from toolrig.core.result import ToolResult, error_result, success_result
+from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._plan import Plan, PlanError, PlanStep, resolve_references
+from toolrig.runtime._plan_check import CostFunction, PlanCheck, check_plan
+
+__all__ = ["PlanResult", "PlanRunner", "RunStore", "StepEvent", "StepStatus"]
+
+logger = logging.getLogger("toolrig.plans")
+
+FailurePolicy = Literal["skip_dependants", "stop"]
+
+
+class RunStore(Protocol):
+    """Where step results are recorded and found again (an execution log fits)."""
+
+    def add_tool_result(
+        self,
+        result: ToolResult,
+        *,
+        run_id: str,
+        input_data: Any = None,
+        step_id: str | None = None,
+        executor_type: str = "tool",
+        cost: float | None = None,
+    ) -> int: ...
+
+    def query(self, *, run_id: str | None = None, status: str | None = None) -> list[Any]: ...
+
+
+class StepStatus(StrEnum):
+    """What happened to a step."""
+
+    STARTED = "started"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    REUSED = "reused"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepEvent:
+    """Progress of a plan: one step changed state; ``done`` of ``total`` steps are finished."""
+
+    plan_id: str
+    step_id: str
+    status: StepStatus
+    done: int
+    total: int
+    result: ToolResult | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class PlanResult:
+    """The outcome of a plan run."""
+
+    plan_id: str
+    results: dict[str, ToolResult]
+    """Each step's result, in plan order."""
+    reused: tuple[str, ...] = ()
+    """Steps whose recorded output was re-used instead of running again."""
+    estimated_cost: float = 0.0
+    duration_ms: float = 0.0
+    timings: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Per step run here: (start, end) in ``time.perf_counter()`` seconds."""
+
+    @property
+    def success(self) -> bool:
+        """True when every step succeeded."""
+        return all(r.success for r in self.results.values())
+
+    @property
+    def outputs(self) -> dict[str, Any]:
+        """Outputs of the successful steps."""
+        return {k: r.output for k, r in self.results.items() if r.success}
+
+    @property
+    def failed(self) -> list[str]:
+        """Ids of the steps that did not succeed."""
+        return [k for k, r in self.results.items() if not r.success]
+
+
+class PlanRunner:
+    """Runs plans through an executor, recording each step in ``store`` when given."""
+
+    def __init__(
+        self,
+        executor: ToolExecutor,
+        *,
+        store: RunStore | None = None,
+        on_failure: FailurePolicy = "skip_dependants",
+        on_step: Callable[[StepEvent], None] | None = None,
+        cost_of: CostFunction | None = None,
+    ) -> None:
+        if on_failure not in ("skip_dependants", "stop"):
+            raise ValueError("on_failure must be 'skip_dependants' or 'stop'")
+        self.executor = executor
+        self.store = store
+        self.on_failure = on_failure
+        self.on_step = on_step
+        self.cost_of = cost_of
+
+    def check(self, plan: Plan) -> PlanCheck:
+        """Every problem of ``plan`` and its estimated cost, without running anything."""
+        return check_plan(plan, self.executor, cost_of=self.cost_of)
+
+    def run_sync(self, plan: Plan) -> PlanResult:
+        """Blocking :meth:`run`."""
+        return run_sync(self.run(plan))
+
+    async def run(self, plan: Plan) -> PlanResult:
+        """Check then run ``plan``; raises :class:`PlanError` listing every problem."""
+        report = self.check(plan)
+        if not report.ok:
+            raise PlanError(report.problems)
+        t0 = time.perf_counter()
+        state = _RunState(plan, report, self._recorded_outputs(plan))
+        for step_id in state.outputs:
+            self._emit(state, step_id, StepStatus.REUSED, state.results[step_id])
+        running: dict[asyncio.Task[ToolResult], PlanStep] = {}
+        while True:
+            ready = state.ready()
+            while ready:  # skipping a step can make others ready at once
+                for step in ready:
+                    blocked = state.blocked_by(step)
+                    if blocked is not None:
+                        self._finish(state, step, blocked, record=True)
+                        continue
+                    state.pending.pop(step.id)
+                    self._emit(state, step.id, StepStatus.STARTED, None)
+                    state.timings[step.id] = (time.perf_counter(), 0.0)
+                    task = asyncio.ensure_future(self._run_step(step, state.outputs))
+                    running[task] = step
+                ready = state.ready()
+            if not running:
+                break
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                step = running.pop(task)
+                state.timings[step.id] = (state.timings[step.id][0], time.perf_counter())
+                self._finish(state, step, task.result(), record=True)
+        ordered = {s.id: state.results[s.id] for s in plan.steps}
+        return PlanResult(
+            plan_id=plan.id,
+            results=ordered,
+            reused=tuple(state.reused),
+            estimated_cost=report.estimated_cost,
+            duration_ms=(time.perf_counter() - t0) * 1000,
+            timings=dict(state.timings),
+        )
+
+    async def _run_step(self, step: PlanStep, outputs: Mapping[str, Any]) -> ToolResult:
+        try:
+            params = resolve_references(step.params, outputs)
+        except LookupError as exc:
+            return error_result(
+                ErrorCode.INVALID_ARGUMENTS,
+                str(exc),
+                tool=step.tool,
+                action=step.action,
+                hint="The referenced output does not have that shape.",
+            )
+        return await self.executor.execute(step.call_name, params)
+
+    def _finish(
+        self, state: _RunState, step: PlanStep, result: ToolResult, *, record: bool
+    ) -> None:
+        state.pending.pop(step.id, None)
+        state.results[step.id] = result
+        if result.success:
+            state.outputs[step.id] = result.output
+        elif self.on_failure == "stop" and result.code != ErrorCode.DEPENDENCY_FAILED:
+            state.stopped_by = state.stopped_by or step.id
+        if record and self.store is not None:
+            try:
+                self.store.add_tool_result(
+                    result,
+                    run_id=state.plan.id,
+                    step_id=step.id,
+                    input_data=dict(step.params),
+                    cost=state.report.step_costs.get(step.id),
+                )
+            except Exception:
+                logger.exception("could not record step %s of plan %s", step.id, state.plan.id)
+        status = (
+            StepStatus.SUCCEEDED
+            if result.success
+            else (
+                StepStatus.SKIPPED
+                if result.code in (ErrorCode.DEPENDENCY_FAILED, ErrorCode.CANCELLED)
+                else StepStatus.FAILED
+            )
+        )
+        self._emit(state, step.id, status, result)
+
+    def _emit(
+        self, state: _RunState, step_id: str, status: StepStatus, result: ToolResult | None
+    ) -> None:
+        if self.on_step is None:
+            return
+        try:
+            self.on_step(
+                StepEvent(
+                    plan_id=state.plan.id,
+                    step_id=step_id,
+                    status=status,
+                    done=len(state.results),
+                    total=len(state.plan.steps),
+                    result=result,
+                )
+            )
+        except Exception:
+            logger.exception("plan progress callback failed")
+
+    def _recorded_outputs(self, plan: Plan) -> dict[str, Any]:
+        if self.store is None:
+            return {}
+        ids = {s.id for s in plan.steps}
+        found: dict[str, Any] = {}
+        for record in self.store.query(run_id=plan.id, status="success"):
+            step_id = getattr(record, "step_id", None)
+            if step_id in ids:
+                found[step_id] = record
+        return found
+
+
+class _RunState:
+    def __init__(self, plan: Plan, report: PlanCheck, recorded: Mapping[str, Any]) -> None:
+        self.plan = plan
+        self.report = report
+        self.pending = {s.id: s for s in plan.steps}
+        self.results: dict[str, ToolResult] = {}
+        self.outputs: dict[str, Any] = {}
+        self.reused: list[str] = []
+        self.timings: dict[str, tuple[float, float]] = {}
+        self.stopped_by: str | None = None
+        for step_id, record in recorded.items():
+            step = plan.step(step_id)
+            self.pending.pop(step_id)
+            self.outputs[step_id] = record.output
+            self.results[step_id] = success_result(
+                record.output,
+                tool=step.tool,
+                action=step.action,
+                tool_call_id=getattr(record, "tool_call_id", None),
+            )
+            self.reused.append(step_id)
+
+    def ready(self) -> list[PlanStep]:
+        """Pending steps whose dependencies have all finished (in plan order)."""
+        return [
+            s for s in list(self.pending.values()) if all(d in self.results for d in s.dependencies)
+        ]
+
+    def blocked_by(self, step: PlanStep) -> ToolResult | None:
+        """The result to give ``step`` without running it, if it must not run."""
+        failed = [d for d in step.dependencies if not self.results[d].success]
+        if failed:
+            first = failed[0]
+            return error_result(
+                ErrorCode.DEPENDENCY_FAILED,
+                f"Step {step.id!r} was not run: step {first!r} it depends on failed "
+                f"({self.results[first].code}).",
+                tool=step.tool,
+                action=step.action,
+            )
+        if self.stopped_by is not None:
+            return error_result(
+                ErrorCode.CANCELLED,
+                f"Step {step.id!r} was not run: the plan stopped after step "
+                f"{self.stopped_by!r} failed.",
+                tool=step.tool,
+                action=step.action,
+            )
+        return None

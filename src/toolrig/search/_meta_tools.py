@@ -1,0 +1,105 @@
+"""Two tools that stand in for a catalogue too big for one prompt.
+
+``search_tools(query)`` answers with the few actions that fit (name, description, parameters);
+``call_tool(name, arguments)`` runs one of them through the executor (validation, timeouts,
+retries and hooks as for any call) and counts the call for the index's usage prior. A model
+shown only these two can still reach every tool.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.core.function_tool import Tool
+from toolrig.core.spec import ToolAnnotations
+from toolrig.runtime._executor import ToolExecutor
+from toolrig.search._index import ToolIndex
+
+__all__ = ["CALL_TOOL", "SEARCH_TOOLS", "meta_tools", "tools_for_turn"]
+
+SEARCH_TOOLS: Final = "search_tools"
+CALL_TOOL: Final = "call_tool"
+_MAX_K: Final = 20
+
+
+def meta_tools(index: ToolIndex, executor: ToolExecutor, *, k: int = 5) -> list[Tool]:
+    """``search_tools`` and ``call_tool`` bound to ``index`` and ``executor`` (register them
+    on any executor: the one they call into or another)."""
+
+    def search_tools(query: str, k: int = k) -> list[dict[str, Any]]:
+        """Find the tools that can do what is asked, best first.
+
+        Args:
+            query: What you want to do, in a few words or a sentence.
+            k: How many tools to list (1-20).
+        """
+        try:
+            hits = index.search(query, k=max(1, min(k, _MAX_K)))
+        except ValueError as exc:
+            raise ToolError(
+                str(exc), code=ErrorCode.INVALID_ARGUMENTS, hint="search with a short request"
+            ) from exc
+        found = []
+        for hit in hits:
+            action = executor.resolve(hit.name)
+            if action is None:  # removed since the index last heard of it
+                continue
+            spec = action.spec
+            entry: dict[str, Any] = {"name": hit.name, "description": spec.description}
+            if spec.when_to_use:
+                entry["when_to_use"] = spec.when_to_use
+            entry["parameters"] = spec.parameters
+            found.append(entry)
+        return found
+
+    async def call_tool(name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """Call a tool found with search_tools and return its output.
+
+        Args:
+            name: The tool's name exactly as search_tools listed it.
+            arguments: The tool's arguments, as its parameters describe them.
+        """
+        if name in (SEARCH_TOOLS, CALL_TOOL):
+            raise ToolError(
+                f"{name!r} cannot be called through call_tool",
+                code=ErrorCode.INVALID_ARGUMENTS,
+                hint="call it directly",
+            )
+        if executor.resolve(name) is None:
+            raise ToolError(
+                f"no tool named {name!r}",
+                code=ErrorCode.NOT_FOUND,
+                hint="use search_tools to find the right name",
+            )
+        result = await executor.execute(name, arguments or {})
+        if result.success:
+            index.record_use(name)  # what gets used ranks a little higher next time
+            return result.output
+        error = result.error
+        assert error is not None
+        raise ToolError(
+            error.message, code=error.code, hint=error.hint, details=error.details, retryable=False
+        )
+
+    return [
+        Tool(
+            name=SEARCH_TOOLS,
+            func=search_tools,
+            annotations=ToolAnnotations(read_only=True, idempotent=True, open_world=False),
+            output_description="The matching tools: name, description and parameters.",
+        ),
+        Tool(
+            name=CALL_TOOL,
+            func=call_tool,
+            output_description="The called tool's output.",
+        ),
+    ]
+
+
+def tools_for_turn(
+    index: ToolIndex, executor: ToolExecutor, query: str, *, k: int = 5
+) -> list[str]:
+    """Names of the ``k`` tools to expose for ``query`` (whole tools, best first): the mode in
+    which an agent or server shows a model only the tools that fit the current turn."""
+    return [h.tool for h in index.search(query, k=k, group="tool") if h.tool in executor]

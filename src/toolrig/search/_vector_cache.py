@@ -1,0 +1,172 @@
+"""Document vectors kept on disk, so a process that indexes the same tools again skips the model.
+
+Embedding 10,000 tool descriptions with MiniLM takes about a minute on two cores; reading their
+vectors back takes a fraction of a second. Vectors are stored per model in a SQLite file under
+the cache folder (see :func:`.quantize.cache_dir`), keyed by a hash of the text. The file keeps
+the newest :data:`MAX_VECTORS` vectors. Any failure to read or write (a read-only folder, a
+damaged file) logs one warning and the model is simply run; search never depends on the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+else:
+    Matrix = Any
+
+__all__ = ["MAX_VECTORS", "VectorCache", "cached_embed"]
+
+logger = logging.getLogger("toolrig.search")
+
+MAX_VECTORS: Final = 100_000
+_CHUNK: Final = 500  # SQLite host parameters per lookup
+
+
+class VectorCache:
+    """Vectors of one model, by text (thread-safe)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._pid = os.getpid()
+        self._broken = False
+
+    def get_many(self, texts: Sequence[str]) -> dict[str, Matrix]:
+        """The stored vectors of those of ``texts`` that have one."""
+        import numpy as np
+
+        keys = {_key(t): t for t in texts}
+        found: dict[str, Matrix] = {}
+        rows = self._run(lambda db: _select(db, list(keys)), [])
+        for key, dim, blob in rows:
+            found[keys[key]] = np.frombuffer(blob, dtype=np.float32, count=dim)
+        return found
+
+    def put_many(self, texts: Sequence[str], vectors: Matrix) -> None:
+        """Store one vector per text (the oldest beyond :data:`MAX_VECTORS` are dropped)."""
+        import numpy as np
+
+        rows = [
+            (_key(t), int(v.shape[0]), np.ascontiguousarray(v, dtype=np.float32).tobytes())
+            for t, v in zip(texts, vectors, strict=True)
+        ]
+
+        def write(db: sqlite3.Connection) -> None:
+            with db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO vectors (key, dim, vector) VALUES (?, ?, ?)", rows
+                )
+                db.execute(
+                    "DELETE FROM vectors WHERE rowid <= (SELECT max(rowid) FROM vectors) - ?",
+                    (MAX_VECTORS,),
+                )
+
+        self._run(write, None)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _run(self, work: Callable[[sqlite3.Connection], Any], failed: Any) -> Any:
+        with self._lock:
+            if self._broken:
+                return failed
+            if self._pid != os.getpid():  # forked: the parent's connection is not ours to use
+                self._db, self._pid = None, os.getpid()
+            try:
+                if self._db is None:
+                    self._db = _open(self.path)
+                return work(self._db)
+            except (sqlite3.Error, OSError) as exc:
+                # a file another process keeps locked for over a second counts as unusable
+                # too: search must not wait on a cache
+                self._broken = True
+                logger.warning(
+                    "tool search will embed every tool again in each process: its vector "
+                    "cache %s is unusable: %s",
+                    self.path,
+                    exc,
+                )
+                return failed
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=1, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS vectors ("
+        "rowid INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, dim INTEGER NOT NULL, "
+        "vector BLOB NOT NULL)"
+    )
+    return db
+
+
+def _select(db: sqlite3.Connection, keys: list[bytes]) -> list[tuple[bytes, int, bytes]]:
+    rows: list[tuple[bytes, int, bytes]] = []
+    for start in range(0, len(keys), _CHUNK):
+        chunk = keys[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        rows.extend(
+            db.execute(f"SELECT key, dim, vector FROM vectors WHERE key IN ({marks})", chunk)
+        )
+    return rows
+
+
+def _key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+_caches: dict[str, VectorCache] = {}
+_caches_lock = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _caches_lock
+    _caches_lock = threading.Lock()
+    for cache in _caches.values():
+        cache._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def cached_embed(embedder: Any, texts: Sequence[str]) -> Matrix:
+    """``embedder.embed(texts)``, reading and storing vectors on disk when the embedder names
+    a ``cache_key`` (its model file and version); others are run as they are."""
+    key = getattr(embedder, "cache_key", None)
+    if not key or not texts:
+        out: Matrix = embedder.embed(texts)
+        return out
+    import numpy as np
+
+    from toolrig.search._quantize import cache_dir
+
+    path = cache_dir() / "vectors" / f"{key}.sqlite"
+    with _caches_lock:
+        cache = _caches.get(str(path))
+        if cache is None:
+            cache = _caches[str(path)] = VectorCache(path)
+    found = cache.get_many(texts)
+    missing = list(dict.fromkeys(t for t in texts if t not in found))
+    if missing:
+        fresh = embedder.embed(missing)
+        cache.put_many(missing, fresh)
+        found.update(zip(missing, fresh, strict=True))
+    return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)

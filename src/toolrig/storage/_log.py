@@ -1,0 +1,319 @@
+"""The execution log interface and what every backend shares.
+
+Backends implement five small methods (connect, migrate, insert, select, close); recording,
+querying and the LLM-facing summary are written once here.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from toolrig.core.result import ToolResult, to_jsonable
+from toolrig.runtime._events import EventKind, ToolEvent
+from toolrig.storage._record import ExecutionRecord, RecordStatus
+from toolrig.storage._summary import summarise
+
+__all__ = ["ExecutionLog"]
+
+MAX_STORED_CHARS = 1_000_000
+"""Inputs and outputs longer than this (as JSON text) are stored cut, with a marker."""
+
+
+COLUMNS = (
+    "run_id",
+    "step_id",
+    "tool_call_id",
+    "executor",
+    "executor_type",
+    "action",
+    "input_data",
+    "output",
+    "status",
+    "error_code",
+    "error_message",
+    "started_at",
+    "finished_at",
+    "duration_ms",
+    "attempts",
+    "cost",
+)
+
+
+def dump_json(value: Any) -> str | None:
+    """JSON text for storage; very long values are cut with a visible marker."""
+    if value is None:
+        return None
+    text = json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+    if len(text) > MAX_STORED_CHARS:
+        cut = len(text) - MAX_STORED_CHARS
+        return json.dumps(
+            {"__truncated__": True, "chars_cut": cut, "head": text[:MAX_STORED_CHARS]}
+        )
+    return text
+
+
+def load_json(text: Any) -> Any:
+    """Inverse of :func:`dump_json` (backends may hand back decoded JSON already)."""
+    if text is None or not isinstance(text, str | bytes):
+        return text
+    return json.loads(text)
+
+
+class ExecutionLog(ABC):
+    """Where executions are recorded and read back. Safe to share between threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._all: list[Any] = []
+        self._local = threading.local()
+
+    # -- what a backend provides ---------------------------------------------------------
+    table: str = "executions"
+    """The table holding the records."""
+    placeholder: str = "?"
+    """The driver's parameter marker."""
+
+    @abstractmethod
+    def _connect(self) -> Any:
+        """A new connection (autocommit: each statement is its own transaction)."""
+
+    @abstractmethod
+    def _insert(self, row: tuple[Any, ...]) -> int:
+        """Insert one row (values in :data:`COLUMNS` order) in its own transaction; its id."""
+
+    # -- connections: one per thread, all closed together ---------------------------------
+    def _conn(self) -> Any:
+        local = self._local
+        conn = getattr(local, "conn", None)
+        if conn is None or getattr(conn, "closed", False):
+            conn = self._connect()
+            local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def _select(
+        self, where: str, params: list[Any], order: str, limit: int | None
+    ) -> list[tuple[Any, ...]]:
+        """Rows ``(id, *COLUMNS)`` matching ``where`` (written with ``?`` placeholders)."""
+        if self.placeholder != "?":
+            where = where.replace("?", self.placeholder)
+        sql = f"SELECT id, {', '.join(COLUMNS)} FROM {self.table} WHERE {where} ORDER BY {order}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return list(self._conn().execute(sql, params).fetchall())
+
+    def _insert_sql(self) -> str:
+        marks = ", ".join(self.placeholder for _ in COLUMNS)
+        return f"INSERT INTO {self.table} ({', '.join(COLUMNS)}) VALUES ({marks})"
+
+    def close(self) -> None:
+        """Close every connection this log opened (they reopen on the next use)."""
+        with self._lock:
+            conns, self._all = self._all, []
+            self._local = threading.local()
+        for conn in conns:
+            conn.close()
+
+    # -- writing -------------------------------------------------------------------------
+    def add_result(
+        self,
+        executor: str,
+        executor_type: str,
+        action: str | None,
+        input_data: Any,
+        output: Any,
+        status: str,
+        error_message: str | None = None,
+        *,
+        run_id: str,
+        step_id: str | None = None,
+        tool_call_id: str | None = None,
+        error_code: str | None = None,
+        started_at: float | None = None,
+        finished_at: float | None = None,
+        duration_ms: float | None = None,
+        attempts: int = 1,
+        cost: float | None = None,
+    ) -> int:
+        """Record one execution; returns its id. Committed when this returns."""
+        if status not in RecordStatus._value2member_map_:
+            raise ValueError(
+                f"status must be one of {[s.value for s in RecordStatus]}, got {status!r}"
+            )
+        if not run_id:
+            raise ValueError("run_id is required: it groups the records of one run")
+        now = time.time()
+        finished = now if finished_at is None else finished_at
+        started = finished - (duration_ms or 0.0) / 1000.0 if started_at is None else started_at
+        duration = (finished - started) * 1000.0 if duration_ms is None else duration_ms
+        row = (
+            run_id,
+            step_id,
+            tool_call_id,
+            executor,
+            executor_type,
+            action,
+            dump_json(input_data),
+            dump_json(output),
+            status,
+            error_code,
+            error_message,
+            started,
+            finished,
+            duration,
+            attempts,
+            cost,
+        )
+        return self._insert(row)
+
+    def add_tool_result(
+        self,
+        result: ToolResult,
+        *,
+        run_id: str,
+        input_data: Any = None,
+        step_id: str | None = None,
+        executor_type: str = "tool",
+        cost: float | None = None,
+    ) -> int:
+        """Record a :class:`~toolrig.ToolResult` with its metadata."""
+        meta = result.metadata
+        error = result.error
+        started = meta.started_at if meta else time.time()
+        duration = meta.duration_ms if meta else 0.0
+        return self.add_result(
+            meta.tool if meta else "?",
+            executor_type,
+            meta.action if meta else None,
+            input_data,
+            result.output if result.success else None,
+            RecordStatus.SUCCESS if result.success else RecordStatus.ERROR,
+            None if error is None else error.message,
+            run_id=run_id,
+            step_id=step_id,
+            tool_call_id=meta.tool_call_id if meta else None,
+            error_code=None if error is None else error.code,
+            started_at=started,
+            finished_at=started + duration / 1000.0,
+            duration_ms=duration,
+            attempts=meta.attempts if meta else 1,
+            cost=cost if cost is not None else (meta.cost if meta else None),
+        )
+
+    def recorder(self, run_id: str) -> Callable[[ToolEvent], None]:
+        """A listener for :meth:`ToolExecutor.add_listener` that records every finished call."""
+
+        def record(event: ToolEvent) -> None:
+            if event.kind in (EventKind.SUCCEEDED, EventKind.FAILED) and event.result is not None:
+                self.add_tool_result(event.result, run_id=run_id, input_data=event.arguments)
+
+        return record
+
+    # -- reading -------------------------------------------------------------------------
+    def query(
+        self,
+        *,
+        run_id: str | None = None,
+        tool: str | None = None,
+        status: str | None = None,
+        step_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[ExecutionRecord]:
+        """Records matching every filter given (times are epoch seconds of ``started_at``)."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, value in (
+            ("run_id", run_id),
+            ("executor", tool),
+            ("status", status),
+            ("step_id", step_id),
+        ):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        if since is not None:
+            clauses.append("started_at >= ?")
+            params.append(since)
+        if until is not None:
+            clauses.append("started_at < ?")
+            params.append(until)
+        if limit is not None and limit < 0:
+            raise ValueError("limit must be positive")
+        order = "id DESC" if newest_first else "id ASC"
+        rows = self._select(" AND ".join(clauses) or "1 = 1", params, order, limit)
+        return [_record(row) for row in rows]
+
+    def tool_usage(
+        self, *, since: float | None = None, successful_only: bool = True
+    ) -> dict[str, int]:
+        """Tool calls counted by name, for tool search's usage prior
+        (``ToolIndex.set_usage``): ``tool`` counts every call of a tool, ``tool.action`` the
+        calls of one action. Plan steps that were skipped and agent turns are not calls."""
+        clauses = ["executor_type = ?"]
+        params: list[Any] = ["tool"]
+        if successful_only:
+            clauses.append("status = ?")
+            params.append(RecordStatus.SUCCESS.value)
+        else:
+            clauses.append("status <> ?")
+            params.append(RecordStatus.SKIPPED.value)
+        if since is not None:
+            clauses.append("started_at >= ?")
+            params.append(since)
+        sql = (
+            f"SELECT executor, action, COUNT(*) FROM {self.table} "
+            f"WHERE {' AND '.join(clauses)} GROUP BY executor, action"
+        )
+        if self.placeholder != "?":
+            sql = sql.replace("?", self.placeholder)
+        counts: dict[str, int] = {}
+        for tool, action, calls in self._conn().execute(sql, params).fetchall():
+            counts[tool] = counts.get(tool, 0) + int(calls)
+            if action and action != tool:
+                name = f"{tool}.{action}"
+                counts[name] = counts.get(name, 0) + int(calls)
+        return counts
+
+    def get_run(self, run_id: str) -> list[ExecutionRecord]:
+        """Every record of a run, oldest first."""
+        return self.query(run_id=run_id)
+
+    def get_summary(
+        self, run_id: str, *, max_chars: int = 4000, max_output_chars: int = 400
+    ) -> str:
+        """A compact text of a run's results for an LLM's context, at most ``max_chars`` long.
+
+        Long outputs are shortened with a marker; errors are always kept; when everything does
+        not fit, the oldest successful results are dropped first and their number is said.
+        """
+        return summarise(
+            self.get_run(run_id), run_id, max_chars=max_chars, max_output_chars=max_output_chars
+        )
+
+    def __enter__(self) -> ExecutionLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with self._lock:
+            yield
+
+
+def _record(row: Sequence[Any]) -> ExecutionRecord:
+    values = dict(zip(("id", *COLUMNS), row, strict=True))
+    values["input_data"] = load_json(values["input_data"])
+    values["output"] = load_json(values["output"])
+    return ExecutionRecord(**values)

@@ -1,0 +1,99 @@
+"""Execution log on PostgreSQL, for teams and servers (same interface as the SQLite log).
+
+Needs the ``postgres`` extra (``pip install 'toolrig[postgres]'``, which brings psycopg 3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolrig.storage._log import ExecutionLog
+
+__all__ = ["PostgresExecutionLog"]
+
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE IF NOT EXISTS toolrig_executions (
+        id BIGSERIAL PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        step_id TEXT,
+        tool_call_id TEXT,
+        executor TEXT NOT NULL,
+        executor_type TEXT NOT NULL DEFAULT 'tool',
+        action TEXT,
+        input_data TEXT,
+        output TEXT,
+        status TEXT NOT NULL,
+        error_message TEXT,
+        started_at DOUBLE PRECISION NOT NULL,
+        finished_at DOUBLE PRECISION NOT NULL,
+        duration_ms DOUBLE PRECISION NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        cost DOUBLE PRECISION
+    );
+    CREATE INDEX IF NOT EXISTS toolrig_executions_run ON toolrig_executions (run_id, id);
+    CREATE INDEX IF NOT EXISTS toolrig_executions_executor
+        ON toolrig_executions (executor, started_at);
+    CREATE INDEX IF NOT EXISTS toolrig_executions_status ON toolrig_executions (status, started_at)
+    """,
+    "ALTER TABLE toolrig_executions ADD COLUMN IF NOT EXISTS error_code TEXT",
+)
+
+_LOCK_KEY = 0x746F6F6C726967  # advisory lock id used while migrating ("toolrig")
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise ImportError(
+            "The PostgreSQL execution log needs psycopg: pip install 'toolrig[postgres]'"
+        ) from exc
+    return psycopg
+
+
+class PostgresExecutionLog(ExecutionLog):
+    """Execution log in a PostgreSQL database (table ``toolrig_executions``)."""
+
+    table = "toolrig_executions"
+    placeholder = "%s"
+
+    schema_version = len(MIGRATIONS)
+
+    def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
+        super().__init__()
+        self._psycopg = _psycopg()
+        self.dsn = dsn
+        self._connect_timeout = connect_timeout
+        self._migrate()
+
+    def _connect(self) -> Any:
+        return self._psycopg.connect(
+            self.dsn, autocommit=True, connect_timeout=int(self._connect_timeout)
+        )
+
+    def _migrate(self) -> None:
+        conn = self._conn()
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            conn.execute("CREATE TABLE IF NOT EXISTS toolrig_schema (version INTEGER NOT NULL)")
+            row = conn.execute("SELECT version FROM toolrig_schema").fetchone()
+            version = 0 if row is None else int(row[0])
+            if row is None:
+                conn.execute("INSERT INTO toolrig_schema (version) VALUES (0)")
+            if version > len(MIGRATIONS):
+                raise RuntimeError(
+                    f"database schema version {version} is newer than this toolrig "
+                    f"({len(MIGRATIONS)}); upgrade toolrig"
+                )
+            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+                for statement in filter(str.strip, script.split(";")):
+                    conn.execute(statement)
+                conn.execute("UPDATE toolrig_schema SET version = %s", (number,))
+
+    def _insert(self, row: tuple[Any, ...]) -> int:
+        cursor = self._conn().execute(self._insert_sql() + " RETURNING id", row)
+        return int(cursor.fetchone()[0])
+
+    def __repr__(self) -> str:
+        return "PostgresExecutionLog(<dsn>)"

@@ -1,0 +1,117 @@
+"""The default execution log: one SQLite file in WAL mode, versioned with migrations.
+
+Each thread gets its own connection; several processes may write to the same file (WAL plus a
+busy timeout serialise their short write transactions). Every insert is its own committed
+transaction, so a process killed mid-write loses at most the record it was writing.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from toolrig.storage._log import ExecutionLog
+
+__all__ = ["SQLiteExecutionLog", "default_log_path"]
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the executions table
+    """
+    CREATE TABLE IF NOT EXISTS executions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL,
+        step_id TEXT,
+        tool_call_id TEXT,
+        executor TEXT NOT NULL,
+        executor_type TEXT NOT NULL DEFAULT 'tool',
+        action TEXT,
+        input_data TEXT,
+        output TEXT,
+        status TEXT NOT NULL,
+        error_message TEXT,
+        started_at REAL NOT NULL,
+        finished_at REAL NOT NULL,
+        duration_ms REAL NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        cost REAL
+    );
+    CREATE INDEX IF NOT EXISTS executions_run ON executions (run_id, id);
+    CREATE INDEX IF NOT EXISTS executions_executor ON executions (executor, started_at);
+    CREATE INDEX IF NOT EXISTS executions_status ON executions (status, started_at);
+    """,
+    # 2: stable error codes next to the messages
+    "ALTER TABLE executions ADD COLUMN error_code TEXT;",
+)
+
+
+def default_log_path() -> Path:
+    """``$TOOLRIG_LOG`` if set, else ``executions.sqlite3`` in the user data folder
+    (``~/.local/share/toolrig`` on Linux, the platform's equivalent elsewhere)."""
+    env = os.environ.get("TOOLRIG_LOG")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_path
+
+    return user_data_path("toolrig", appauthor=False) / "executions.sqlite3"
+
+
+class SQLiteExecutionLog(ExecutionLog):
+    """Execution log in a SQLite file (created with its folders when missing)."""
+
+    schema_version = len(MIGRATIONS)
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        busy_timeout: float = 30.0,
+        synchronous: str = "NORMAL",
+    ) -> None:
+        super().__init__()
+        if synchronous.upper() not in ("NORMAL", "FULL", "EXTRA"):
+            raise ValueError(
+                "synchronous must be NORMAL (safe against process crashes), FULL or "
+                "EXTRA (also against power loss)"
+            )
+        self.path = Path(path) if path is not None else default_log_path()
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._busy_timeout = busy_timeout
+        self._synchronous = synchronous.upper()
+        self._migrate(self._conn())
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={self._synchronous}")
+        conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout * 1000)}")
+        return conn
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")  # one process migrates at a time
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise RuntimeError(
+                    f"{self.path} has schema version {version}, newer than this toolrig "
+                    f"({len(MIGRATIONS)}); upgrade toolrig to read it"
+                )
+            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+                for statement in filter(str.strip, script.split(";")):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version={number}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _insert(self, row: tuple[Any, ...]) -> int:
+        cursor = self._conn().execute(self._insert_sql(), row)
+        return int(cursor.lastrowid or 0)
+
+    def __repr__(self) -> str:
+        return f"SQLiteExecutionLog({str(self.path)!r})"

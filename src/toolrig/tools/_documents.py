@@ -1,0 +1,301 @@
+"""``documents``: turn a document into text (``load``) or Markdown (``convert_to_md``).
+
+Plain text, Markdown, JSON and CSV need nothing extra. HTML, PDF and DOCX use well-kept parsers
+from the ``docs`` extra (markdownify + BeautifulSoup, pypdf, python-docx), imported only when
+such a file is read; without them the call answers how to install them.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import json
+import os
+import re
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Final
+
+from typing_extensions import TypedDict
+
+from toolrig.core.base import BaseTool, action
+from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.core.spec import ToolAnnotations
+from toolrig.tools._sandbox import Sandbox
+from toolrig.tools._text import cut_middle, decode
+
+__all__ = ["SUPPORTED_FORMATS", "DocumentTool"]
+
+_EXTENSIONS: Final = {
+    ".txt": "text",
+    ".text": "text",
+    ".log": "text",
+    ".rst": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".json": "json",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".html": "html",
+    ".htm": "html",
+    ".pdf": "pdf",
+    ".docx": "docx",
+}
+SUPPORTED_FORMATS: Final = tuple(sorted(_EXTENSIONS))
+"""File extensions the documents tool reads."""
+_INSTALL: Final = "pip install 'toolrig[docs]'"
+
+
+class LoadOutput(TypedDict):
+    path: str
+    format: str
+    content: str
+    truncated: bool
+
+
+class ConvertOutput(TypedDict):
+    path: str
+    format: str
+    markdown: str
+    truncated: bool
+    output_path: str | None
+    """Where the Markdown was written, when asked."""
+    bytes: int | None
+
+
+class DocumentTool(BaseTool):
+    """Read documents as text or Markdown: plain text, Markdown, JSON, CSV, HTML, PDF, DOCX."""
+
+    name = "documents"
+    tags = ("files", "documents", "local")
+    layer = "tools"
+    annotations = ToolAnnotations(open_world=False)
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | Sandbox,
+        *,
+        max_input_bytes: int = 50_000_000,
+        max_output_chars: int = 200_000,
+        max_table_rows: int = 1000,
+    ) -> None:
+        super().__init__()
+        self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
+        self.max_input_bytes = max_input_bytes
+        self.max_output_chars = max_output_chars
+        self.max_table_rows = max_table_rows
+
+    @action(
+        annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=True),
+        output_description="The document's text and its detected format.",
+    )
+    def load(self, path: str) -> LoadOutput:
+        """Load a document as plain text.
+
+        PDF and DOCX give their text, HTML its readable text, JSON is pretty-printed and CSV
+        becomes a table. Supported: .txt .md .json .csv .tsv .html .pdf .docx and similar.
+
+        Args:
+            path: Document path relative to the workspace root.
+        """
+        shown, fmt, data = self._read(path)
+        full = _convert(fmt, data, self.max_table_rows, markdown=False)
+        text, cut = cut_middle(full, self.max_output_chars)
+        return LoadOutput(path=shown, format=fmt, content=text, truncated=cut)
+
+    @action(
+        annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=True),
+        output_description="The document as Markdown, and where it was written if asked.",
+    )
+    def convert_to_md(
+        self, path: str, output_path: str | None = None, overwrite: bool = False
+    ) -> ConvertOutput:
+        """Convert a document to Markdown, optionally saving it to a file.
+
+        Headings, lists, links and tables are kept where the format has them; PDF pages
+        become `## Page N` sections.
+
+        Args:
+            path: Document path relative to the workspace root.
+            output_path: Also write the Markdown to this file (relative to the root).
+            overwrite: Replace output_path if it exists.
+        """
+        shown, fmt, data = self._read(path)
+        markdown = _convert(fmt, data, self.max_table_rows, markdown=True)
+        out_path: str | None = None
+        written: int | None = None
+        if output_path is not None:
+            target = self.sandbox.resolve(output_path)
+            if os.path.lexists(target) and not overwrite:
+                raise ToolError(
+                    f"`{self.sandbox.relative(target)}` already exists.",
+                    code=ErrorCode.INVALID_ARGUMENTS,
+                    hint="Pass overwrite=true to replace it, or choose another output_path.",
+                )
+            written = self.sandbox.atomic_write(
+                target, markdown.encode("utf-8"), create_dirs=True, exclusive=not overwrite
+            )
+            out_path = self.sandbox.relative(target)
+        text, cut = cut_middle(markdown, self.max_output_chars)
+        return ConvertOutput(
+            path=shown,
+            format=fmt,
+            markdown=text,
+            truncated=cut,
+            output_path=out_path,
+            bytes=written,
+        )
+
+    def _read(self, path: str) -> tuple[str, str, bytes]:
+        target = self.sandbox.resolve(path)
+        shown = self.sandbox.relative(target)
+        fmt = _EXTENSIONS.get(target.suffix.lower())
+        if fmt is None:
+            raise ToolError(
+                f"`{shown}`: the file type {target.suffix or '(none)'!r} is not supported.",
+                code=ErrorCode.INVALID_ARGUMENTS,
+                hint=f"Supported types: {', '.join(SUPPORTED_FORMATS)}. Read other text files "
+                "with the file tool.",
+            )
+        data = self.sandbox.read_bytes(target, self.max_input_bytes + 1)
+        if len(data) > self.max_input_bytes:
+            raise ToolError(
+                f"`{shown}` is over the {self.max_input_bytes:,}-byte document limit.",
+                code=ErrorCode.INVALID_ARGUMENTS,
+                hint="Use the file tool to read a text file in parts.",
+            )
+        return shown, fmt, data
+
+
+def _require(module: str, package: str) -> ModuleType:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ToolError(
+            f"reading this type of document needs the package `{package}`, which is not installed",
+            code=ErrorCode.EXECUTION_ERROR,
+            hint=f"Ask the operator to run: {_INSTALL}",
+        ) from None
+
+
+def _text(data: bytes) -> str:
+    try:
+        return decode(data)[0]
+    except ValueError:
+        raise ToolError("the file is binary, not text", code=ErrorCode.INVALID_ARGUMENTS) from None
+
+
+def _convert(fmt: str, data: bytes, max_rows: int, *, markdown: bool) -> str:
+    converters: dict[str, Callable[[bytes, int, bool], str]] = {
+        "text": lambda d, _r, _m: _text(d),
+        "markdown": lambda d, _r, _m: _text(d),
+        "json": _json,
+        "csv": _csv,
+        "html": _html,
+        "pdf": _pdf,
+        "docx": _docx,
+    }
+    return converters[fmt](data, max_rows, markdown).strip() + "\n"
+
+
+def _json(data: bytes, _rows: int, markdown: bool) -> str:
+    text = _text(data)
+    try:
+        pretty = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError as exc:
+        raise ToolError(
+            f"the file is not valid JSON: {exc}", code=ErrorCode.INVALID_ARGUMENTS
+        ) from None
+    return f"```json\n{pretty}\n```" if markdown else pretty
+
+
+def _cell(value: str) -> str:
+    return value.replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+
+
+def markdown_table(rows: list[list[str]], max_rows: int) -> str:
+    """Rows (the first one the header) as a Markdown table, cut after ``max_rows`` rows."""
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    padded = [[_cell(c) for c in r] + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(padded[0]) + " |", "|" + " --- |" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in padded[1 : max_rows + 1]]
+    if len(padded) - 1 > max_rows:
+        lines.append(f"\n[... {len(padded) - 1 - max_rows} more rows cut ...]")
+    return "\n".join(lines)
+
+
+def _csv(data: bytes, max_rows: int, _markdown: bool) -> str:
+    text = _text(data)
+    try:
+        dialect: Any = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    rows = [row for row in csv.reader(io.StringIO(text), dialect) if row]
+    return markdown_table(rows, max_rows)
+
+
+def _html(data: bytes, _rows: int, markdown: bool) -> str:
+    bs4 = _require("bs4", "beautifulsoup4")
+    markdownify = _require("markdownify", "markdownify")
+    soup = bs4.BeautifulSoup(_text(data), "html.parser")
+    for tag in soup(["script", "style", "noscript", "template", "iframe", "svg"]):
+        tag.decompose()
+    if markdown:
+        out = markdownify.MarkdownConverter(heading_style="ATX", bullets="-").convert_soup(soup)
+    else:
+        out = soup.get_text("\n")
+    return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", str(out))
+
+
+def _pdf(data: bytes, _rows: int, markdown: bool) -> str:
+    pypdf = _require("pypdf", "pypdf")
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise ToolError(
+                "the PDF is encrypted", code=ErrorCode.INVALID_ARGUMENTS, hint="Give a plain PDF."
+            )
+        pages = [(page.extract_text() or "").strip() for page in reader.pages]
+    except pypdf.errors.PdfReadError as exc:
+        raise ToolError(
+            f"the PDF cannot be read: {exc}", code=ErrorCode.INVALID_ARGUMENTS
+        ) from None
+    if markdown:
+        return "\n\n".join(f"## Page {i}\n\n{text}" for i, text in enumerate(pages, start=1))
+    return "\n\n".join(pages)
+
+
+def _docx(data: bytes, max_rows: int, markdown: bool) -> str:
+    docx = _require("docx", "python-docx")
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (ValueError, KeyError, OSError) as exc:
+        raise ToolError(
+            f"the DOCX file cannot be read: {exc}", code=ErrorCode.INVALID_ARGUMENTS
+        ) from None
+    blocks: list[str] = []
+    for block in document.iter_inner_content():
+        if hasattr(block, "rows"):
+            rows = [[cell.text for cell in row.cells] for row in block.rows]
+            blocks.append(
+                markdown_table(rows, max_rows)
+                if markdown
+                else "\n".join("\t".join(r) for r in rows)
+            )
+            continue
+        text = block.text.strip()
+        if not text:
+            continue
+        style = (block.style.name if block.style is not None else "") or ""
+        if markdown and style.startswith("Heading"):
+            level = int(style.split()[-1]) if style.split()[-1].isdigit() else 1
+            text = "#" * min(level, 6) + " " + text
+        elif markdown and style == "Title":
+            text = "# " + text
+        elif markdown and style.startswith("List"):
+            text = ("1. " if "Number" in style else "- ") + text
+        blocks.append(text)
+    return "\n\n".join(blocks)

@@ -1,0 +1,191 @@
+"""``search_and_replace``: replace text in one file or in every file matching a glob.
+
+A dry run answers with the unified diff and changes nothing. Each file is written atomically
+(temporary file + rename) in its own encoding; a call touching many files changes each file
+whole, one after the other.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from pathlib import Path
+from typing import Final
+
+from typing_extensions import TypedDict
+
+from toolrig.core.base import BaseTool, action
+from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.core.spec import ToolAnnotations
+from toolrig.tools._sandbox import Sandbox
+from toolrig.tools._search import compile_query
+from toolrig.tools._text import cut_middle, decode, looks_binary
+from toolrig.tools._walk import glob_regex, walk
+
+__all__ = ["SearchReplaceTool"]
+
+_GLOB_CHARS: Final = frozenset("*?[")
+
+
+class FileChange(TypedDict):
+    path: str
+    replacements: int
+
+
+class ReplaceOutput(TypedDict):
+    files: list[FileChange]
+    """Files with at least one replacement."""
+    total_replacements: int
+    dry_run: bool
+    diff: str
+    """Unified diff of the changes (cut with a marker when long)."""
+
+
+class SearchReplaceTool(BaseTool):
+    """Replace text (literal or regular expression) in a file or in all files matching a glob,
+    with a dry run that shows the diff first."""
+
+    name = "search_and_replace"
+    tags = ("files", "edit", "local")
+    layer = "tools"
+    annotations = ToolAnnotations(
+        read_only=False, destructive=True, idempotent=False, open_world=False
+    )
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | Sandbox,
+        *,
+        max_file_bytes: int = 10_000_000,
+        max_files: int = 500,
+        max_diff_chars: int = 40_000,
+    ) -> None:
+        super().__init__()
+        self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
+        self.max_file_bytes = max_file_bytes
+        self.max_files = max_files
+        self.max_diff_chars = max_diff_chars
+
+    @action(
+        name="search_and_replace",
+        output_description="Replacements per file, the total, and the unified diff.",
+    )
+    def replace(
+        self,
+        path: str,
+        search: str,
+        replace: str,
+        regex: bool = False,
+        ignore_case: bool = False,
+        count: int = 0,
+        dry_run: bool = False,
+    ) -> ReplaceOutput:
+        """Replace `search` with `replace` in a file or in each file matching a glob.
+
+        Run with dry_run=true first to check the diff; each file is written atomically.
+
+        Args:
+            path: A file path, or a glob relative to the workspace root: `*` stays in one
+                folder, `**` crosses folders (e.g. `src/**/*.py`). Globs skip binary files,
+                `.git` and what `.gitignore` excludes.
+            search: Text to find (a regular expression when `regex` is true).
+            replace: Replacement text; with `regex`, `\\1` or `\\g<name>` insert groups.
+            regex: Treat `search` as a Python regular expression (`^`/`$` match at line ends).
+            ignore_case: Match regardless of letter case.
+            count: Most replacements per file; 0 replaces all.
+            dry_run: Only report the diff; change no file.
+        """
+        if not search:
+            raise ToolError(
+                "`search` is empty", code=ErrorCode.INVALID_ARGUMENTS, hint="Give the text."
+            )
+        rx = compile_query(search, literal=not regex, ignore_case=ignore_case)
+        if regex:
+            try:
+                rx.sub(replace, "")
+                template: str | None = replace
+            except (re.error, IndexError) as exc:
+                raise ToolError(
+                    f"invalid replacement {replace!r}: {exc}",
+                    code=ErrorCode.INVALID_ARGUMENTS,
+                    hint="Refer to groups as \\1 or \\g<name>; escape a literal backslash as \\\\.",
+                ) from None
+        else:
+            template = None
+        changes: list[FileChange] = []
+        diffs: list[str] = []
+        total = 0
+        for rel, target in self._targets(path):
+            data = self.sandbox.read_bytes(target, self.max_file_bytes + 1)
+            if len(data) > self.max_file_bytes or looks_binary(data):
+                if _is_glob(path):
+                    continue
+                raise ToolError(
+                    f"`{rel}` is binary or over the {self.max_file_bytes:,}-byte limit.",
+                    code=ErrorCode.INVALID_ARGUMENTS,
+                    hint="Only text files can be edited.",
+                )
+            text, encoding = decode(data)
+            if template is None:
+                new, n = rx.subn(lambda _m: replace, text, count=max(count, 0))
+            else:
+                new, n = rx.subn(template, text, count=max(count, 0))
+            if n == 0:
+                continue
+            total += n
+            changes.append(FileChange(path=rel, replacements=n))
+            diffs.append(
+                "".join(
+                    difflib.unified_diff(
+                        text.splitlines(keepends=True),
+                        new.splitlines(keepends=True),
+                        fromfile=f"a/{rel}",
+                        tofile=f"b/{rel}",
+                    )
+                )
+            )
+            if not dry_run:
+                self.sandbox.atomic_write(target, new.encode(encoding))
+        diff, _ = cut_middle("".join(diffs), self.max_diff_chars)
+        return ReplaceOutput(files=changes, total_replacements=total, dry_run=dry_run, diff=diff)
+
+    def _targets(self, path: str) -> list[tuple[str, Path]]:
+        if not _is_glob(path):
+            target = self.sandbox.resolve(path)
+            rel = self.sandbox.relative(target)
+            if not target.is_file():
+                raise ToolError(
+                    f"`{rel}` is not a file.",
+                    code=ErrorCode.NOT_FOUND,
+                    hint="Give a file path or a glob such as `src/**/*.py`.",
+                )
+            return [(rel, target)]
+        if os.path.isabs(path):
+            raise self.sandbox.denied(path, "absolute paths are not allowed")
+        pattern = path.strip("/")
+        # Walk only below the part of the glob that has no wildcard.
+        fixed: list[str] = []
+        for part in pattern.split("/")[:-1]:
+            if _is_glob(part):
+                break
+            fixed.append(part)
+        start = self.sandbox.resolve("/".join(fixed) or ".")
+        if not start.is_dir():
+            return []
+        rx = glob_regex(pattern)
+        found: list[tuple[str, Path]] = []
+        for entry in walk(str(self.sandbox.root), str(start)):
+            if rx.match(entry.rel):
+                found.append((entry.rel, self.sandbox.resolve(entry.rel)))
+                if len(found) > self.max_files:
+                    raise ToolError(
+                        f"`{path}` matches more than {self.max_files} files.",
+                        code=ErrorCode.INVALID_ARGUMENTS,
+                        hint="Use a narrower glob (a folder or a file extension).",
+                    )
+        return found
+
+
+def _is_glob(path: str) -> bool:
+    return any(ch in _GLOB_CHARS for ch in path)

@@ -1,0 +1,233 @@
+"""``search``: find text in the files of the sandbox, like ``grep -rn`` with ``.gitignore``.
+
+Fast on large trees: folders are walked with ``os.scandir`` and ignored ones pruned before they
+are entered; each file is read whole as bytes, binaries (NUL in the first 8 KiB) are skipped,
+one compiled regex scans the whole text and line numbers are computed only around matches.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Final, NotRequired
+
+from typing_extensions import TypedDict
+
+from toolrig.core.base import BaseTool, action
+from toolrig.core.context import ToolContext
+from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.core.spec import ToolAnnotations
+from toolrig.tools._sandbox import Sandbox
+from toolrig.tools._text import SNIFF_BYTES
+from toolrig.tools._walk import PathFilter, walk
+
+__all__ = ["SearchTool", "compile_query"]
+
+_MAX_LINE: Final = 400
+
+
+class Match(TypedDict):
+    path: str
+    line: int
+    text: str
+    before: NotRequired[list[str]]
+    after: NotRequired[list[str]]
+
+
+class SearchOutput(TypedDict):
+    matches: list[Match]
+    files_searched: int
+    truncated: bool
+    """True when more matches exist than were returned."""
+
+
+def compile_query(pattern: str, *, literal: bool, ignore_case: bool) -> re.Pattern[str]:
+    """The compiled regex for a query; a bad regex becomes an ``invalid_arguments`` error."""
+    flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
+    try:
+        return re.compile(re.escape(pattern) if literal else pattern, flags)
+    except re.error as exc:
+        raise ToolError(
+            f"invalid regular expression {pattern!r}: {exc}",
+            code=ErrorCode.INVALID_ARGUMENTS,
+            hint="Fix the expression (Python `re` syntax) or pass literal=true to search for "
+            "the text as it is.",
+        ) from None
+
+
+class SearchTool(BaseTool):
+    """Search the content of the workspace's text files for a regular expression or text."""
+
+    name = "search"
+    tags = ("search", "files", "local")
+    layer = "tools"
+    annotations = ToolAnnotations(
+        read_only=True, destructive=False, idempotent=True, open_world=False
+    )
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | Sandbox,
+        *,
+        max_file_bytes: int = 20_000_000,
+        max_results_limit: int = 2000,
+    ) -> None:
+        super().__init__()
+        self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
+        self.max_file_bytes = max_file_bytes
+        self.max_results_limit = max_results_limit
+
+    @action(
+        name="search",
+        output_description="Matching lines: path, line number and line text, plus context.",
+    )
+    def find(
+        self,
+        pattern: str,
+        path: str = ".",
+        literal: bool = False,
+        ignore_case: bool = False,
+        include: list[str] | None = None,
+        exclude: list[str] | None = None,
+        context_lines: int = 0,
+        max_results: int = 100,
+        respect_gitignore: bool = True,
+        ctx: ToolContext | None = None,
+    ) -> SearchOutput:
+        """Search file contents and return each matching line with its path and line number.
+
+        Binary files, `.git` and files ignored by `.gitignore` are skipped.
+
+        Args:
+            pattern: Regular expression (Python syntax, `^`/`$` match at line ends), or
+                plain text when `literal` is true.
+            path: Folder (or single file) to search, relative to the workspace root.
+            literal: Treat the pattern as plain text, not a regular expression.
+            ignore_case: Match regardless of letter case.
+            include: Only files matching one of these globs, e.g. ["*.py", "docs/**"]. A
+                glob without `/` matches the file name at any depth.
+            exclude: Skip files and folders matching any of these globs, e.g. ["tests/**"].
+            context_lines: Lines of context to return before and after each match (0-10).
+            max_results: Stop after this many matching lines.
+            respect_gitignore: Skip what `.gitignore` files exclude.
+        """
+        rx = compile_query(pattern, literal=literal, ignore_case=ignore_case)
+        if pattern == "":
+            raise ToolError(
+                "the pattern is empty", code=ErrorCode.INVALID_ARGUMENTS, hint="Give a pattern."
+            )
+        context_lines = max(0, min(context_lines, 10))
+        limit = max(1, min(max_results, self.max_results_limit))
+        target = self.sandbox.resolve(path)
+        root = str(self.sandbox.root)
+        if target.is_file():
+            files = [(self.sandbox.relative(target), str(target))]
+            source = iter(files)
+        elif target.is_dir():
+            filters = PathFilter(include or (), exclude or ())
+            source = (
+                (e.rel, e.path)
+                for e in walk(root, str(target), gitignore=respect_gitignore, filters=filters)
+                if e.size <= self.max_file_bytes
+            )
+        else:
+            raise ToolError(
+                f"`{path}` does not exist.",
+                code=ErrorCode.NOT_FOUND,
+                hint="Search `.` (the whole workspace) or list folders first.",
+            )
+        needle = pattern.encode("utf-8") if literal and not ignore_case else None
+        matches: list[Match] = []
+        searched = 0
+        truncated = False
+        for rel, full in source:
+            if ctx is not None and ctx.cancelled:
+                break
+            data = _read(full, self.max_file_bytes)
+            if data is None or data.find(b"\x00", 0, SNIFF_BYTES) != -1:
+                continue
+            searched += 1
+            if needle is not None and needle not in data:
+                continue
+            text = data.decode("utf-8", errors="replace")
+            if not truncated and _scan(rx, text, rel, context_lines, limit, matches):
+                truncated = True
+                break
+        return SearchOutput(matches=matches, files_searched=searched, truncated=truncated)
+
+
+def _read(path: str, limit: int) -> bytes | None:
+    """The file's bytes (up to ``limit``), without following a symlink; ``None`` if unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _scan(
+    rx: re.Pattern[str], text: str, rel: str, context: int, limit: int, out: list[Match]
+) -> bool:
+    """Append the matching lines of ``text``; True when the limit was hit with more left."""
+    line = 1
+    pos = 0
+    last_line = 0
+    for m in rx.finditer(text):
+        start = m.start()
+        line += text.count("\n", pos, start)
+        pos = start
+        if line == last_line:
+            continue
+        if len(out) >= limit:
+            return True
+        last_line = line
+        begin = text.rfind("\n", 0, start) + 1
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        match = Match(path=rel, line=line, text=_clip(text[begin:end]))
+        if context:
+            match["before"] = _before(text, begin, context)
+            match["after"] = _after(text, end, context)
+        out.append(match)
+    return False
+
+
+def _clip(line: str) -> str:
+    line = line.rstrip("\r")
+    return line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + " [... line cut ...]"
+
+
+def _before(text: str, begin: int, count: int) -> list[str]:
+    lines: list[str] = []
+    end = begin - 1
+    while count and end >= 0:
+        start = text.rfind("\n", 0, end) + 1
+        lines.append(_clip(text[start:end]))
+        end = start - 1
+        count -= 1
+    return lines[::-1]
+
+
+def _after(text: str, end: int, count: int) -> list[str]:
+    lines: list[str] = []
+    start = end + 1
+    while count and start <= len(text) - 1:
+        stop = text.find("\n", start)
+        stop = len(text) if stop == -1 else stop
+        lines.append(_clip(text[start:stop]))
+        start = stop + 1
+        count -= 1
+    return lines

@@ -1,0 +1,324 @@
+"""``shell``: run a command in the sandbox folder, with a time limit and output limits.
+
+Commands are argument lists run without a shell, so ``;``, ``&&``, ``|`` or ``$(...)`` inside an
+argument are plain text. A shell string is accepted only when the tool was created with
+``allow_shell=True``. The command runs in its own process group: on a timeout, on too much output
+or when the call is cancelled the whole group is killed, and so is anything it left running.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from typing import IO, Final
+
+from typing_extensions import TypedDict
+
+from toolrig.core.base import BaseTool, action
+from toolrig.core.context import ToolContext
+from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.core.spec import ToolAnnotations
+from toolrig.tools._sandbox import Sandbox
+from toolrig.tools._text import cut_middle
+
+__all__ = ["ShellTool"]
+
+DEFAULT_ENV: Final = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "USER")
+_CHUNK: Final = 65536
+_GRACE: Final = 0.5
+
+
+class ExecuteOutput(TypedDict):
+    exit_code: int | None
+    """The exit code; negative when killed by a signal; ``None`` if it never ended by itself."""
+    stdout: str
+    stderr: str
+    stdout_bytes: int
+    stderr_bytes: int
+    truncated: bool
+    """True when stdout or stderr was cut to the output limit (a marker shows where)."""
+    duration_s: float
+
+
+class _Capture:
+    """Reads one pipe on a thread, keeping the head and tail up to a limit and counting all."""
+
+    def __init__(self, pipe: IO[bytes], keep: int, on_flood: threading.Event, flood: int) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self._keep = keep
+        self._flood = flood
+        self._on_flood = on_flood
+        self._thread = threading.Thread(target=self._run, args=(pipe,), daemon=True)
+        self._thread.start()
+
+    def _run(self, pipe: IO[bytes]) -> None:
+        half = self._keep // 2
+        with pipe:
+            while chunk := pipe.read1(_CHUNK):  # type: ignore[attr-defined]
+                self.total += len(chunk)
+                room = half - len(self.head)
+                if room > 0:
+                    self.head += chunk[:room]
+                    chunk = chunk[room:]
+                if chunk:
+                    self.tail += chunk
+                    if len(self.tail) > self._keep - half:
+                        del self.tail[: len(self.tail) - (self._keep - half)]
+                if self.total > self._flood:
+                    self._on_flood.set()
+
+    def join(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def text(self) -> tuple[str, bool]:
+        head = self.head.decode("utf-8", errors="replace")
+        cut = self.total - len(self.head) - len(self.tail)
+        if cut <= 0:
+            return head + self.tail.decode("utf-8", errors="replace"), False
+        tail = self.tail.decode("utf-8", errors="replace")
+        return f"{head}\n[... {cut:,} bytes cut ...]\n{tail}", True
+
+
+class ShellTool(BaseTool):
+    """Run a program in the workspace folder and return its exit code, stdout and stderr."""
+
+    name = "shell"
+    tags = ("shell", "local")
+    layer = "tools"
+    annotations = ToolAnnotations(
+        read_only=False, destructive=True, idempotent=False, open_world=True
+    )
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | Sandbox,
+        *,
+        allow_shell: bool = False,
+        allowed_programs: Sequence[str] | None = None,
+        pass_env: Sequence[str] = DEFAULT_ENV,
+        env: Mapping[str, str] | None = None,
+        default_timeout: float = 60.0,
+        max_timeout: float = 600.0,
+        max_output_bytes: int = 50_000,
+        kill_output_bytes: int = 20_000_000,
+    ) -> None:
+        """``allowed_programs``: names (looked up on ``PATH``) or paths a command may start
+        with; ``None`` allows any. ``pass_env``: variables copied from this process's
+        environment; ``env``: variables set for every command. ``max_output_bytes``: what is
+        kept of each stream; ``kill_output_bytes``: output after which the command is killed.
+        """
+        super().__init__()
+        if allow_shell and allowed_programs is not None:
+            raise ValueError(
+                "allowed_programs cannot be enforced on shell strings: use allow_shell=False"
+            )
+        self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
+        self.allow_shell = allow_shell
+        self.allowed_programs = None if allowed_programs is None else tuple(allowed_programs)
+        self.pass_env = tuple(pass_env)
+        self.env = dict(env or {})
+        self.default_timeout = default_timeout
+        self.max_timeout = max_timeout
+        self.max_output_bytes = max_output_bytes
+        self.kill_output_bytes = kill_output_bytes
+
+    @action(
+        name="execute",
+        output_description="Exit code, stdout and stderr (cut with a marker when long).",
+    )
+    def run_command(
+        self,
+        command: list[str] | str,
+        cwd: str = ".",
+        timeout: float | None = None,
+        stdin: str | None = None,
+        ctx: ToolContext | None = None,
+    ) -> ExecuteOutput:
+        """Run a program in the workspace and return its exit code, stdout and stderr.
+
+        Give the command as a list of arguments, program first, e.g. ["git", "status"] or
+        ["python", "-m", "pytest", "-q"]. No shell is involved: quote nothing and use no
+        pipes or `&&`. A single shell string is accepted only if this tool allows a shell.
+        A non-zero exit code is a normal result, not an error.
+
+        Args:
+            command: The program and its arguments, as a list of strings.
+            cwd: Working folder relative to the workspace root.
+            timeout: Seconds before the command is killed (default and maximum are set by the
+                tool).
+            stdin: Text sent to the command's standard input.
+        """
+        argv = self._argv(command)
+        folder = self.sandbox.resolve(cwd)
+        if not folder.is_dir():
+            raise ToolError(
+                f"working folder `{cwd}` is not a folder in the workspace",
+                code=ErrorCode.NOT_FOUND,
+                hint="Use an existing folder relative to the workspace root, or `.`.",
+            )
+        limit = min(timeout or self.default_timeout, self.max_timeout)
+        return self._run(argv, str(folder), limit, stdin, ctx)
+
+    def _argv(self, command: list[str] | str) -> list[str]:
+        if isinstance(command, str):
+            if not self.allow_shell:
+                raise ToolError(
+                    "A shell command string is not allowed by this tool.",
+                    code=ErrorCode.PERMISSION_DENIED,
+                    hint='Give the command as a list of arguments, e.g. ["ls", "-la", "src"]; '
+                    "run one program per call instead of pipes or `&&`.",
+                )
+            return ["/bin/sh", "-c", command]
+        if not command or not command[0]:
+            raise ToolError(
+                "The command is empty.",
+                code=ErrorCode.INVALID_ARGUMENTS,
+                hint='Give the program first, e.g. ["ls", "-la"].',
+            )
+        if self.allowed_programs is not None and not self._allowed(command[0]):
+            raise ToolError(
+                f"Program `{command[0]}` is not allowed.",
+                code=ErrorCode.PERMISSION_DENIED,
+                hint=f"Allowed programs: {', '.join(self.allowed_programs)}.",
+            )
+        return list(command)
+
+    def _allowed(self, program: str) -> bool:
+        assert self.allowed_programs is not None
+        if program in self.allowed_programs:
+            return True
+        if os.sep in program:
+            return False
+        found = shutil.which(program, path=self._environment().get("PATH"))
+        return found is not None and found in self.allowed_programs
+
+    def _environment(self) -> dict[str, str]:
+        out = {k: os.environ[k] for k in self.pass_env if k in os.environ}
+        out.update(self.env)
+        return out
+
+    def _run(
+        self, argv: list[str], cwd: str, limit: float, stdin: str | None, ctx: ToolContext | None
+    ) -> ExecuteOutput:
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=self._environment(),
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except FileNotFoundError:
+            raise ToolError(
+                f"Program `{argv[0]}` was not found.",
+                code=ErrorCode.NOT_FOUND,
+                hint="Check the name; give a path relative to the working folder for local "
+                "scripts, e.g. ./run.sh.",
+            ) from None
+        except PermissionError:
+            raise ToolError(
+                f"Program `{argv[0]}` cannot be run (not executable).",
+                code=ErrorCode.PERMISSION_DENIED,
+            ) from None
+        flood = threading.Event()
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        out = _Capture(proc.stdout, self.max_output_bytes, flood, self.kill_output_bytes)
+        err = _Capture(proc.stderr, self.max_output_bytes, flood, self.kill_output_bytes)
+        if stdin is not None:
+            threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
+        reason = self._wait(proc, started + limit, flood, ctx)
+        if reason is not None:
+            _kill_group(proc.pid)
+        exit_code = proc.wait()
+        # Whatever the command left running in its group must not outlive it or hold pipes.
+        if not (out.join(_GRACE) and err.join(_GRACE)):
+            _kill_group(proc.pid)
+            out.join(_GRACE)
+            err.join(_GRACE)
+        stdout, cut_out = out.text()
+        stderr, cut_err = err.text()
+        result = ExecuteOutput(
+            exit_code=None if reason is not None else exit_code,
+            stdout=stdout,
+            stderr=stderr,
+            stdout_bytes=out.total,
+            stderr_bytes=err.total,
+            truncated=cut_out or cut_err,
+            duration_s=round(time.monotonic() - started, 3),
+        )
+        if reason is not None:
+            raise _stopped(reason, argv, limit, self.kill_output_bytes, result)
+        return result
+
+    @staticmethod
+    def _wait(
+        proc: subprocess.Popen[bytes],
+        deadline: float,
+        flood: threading.Event,
+        ctx: ToolContext | None,
+    ) -> str | None:
+        while True:
+            try:
+                proc.wait(timeout=0.05)
+                return None
+            except subprocess.TimeoutExpired:
+                pass
+            if flood.is_set():
+                return "output"
+            if ctx is not None and ctx.cancelled:
+                return "cancelled"
+            if time.monotonic() >= deadline:
+                return "timeout"
+
+
+def _feed(proc: subprocess.Popen[bytes], text: str) -> None:
+    assert proc.stdin is not None
+    try:
+        with proc.stdin:
+            proc.stdin.write(text.encode("utf-8"))
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def _kill_group(pgid: int) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _stopped(
+    reason: str, argv: list[str], limit: float, flood: int, partial: ExecuteOutput
+) -> ToolError:
+    shown = " ".join(argv)
+    shown, _ = cut_middle(shown, 200)
+    if reason == "timeout":
+        return ToolError(
+            f"`{shown}` did not finish within {limit:g} s and was killed.",
+            code=ErrorCode.TIMEOUT,
+            hint="Give a larger timeout if the command needs it, or run something quicker; "
+            "details hold the output produced before the kill.",
+            details=partial,
+        )
+    if reason == "output":
+        return ToolError(
+            f"`{shown}` wrote more than {flood:,} bytes of output and was killed.",
+            code=ErrorCode.EXECUTION_ERROR,
+            hint="Reduce the output (filter it, write it to a file and search that file).",
+            details=partial,
+        )
+    return ToolError(
+        f"`{shown}` was cancelled and killed.", code=ErrorCode.CANCELLED, details=partial
+    )
