@@ -34,7 +34,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolrig.core.spec import ActionSpec, ToolSpec
+from toolrig.core._spec import ActionSpec, ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 from toolrig.search._dense import clear_query_cache, load_embedders
 

@@ -68,11 +68,11 @@ def test_exported_members() -> None:
 def test_old_names_still_answer_with_a_deprecation_warning() -> None:
     import pytest
 
-    from toolrig.core.base import AssembledTool
+    from toolrig.core import AssembledTool
 
     with pytest.warns(DeprecationWarning, match="toolrig.ToolParameter"):
         assert toolrig.ActionParam is toolrig.ToolParameter
-    with pytest.warns(DeprecationWarning, match="toolrig.core.base.AssembledTool"):
+    with pytest.warns(DeprecationWarning, match="toolrig.core.AssembledTool"):
         assert toolrig.AssembledTool is AssembledTool
     assert "ActionParam" not in toolrig.__all__ and "AssembledTool" not in toolrig.__all__
 

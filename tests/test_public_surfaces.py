@@ -191,8 +191,16 @@ SURFACES: dict[str, set[str]] = {
         "search_model_embedder",
     },
     "toolrig.cli": set(),
-    # The core's modules are still public paths; its package exports nothing of its own.
-    "toolrig.core": set(),
+    # The everyday core names are re-exported by ``toolrig``; the package adds a few more.
+    "toolrig.core": {
+        "Action",
+        "ActionOptions",
+        "AssembledTool",
+        "Listeners",
+        "Outcome",
+        "ToolOptions",
+        "ToolRunner",
+    },
 }
 """Each subpackage's ``__all__``."""
 
@@ -202,7 +210,7 @@ PUBLIC_MODULES: dict[str, set[str]] = {
 }
 """The only module paths users may import in each subpackage, besides the package itself."""
 
-PRIVATE_MODULES = sorted(set(SURFACES) - {"toolrig.core"})
+PRIVATE_MODULES = sorted(SURFACES)
 """The subpackages whose modules are all private but for :data:`PUBLIC_MODULES`."""
 
 LAZY: dict[str, set[str]] = {

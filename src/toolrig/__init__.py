@@ -11,9 +11,9 @@ program pays only for what it uses. Each layer is also a subpackage: ``toolrig.r
 
 from typing import TYPE_CHECKING, Any
 
-from toolrig.core.base import ActionSchema, BaseTool, action
-from toolrig.core.context import ToolContext
-from toolrig.core.errors import (
+from toolrig.core._base import ActionSchema, BaseTool, action
+from toolrig.core._context import ToolContext
+from toolrig.core._errors import (
     ErrorCode,
     RetryableToolError,
     ToolDefinitionError,
@@ -21,17 +21,17 @@ from toolrig.core.errors import (
     ToolNotFoundError,
     ToolResultError,
 )
-from toolrig.core.function_tool import Tool, tool
-from toolrig.core.params import ToolParameter
-from toolrig.core.prompt import render_tools
-from toolrig.core.result import (
+from toolrig.core._function_tool import Tool, tool
+from toolrig.core._params import ToolParameter
+from toolrig.core._prompt import render_tools
+from toolrig.core._result import (
     ErrorInfo,
     ResultMetadata,
     ToolResult,
     error_result,
     success_result,
 )
-from toolrig.core.spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
+from toolrig.core._spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._calls import CallInfo, ToolCall
 from toolrig.runtime._events import EventKind, ToolEvent
@@ -79,8 +79,8 @@ _LAZY = {
 
 
 _DEPRECATED = {
-    "ActionParam": ("toolrig.core.params", "ToolParameter", "toolrig.ToolParameter"),
-    "AssembledTool": ("toolrig.core.base", "AssembledTool", "toolrig.core.base.AssembledTool"),
+    "ActionParam": ("toolrig.core._params", "ToolParameter", "toolrig.ToolParameter"),
+    "AssembledTool": ("toolrig.core._base", "AssembledTool", "toolrig.core.AssembledTool"),
 }
 """Old names still answered, with a DeprecationWarning: name -> (module, attribute, new name)."""
 

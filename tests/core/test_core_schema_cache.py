@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 from pydantic_core import ValidationError
 
-from toolrig.core.schema_compiler import compile_schema
+from toolrig.core._schema_compiler import compile_schema
 
 
 def schema(limit: int = 5) -> dict:

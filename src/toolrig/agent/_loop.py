@@ -20,9 +20,9 @@ from toolrig.agent._client import LLMClient, LLMTurn, Usage
 from toolrig.agent._completion import COMPLETION_TOOL, attempt_completion
 from toolrig.agent._config import LLMConfig
 from toolrig.agent._factory import make_client
-from toolrig.core.background import run_sync
-from toolrig.core.base import BaseTool
-from toolrig.core.result import ToolResult
+from toolrig.core._background import run_sync
+from toolrig.core._base import BaseTool
+from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._calls import ToolCall

@@ -7,7 +7,7 @@ from typing import Any
 
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, Usage
 from toolrig.agent._config import LLMConfig
-from toolrig.core.result import ToolResult
+from toolrig.core._result import ToolResult
 from toolrig.providers._names import NameMap, ToolSource
 from toolrig.providers._openai import (
     format_openai_chat_results,

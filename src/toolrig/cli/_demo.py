@@ -232,7 +232,7 @@ def _run_agent_if_configured(examples: Path) -> None:
     from toolrig.agent._config import LLMConfig, LLMConfigError
     from toolrig.agent._loop import Agent
     from toolrig.cli._catalog import load_registry
-    from toolrig.core.background import run_sync
+    from toolrig.core._background import run_sync
 
     print("\n== the agent loop ==")
     try:

@@ -26,9 +26,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
-from toolrig.core.base import BaseTool
-from toolrig.core.context import ToolContext
-from toolrig.core.errors import ErrorCode, ToolDefinitionError, ToolError
+from toolrig.core._base import BaseTool
+from toolrig.core._context import ToolContext
+from toolrig.core._errors import ErrorCode, ToolDefinitionError, ToolError
 from toolrig.mcp._remote import build_remote_tool, local_name, validate_prefix
 from toolrig.registry._catalog import Catalog
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import mcp_types
 
-from toolrig.core.context import ToolContext
-from toolrig.core.errors import ErrorCode, ToolError
-from toolrig.core.function_tool import Tool
-from toolrig.core.spec import ToolAnnotations
+from toolrig.core._context import ToolContext
+from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._function_tool import Tool
+from toolrig.core._spec import ToolAnnotations
 from toolrig.providers._mcp_format import ERROR_META_KEY
 from toolrig.providers._names import provider_safe_name
 

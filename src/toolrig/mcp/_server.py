@@ -27,7 +27,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolrig.core.result import ToolResult, to_jsonable
+from toolrig.core._result import ToolResult, to_jsonable
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import NameMap
 from toolrig.registry._catalog import Catalog

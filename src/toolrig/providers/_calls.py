@@ -12,8 +12,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
-from toolrig.core.errors import ErrorCode
-from toolrig.core.result import ToolResult, error_result
+from toolrig.core._errors import ErrorCode
+from toolrig.core._result import ToolResult, error_result
 from toolrig.providers._names import NameMap
 from toolrig.providers._schema_walk import restore_arguments
 from toolrig.runtime._calls import ToolCall

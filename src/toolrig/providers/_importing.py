@@ -16,8 +16,8 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolrig.core.function_tool import Tool
-from toolrig.core.schema_compiler import SchemaCompileError, compile_schema
+from toolrig.core._function_tool import Tool
+from toolrig.core._schema_compiler import SchemaCompileError, compile_schema
 
 __all__ = [
     "SchemaNormalizedWarning",

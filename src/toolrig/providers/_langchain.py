@@ -10,8 +10,8 @@ import copy
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from toolrig.core.function_tool import Tool
-from toolrig.core.result import ToolResult
+from toolrig.core._function_tool import Tool
+from toolrig.core._result import ToolResult
 from toolrig.providers._calls import make_call
 from toolrig.providers._names import NameMap
 from toolrig.runtime._calls import ToolCall

@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
-from toolrig.core.result import ToolResult, to_jsonable
-from toolrig.core.spec import ActionSpec
+from toolrig.core._result import ToolResult, to_jsonable
+from toolrig.core._spec import ActionSpec
 from toolrig.providers._calls import ParsedCall, get_field, make_call
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource
 

@@ -14,10 +14,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from toolrig.core.base import BaseTool
-from toolrig.core.errors import ToolDefinitionError
-from toolrig.core.result import ToolResult
-from toolrig.core.spec import ActionSpec, ToolSpec
+from toolrig.core._base import BaseTool
+from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._result import ToolResult
+from toolrig.core._spec import ActionSpec, ToolSpec
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 

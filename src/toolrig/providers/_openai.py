@@ -9,8 +9,8 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from toolrig.core.errors import ToolDefinitionError
-from toolrig.core.result import ToolResult
+from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource
 from toolrig.providers._strict import StrictSchemaError, to_strict_schema

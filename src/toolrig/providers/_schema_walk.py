@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from toolrig.core.validation import json_type_of
+from toolrig.core._validation import json_type_of
 
 __all__ = [
     "JSON_TEXT_NOTE",

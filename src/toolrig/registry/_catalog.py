@@ -14,13 +14,13 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-from toolrig.core.action import Action
-from toolrig.core.base import BaseTool
-from toolrig.core.errors import ToolDefinitionError, ToolNotFoundError
-from toolrig.core.events import Listeners
-from toolrig.core.function_tool import Tool
-from toolrig.core.spec import ToolSpec
-from toolrig.core.suggest import closest, not_found_message
+from toolrig.core._action import Action
+from toolrig.core._base import BaseTool
+from toolrig.core._errors import ToolDefinitionError, ToolNotFoundError
+from toolrig.core._events import Listeners
+from toolrig.core._function_tool import Tool
+from toolrig.core._spec import ToolSpec
+from toolrig.core._suggest import closest, not_found_message
 from toolrig.registry._events import ChangeEvent, ChangeKind, ChangeListener
 
 __all__ = ["Catalog", "ToolLike", "as_tool"]

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from toolrig.core.base import BaseTool
-from toolrig.core.errors import ToolDefinitionError
-from toolrig.core.spec import ToolSpec
-from toolrig.core.validation import ArgumentsInvalid
+from toolrig.core._base import BaseTool
+from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._spec import ToolSpec
+from toolrig.core._validation import ArgumentsInvalid
 from toolrig.registry import _cost
 from toolrig.registry._catalog import Catalog, ToolLike, as_tool
 from toolrig.registry._chains import resolve_chain

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from toolrig.core.result import ToolResult
+from toolrig.core._result import ToolResult
 
 __all__ = ["EventKind", "Listener", "ToolEvent"]
 

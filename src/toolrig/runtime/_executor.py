@@ -11,13 +11,13 @@ import asyncio
 from collections.abc import Awaitable, Collection, Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from toolrig.core.action import Action
-from toolrig.core.background import run_sync
-from toolrig.core.base import BaseTool
-from toolrig.core.context import ProgressCallback
-from toolrig.core.ids import new_call_id
-from toolrig.core.result import ToolResult
-from toolrig.core.runner import install_runner
+from toolrig.core._action import Action
+from toolrig.core._background import run_sync
+from toolrig.core._base import BaseTool
+from toolrig.core._context import ProgressCallback
+from toolrig.core._ids import new_call_id
+from toolrig.core._result import ToolResult
+from toolrig.core._runner import install_runner
 from toolrig.registry._catalog import Catalog, ToolLike
 from toolrig.runtime._calls import ToolCall, as_tool_call
 from toolrig.runtime._pipeline import UNSET, Middleware, Pipeline, Unset

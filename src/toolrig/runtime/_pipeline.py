@@ -25,16 +25,16 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolrig.core.action import Action
-from toolrig.core.background import run_sync
-from toolrig.core.base import BaseTool
-from toolrig.core.context import ProgressCallback, ToolContext
-from toolrig.core.errors import ErrorCode
-from toolrig.core.events import Listeners
-from toolrig.core.ids import new_call_id
-from toolrig.core.result import ErrorInfo, ResultMetadata, ToolResult, error_from_exception
-from toolrig.core.suggest import not_found_message
-from toolrig.core.validation import ArgumentsInvalid
+from toolrig.core._action import Action
+from toolrig.core._background import run_sync
+from toolrig.core._base import BaseTool
+from toolrig.core._context import ProgressCallback, ToolContext
+from toolrig.core._errors import ErrorCode
+from toolrig.core._events import Listeners
+from toolrig.core._ids import new_call_id
+from toolrig.core._result import ErrorInfo, ResultMetadata, ToolResult, error_from_exception
+from toolrig.core._suggest import not_found_message
+from toolrig.core._validation import ArgumentsInvalid
 from toolrig.runtime._calls import CallInfo
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._retry import RetryPolicy

@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolrig.core.cost import estimate_spec_cost
-from toolrig.core.validation import ArgumentsInvalid
+from toolrig.core._cost import estimate_spec_cost
+from toolrig.core._validation import ArgumentsInvalid
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanStep, find_references
 

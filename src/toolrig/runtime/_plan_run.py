@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, Protocol
 
-from toolrig.core.background import run_sync
-from toolrig.core.errors import ErrorCode
-from toolrig.core.result import ToolResult, error_result, success_result
+from toolrig.core._background import run_sync
+from toolrig.core._errors import ErrorCode
+from toolrig.core._result import ToolResult, error_result, success_result
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanError, PlanStep, resolve_references
 from toolrig.runtime._plan_check import CostFunction, PlanCheck, check_plan

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolrig.core.spec import ToolAnnotations, ToolSpec
+from toolrig.core._spec import ToolAnnotations, ToolSpec
 
 __all__ = ["FIELDS", "ActionDocument", "documents_of"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from toolrig.core.errors import ErrorCode, ToolError
-from toolrig.core.function_tool import Tool
-from toolrig.core.spec import ToolAnnotations
+from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._function_tool import Tool
+from toolrig.core._spec import ToolAnnotations
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.search._index import ToolIndex
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from toolrig.core.result import ToolResult, to_jsonable
+from toolrig.core._result import ToolResult, to_jsonable
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.storage._record import ExecutionRecord, RecordStatus
 from toolrig.storage._summary import summarise

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Annotated, Final, TypeVar
 
 from pydantic import Field
 
-from toolrig.core.base import BaseTool, action
-from toolrig.core.errors import ErrorCode, ToolError
-from toolrig.core.spec import ToolAnnotations
+from toolrig.core._base import BaseTool, action
+from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._spec import ToolAnnotations
 from toolrig.tools._browser_page import (
     BrowserLogin,
     ExtractOutput,

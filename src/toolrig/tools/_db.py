@@ -20,9 +20,9 @@ from urllib.parse import quote
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from toolrig.core.base import BaseTool, action
-from toolrig.core.errors import ErrorCode, ToolError
-from toolrig.core.spec import ToolAnnotations
+from toolrig.core._base import BaseTool, action
+from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._spec import ToolAnnotations
 from toolrig.tools._sql import check_query, jsonable, split_table_name
 
 try:

@@ -9,10 +9,10 @@ from typing import Any
 from toolrig.agent._client import LLMClient
 from toolrig.agent._config import LLMConfigError
 from toolrig.agent._factory import make_client
-from toolrig.core.base import BaseTool, action
-from toolrig.core.errors import ErrorCode, ToolError
-from toolrig.core.schema_compiler import SchemaCompileError, compile_schema
-from toolrig.core.spec import ToolAnnotations
+from toolrig.core._base import BaseTool, action
+from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._schema_compiler import SchemaCompileError, compile_schema
+from toolrig.core._spec import ToolAnnotations
 
 __all__ = ["LLMTool"]
 

@@ -26,7 +26,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.core._errors import ErrorCode, ToolError
 
 __all__ = [
     "METADATA_ADDRESSES",

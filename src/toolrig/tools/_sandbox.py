@@ -23,7 +23,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.core._errors import ErrorCode, ToolError
 
 __all__ = ["Sandbox"]
 

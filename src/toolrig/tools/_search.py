@@ -13,10 +13,10 @@ from typing import Final, NotRequired
 
 from typing_extensions import TypedDict
 
-from toolrig.core.base import BaseTool, action
-from toolrig.core.context import ToolContext
-from toolrig.core.errors import ErrorCode, ToolError
-from toolrig.core.spec import ToolAnnotations
+from toolrig.core._base import BaseTool, action
+from toolrig.core._context import ToolContext
+from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._spec import ToolAnnotations
 from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._text import SNIFF_BYTES
 from toolrig.tools._walk import PathFilter, walk

@@ -13,7 +13,7 @@ import re
 import uuid
 from typing import Any, Final
 
-from toolrig.core.errors import ErrorCode, ToolError
+from toolrig.core._errors import ErrorCode, ToolError
 
 __all__ = ["check_query", "jsonable", "split_table_name"]
 

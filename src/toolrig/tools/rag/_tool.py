@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from toolrig.core.base import BaseTool, action
-from toolrig.core.errors import ErrorCode, ToolError
-from toolrig.core.spec import ToolAnnotations
+from toolrig.core._base import BaseTool, action
+from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._spec import ToolAnnotations
 from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._text import decode, looks_binary
 from toolrig.tools._walk import walk

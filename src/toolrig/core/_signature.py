@@ -26,20 +26,20 @@ from pydantic.errors import PydanticUserError
 from pydantic_core import SchemaValidator
 from typing_extensions import TypedDict
 
-from toolrig.core.context import ToolContext
-from toolrig.core.docstrings import Doc, parse_text
-from toolrig.core.errors import ToolDefinitionError
-from toolrig.core.result import to_jsonable
-from toolrig.core.schema_compiler import compile_core_schema
-from toolrig.core.schema_tidy import tidy_schema
-from toolrig.core.type_schema import (
+from toolrig.core._context import ToolContext
+from toolrig.core._docstrings import Doc, parse_text
+from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._result import to_jsonable
+from toolrig.core._schema_compiler import compile_core_schema
+from toolrig.core._schema_tidy import tidy_schema
+from toolrig.core._type_schema import (
     FieldSpec,
     Schemas,
     Unsupported,
     arguments_schemas,
     value_schemas,
 )
-from toolrig.core.validation import ValidatorSource
+from toolrig.core._validation import ValidatorSource
 
 __all__ = ["FunctionSignature", "describe_function", "parse_docstring"]
 

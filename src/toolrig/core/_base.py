@@ -19,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from toolrig.core.action import Action
-from toolrig.core.declare import ActionSchema, action, class_actions
-from toolrig.core.errors import ToolDefinitionError
-from toolrig.core.options import ToolAnnotations, ToolCost, ToolOptions
-from toolrig.core.result import ToolResult
-from toolrig.core.runner import default_runner
-from toolrig.core.spec import ToolSpec, build_tool_spec, tool_options
-from toolrig.core.suggest import not_found_message
+from toolrig.core._action import Action
+from toolrig.core._declare import ActionSchema, action, class_actions
+from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._options import ToolAnnotations, ToolCost, ToolOptions
+from toolrig.core._result import ToolResult
+from toolrig.core._runner import default_runner
+from toolrig.core._spec import ToolSpec, build_tool_spec, tool_options
+from toolrig.core._suggest import not_found_message
 
 __all__ = ["ActionSchema", "AssembledTool", "BaseTool", "action"]
 
@@ -179,14 +179,14 @@ class BaseTool:
 
     def to_prompt(self) -> str:
         """This tool described for a system prompt: inputs, outputs and when to use it."""
-        from toolrig.core.prompt import render_tool
+        from toolrig.core._prompt import render_tool
 
         return render_tool(self._spec)
 
     # -- calling ---------------------------------------------------------------------------
     def validate_params(self, action: str, params: Mapping[str, Any]) -> tuple[bool, str]:
         """``(True, "")`` if ``params`` are valid for ``action``, else ``(False, message)``."""
-        from toolrig.core.validation import ArgumentsInvalid
+        from toolrig.core._validation import ArgumentsInvalid
 
         bound = self.get_action(action)
         if bound is None:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolrig.core.spec import ActionSpec, ToolSpec
+from toolrig.core._spec import ActionSpec, ToolSpec
 
 __all__ = ["render_tool", "render_tools"]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Unpack, overload
 
-from toolrig.core.action import Action
-from toolrig.core.base import BaseTool
-from toolrig.core.declare import action_options, function_action, schema_action
-from toolrig.core.errors import ToolDefinitionError
-from toolrig.core.options import ActionOptions, ToolOptions, ToolOptionsDict
-from toolrig.core.params import ToolParameter, parameters_to_schema
-from toolrig.core.result import ToolResult
-from toolrig.core.spec import build_tool_spec, tool_options
+from toolrig.core._action import Action
+from toolrig.core._base import BaseTool
+from toolrig.core._declare import action_options, function_action, schema_action
+from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._options import ActionOptions, ToolOptions, ToolOptionsDict
+from toolrig.core._params import ToolParameter, parameters_to_schema
+from toolrig.core._result import ToolResult
+from toolrig.core._spec import build_tool_spec, tool_options
 
 __all__ = ["Tool", "tool"]
 
@@ -25,7 +25,7 @@ class Tool(BaseTool):
 
     Parameters come from ``parameters`` (a list of :class:`ToolParameter` or a JSON Schema) when
     given, else from ``func``'s type hints and docstring. The tool's options are given as
-    keywords (``timeout=5``, ``tags=[...]``, see :class:`~toolrig.core.options.ToolOptions`),
+    keywords (``timeout=5``, ``tags=[...]``, see :class:`~toolrig.core._options.ToolOptions`),
     as one ``options`` object, or both (the keywords win). Calling the tool object calls
     ``func`` directly; :meth:`run` calls it through validation and returns a
     :class:`ToolResult`.

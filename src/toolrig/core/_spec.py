@@ -1,7 +1,7 @@
 """The one plain-data description of a tool that every definition style ends as.
 
 Providers, prompts and servers read only these specs; what runs (callables, validators) lives
-in :mod:`toolrig.core.action`. The options are declared once, in :mod:`toolrig.core.options`,
+in :mod:`toolrig.core._action`. The options are declared once, in :mod:`toolrig.core._options`,
 and inherited here.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
-from toolrig.core.errors import Problem, ToolDefinitionError
-from toolrig.core.options import ActionOptions, ToolAnnotations, ToolCost, ToolOptions
+from toolrig.core._errors import Problem, ToolDefinitionError
+from toolrig.core._options import ActionOptions, ToolAnnotations, ToolCost, ToolOptions
 
 __all__ = [
     "ActionSpec",

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from toolrig.core.errors import Loc, Problem
+from toolrig.core._errors import Loc, Problem
 
 __all__ = ["ActionParam", "ParamType", "ToolParameter", "parameters_to_schema"]
 
@@ -181,7 +181,7 @@ def parameters_to_schema(
     their own parameter's constraints; every problem is reported in one
     :class:`~toolrig.ToolDefinitionError`, located from ``("parameters", index, ...)``.
     """
-    from toolrig.core.errors import ToolDefinitionError
+    from toolrig.core._errors import ToolDefinitionError
 
     problems: list[str] = []
     properties: dict[str, Any] = {}
@@ -232,7 +232,7 @@ def _default_breaks(param: ToolParameter) -> str | None:
     """
     from pydantic_core import ValidationError
 
-    from toolrig.core.schema_compiler import SchemaCompileError, compile_schema
+    from toolrig.core._schema_compiler import SchemaCompileError, compile_schema
 
     schema = {k: v for k, v in param.to_json_schema().items() if k != "default"}
     try:

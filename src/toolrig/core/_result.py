@@ -9,8 +9,8 @@ from typing import Any, Literal, overload
 
 from pydantic_core import to_jsonable_python
 
-from toolrig.core.errors import ErrorCode, ToolError, ToolResultError
-from toolrig.core.ids import new_call_id
+from toolrig.core._errors import ErrorCode, ToolError, ToolResultError
+from toolrig.core._ids import new_call_id
 
 __all__ = [
     "ErrorInfo",

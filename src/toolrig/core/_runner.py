@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from toolrig.core.result import ToolResult
+    from toolrig.core._result import ToolResult
 
 __all__ = ["ToolRunner", "default_runner", "install_runner"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolrig.core.spec import ToolSpec
+from toolrig.core._spec import ToolSpec
 
 __all__ = ["count_items", "estimate_spec_cost"]
 

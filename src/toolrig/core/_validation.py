@@ -15,9 +15,9 @@ from typing import Any, TypeAlias
 
 from pydantic_core import SchemaValidator, ValidationError
 
-from toolrig.core.errors import ErrorCode
-from toolrig.core.result import ErrorInfo
-from toolrig.core.suggest import closest
+from toolrig.core._errors import ErrorCode
+from toolrig.core._result import ErrorInfo
+from toolrig.core._suggest import closest
 
 __all__ = [
     "ArgumentValidator",

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from toolrig.core.spec import ToolSpec
+    from toolrig.core._spec import ToolSpec
 
 __all__ = ["closest", "not_found_message"]
 

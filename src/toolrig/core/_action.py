@@ -1,7 +1,7 @@
 """What runs: an :class:`Action` holds the callable and its validators.
 
 An action defined from a function gets validators compiled on their first use (see
-:mod:`toolrig.core.validation`): defining many tools costs what exporting them needs. One defined
+:mod:`toolrig.core._validation`): defining many tools costs what exporting them needs. One defined
 from a JSON Schema compiles at definition time, as compiling is what checks the schema and its
 defaults; equal schemas share one compiled validator.
 """
@@ -14,12 +14,12 @@ from typing import Any
 
 from pydantic_core import SchemaValidator
 
-from toolrig.core.context import ToolContext
-from toolrig.core.errors import ToolDefinitionError
-from toolrig.core.schema_compiler import SchemaCompileError, compile_schema
-from toolrig.core.signature import describe_function
-from toolrig.core.spec import ActionSpec, ToolAnnotations
-from toolrig.core.validation import ArgumentValidator, OutputValidator
+from toolrig.core._context import ToolContext
+from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._schema_compiler import SchemaCompileError, compile_schema
+from toolrig.core._signature import describe_function
+from toolrig.core._spec import ActionSpec, ToolAnnotations
+from toolrig.core._validation import ArgumentValidator, OutputValidator
 
 __all__ = ["Action", "action_from_function", "action_from_schema", "context_parameter"]
 
@@ -94,7 +94,7 @@ class Action:
 
 def context_parameter(func: Callable[..., Any]) -> str | None:
     """The name of the parameter annotated with :class:`ToolContext`, if any."""
-    from toolrig.core.signature import _is_context
+    from toolrig.core._signature import _is_context
 
     try:
         hints = inspect.get_annotations(func, eval_str=True)

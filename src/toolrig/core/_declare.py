@@ -1,8 +1,8 @@
 """Declaring actions: the :func:`action` decorator, :class:`ActionSchema`, and the two builders
 every definition style uses to turn a callable and its :class:`ActionOptions` into an
-:class:`~toolrig.core.action.Action` (one from the signature, one from a JSON Schema).
+:class:`~toolrig.core._action.Action` (one from the signature, one from a JSON Schema).
 
-Reading a tool class's body (:func:`class_actions`) lives here too, so :mod:`toolrig.core.base`
+Reading a tool class's body (:func:`class_actions`) lives here too, so :mod:`toolrig.core._base`
 holds only the tool object.
 """
 
@@ -14,11 +14,11 @@ from typing import Any, TypeVar, Unpack, overload
 
 from pydantic import Field, ValidationError
 
-from toolrig.core.action import Action, action_from_function, action_from_schema
-from toolrig.core.errors import ToolDefinitionError
-from toolrig.core.options import ActionOptions, ActionOptionsDict
-from toolrig.core.params import ToolParameter, parameters_to_schema
-from toolrig.core.spec import definition_error
+from toolrig.core._action import Action, action_from_function, action_from_schema
+from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._options import ActionOptions, ActionOptionsDict
+from toolrig.core._params import ToolParameter, parameters_to_schema
+from toolrig.core._spec import definition_error
 
 __all__ = [
     "ActionSchema",

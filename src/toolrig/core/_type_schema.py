@@ -9,7 +9,7 @@ parameters are few: scalars, dates, ``list``/``dict``/``tuple``/``set``, ``Liter
 those this module builds, directly,
 
 * the JSON Schema pydantic produces, key for key and in the same order, already as
-  :func:`~toolrig.core.schema_tidy.tidy_schema` leaves it (no titles derived from names), and
+  :func:`~toolrig.core._schema_tidy.tidy_schema` leaves it (no titles derived from names), and
 * the core schema pydantic compiles, so the validator built from it (on first use) accepts,
   coerces and rejects exactly as pydantic's would.
 
