@@ -241,3 +241,41 @@ def test_a_bound_method_listener_can_be_removed() -> None:
     registry.remove_change_listener(watcher.on_event)
     registry.add(scale)
     assert watcher.kinds == ["started", "succeeded"]
+
+
+def test_results_built_slot_by_slot_equal_the_constructors() -> None:
+    import dataclasses
+
+    from toolrig import ErrorInfo, ResultMetadata
+    from toolrig.runtime._pipeline import _result
+
+    action = scale.get_action("scale")
+    assert action is not None
+    error = ErrorInfo(code="timeout", message="late")
+    for output, err in ((6, None), (None, error)):
+        built = _result(action, output, err, "call_1", 12.5, 0.0, 2)
+        expected = ToolResult(
+            success=err is None,
+            output=output,
+            error=err,
+            metadata=ResultMetadata(
+                tool="scale", action="scale", tool_call_id="call_1", started_at=12.5, attempts=2
+            ),
+        )
+        assert built == expected
+        assert {f.name for f in dataclasses.fields(ResultMetadata)} == {
+            "tool",
+            "action",
+            "tool_call_id",
+            "started_at",
+            "duration_ms",
+            "attempts",
+            "cost",
+            "extra",
+        }
+        assert {f.name for f in dataclasses.fields(ToolResult)} == {
+            "success",
+            "output",
+            "error",
+            "metadata",
+        }

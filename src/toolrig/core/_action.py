@@ -38,6 +38,7 @@ class Action:
         "is_async",
         "name",
         "output_validator",
+        "plain",
         "positional_only",
         "spec",
         "tool",
@@ -64,6 +65,9 @@ class Action:
         self.context_param = context_param
         self.positional_only = positional_only
         self.tool = tool
+        self.plain = False
+        """Set by the owning tool: a sync action whose tool has no time limit and no retries,
+        which a blocking call may run straight in the caller's thread."""
 
     def bind(self, instance: object, tool: str) -> Action:
         """This action with its function bound to ``instance`` (for methods of tool classes)."""

@@ -16,6 +16,7 @@ built.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -32,13 +33,15 @@ __all__ = ["ActionSchema", "AssembledTool", "BaseTool", "action"]
 
 _OPTIONS = ("name", "description", *ToolOptions.model_fields)
 """The tool attributes a class declares and an instance reads from its spec."""
-_DEFAULTS: dict[str, Any] = {
-    "name": "",
-    "description": "",
-    **{
-        key: f.get_default(call_default_factory=True) for key, f in ToolOptions.model_fields.items()
-    },
-}
+
+
+@functools.cache
+def _default(field: str) -> Any:
+    """The value of an option a class does not declare (computed on first use: a default
+    factory builds a model, which would compile a validator while the package imports)."""
+    if field in ("name", "description"):
+        return ""
+    return ToolOptions.model_fields[field].get_default(call_default_factory=True)
 
 
 class _SpecField:
@@ -61,7 +64,7 @@ class _SpecField:
                 return getattr(spec, self.field)
             owner = type(instance)  # still in __init__: what the class declared
         declared: dict[str, Any] = getattr(owner, "_declared", {})
-        return declared.get(self.field, _DEFAULTS[self.field])
+        return declared[self.field] if self.field in declared else _default(self.field)
 
     def __set__(self, instance: object, value: Any) -> None:
         raise AttributeError(
@@ -141,8 +144,10 @@ class BaseTool:
         )
 
     def _install(self, spec: ToolSpec, actions: dict[str, Action]) -> None:
+        plain = spec.timeout is None and spec.max_retries == 0
         for a in actions.values():
             a.tool = spec.name
+            a.plain = plain and not a.is_async
         self._spec = spec
         self._bound = actions
 
