@@ -218,7 +218,14 @@ def test_the_fast_path_answers_as_the_general_path(arguments: Any) -> None:
         slow_path.output,
         slow_path.error,
     )
-    assert [k for w, k in events if w == "plain"] == [k for w, k in events if w == "general"]
+    awaited = asyncio.run(plain.execute("scale", arguments))  # the one-coroutine path
+    assert (awaited.success, awaited.output, awaited.error) == (
+        fast.success,
+        fast.output,
+        fast.error,
+    )
+    plain_kinds = [k for w, k in events if w == "plain"]
+    assert plain_kinds[: len(plain_kinds) // 2] == [k for w, k in events if w == "general"]
 
 
 def test_a_bound_method_listener_can_be_removed() -> None:
@@ -279,3 +286,49 @@ def test_results_built_slot_by_slot_equal_the_constructors() -> None:
             "error",
             "metadata",
         }
+
+
+@tool
+async def ascale(x: int, factor: int = 2) -> int:
+    """Scale a number, awaited."""
+    if x < 0:
+        raise ValueError("negative")
+    return x * factor
+
+
+@pytest.mark.parametrize(
+    "arguments", [*CALLS, {"x": -1}], ids=[repr(c)[:30] for c in [*CALLS, {"x": -1}]]
+)
+def test_the_one_coroutine_path_answers_as_the_general_path(arguments: Any) -> None:
+    async def passthrough(call: Call, call_next: CallNext) -> ToolResult:
+        return await call_next(call)
+
+    plain = ToolExecutor([ascale])
+    general = ToolExecutor([ascale], middleware=[passthrough])
+    fast = asyncio.run(plain.execute("ascale", arguments))
+    slow_path = asyncio.run(general.execute("ascale", arguments))
+    assert (fast.success, fast.output, fast.error) == (
+        slow_path.success,
+        slow_path.output,
+        slow_path.error,
+    )
+
+
+def test_the_callers_cancellation_passes_through_the_one_coroutine_path() -> None:
+    started = asyncio.Event()
+
+    @tool
+    async def wait_forever() -> str:
+        """Never answers."""
+        started.set()
+        await asyncio.sleep(60)
+        return "late"
+
+    async def scenario() -> None:
+        task = asyncio.ensure_future(ToolExecutor([wait_forever]).execute("wait_forever"))
+        await asyncio.wait_for(started.wait(), 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())

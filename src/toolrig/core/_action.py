@@ -66,8 +66,8 @@ class Action:
         self.positional_only = positional_only
         self.tool = tool
         self.plain = False
-        """Set by the owning tool: a sync action whose tool has no time limit and no retries,
-        which a blocking call may run straight in the caller's thread."""
+        """Set by the owning tool: its tool has no time limit and no retries, so a call may
+        take the pipeline's straight-line path."""
 
     def bind(self, instance: object, tool: str) -> Action:
         """This action with its function bound to ``instance`` (for methods of tool classes)."""

@@ -147,7 +147,7 @@ class BaseTool:
         plain = spec.timeout is None and spec.max_retries == 0
         for a in actions.values():
             a.tool = spec.name
-            a.plain = plain and not a.is_async
+            a.plain = plain
         self._spec = spec
         self._bound = actions
 

@@ -115,7 +115,13 @@ class ToolExecutor(Pipeline):
             return self._not_found(name, self.catalog.missing_message(name), call_id)
         args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
         action = entry[1]
-        if self._plain and action.plain and timeout is UNSET and not max_retries:
+        if (
+            self._plain
+            and action.plain
+            and not action.is_async
+            and timeout is UNSET
+            and not max_retries
+        ):
             return self._call_plain(action, args, call_id, strict, progress)
         return self._run_now(
             entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress

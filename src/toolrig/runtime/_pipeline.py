@@ -259,6 +259,8 @@ class Pipeline:
         progress: ProgressCallback | None,
     ) -> Coroutine[Any, Any, ToolResult]:
         """The call as a coroutine (under the concurrency cap when there is one)."""
+        if self._plain and action.plain and timeout is UNSET and not max_retries:
+            return self._call_plain_async(action, args, call_id, strict, progress)
         limit = self._limit(tool, timeout)
         run = self._call(tool, action, args, call_id, limit, strict, max_retries, progress, False)
         return run if self._max_concurrency is None else self._limited(run)
@@ -307,10 +309,73 @@ class Pipeline:
         strict: bool | None,
         progress: ProgressCallback | None,
     ) -> ToolResult:
-        """:meth:`_call` for the plainest call (a sync tool in this thread: no time limit, no
-        hook, no middleware, no retry), as a straight line: the same steps and the same result
-        (a test runs both on the same calls), without the ~0.4 µs of driving a coroutine."""
+        """:meth:`_call` for the plainest blocking call (a sync tool in this thread: no time
+        limit, no hook, no middleware, no retry), as a straight line: the same steps and the
+        same result (a test runs both on the same calls), without the ~0.4 µs of driving a
+        coroutine."""
         started_at, t0 = time.time(), time.perf_counter()
+        ready = self._plain_start(action, args, call_id, strict, progress, started_at, t0)
+        if isinstance(ready, ToolResult):
+            return ready
+        values, ctx = ready
+        try:
+            output = action.call(values, ctx)
+        except Exception as exc:
+            return self._plain_end(
+                action, values, None, _raised(exc, action), call_id, started_at, t0
+            )
+        return self._plain_end(
+            action, values, output, self._checked(action, output), call_id, started_at, t0
+        )
+
+    async def _call_plain_async(
+        self,
+        action: Action,
+        args: Any,
+        call_id: str,
+        strict: bool | None,
+        progress: ProgressCallback | None,
+    ) -> ToolResult:
+        """:meth:`_call` for the plainest awaited call (no time limit, hook, middleware or
+        retry) as one coroutine: the same steps and result (tested), one coroutine fewer per
+        call, which shows when thousands run at once."""
+        started_at, t0 = time.time(), time.perf_counter()
+        ready = self._plain_start(action, args, call_id, strict, progress, started_at, t0)
+        if isinstance(ready, ToolResult):
+            return ready
+        values, ctx = ready
+        try:
+            if action.is_async:
+                output = await action.call(values, ctx)
+            else:
+                output = await self._pool.run(action.call, values, ctx)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                if ctx is not None:
+                    ctx.cancel_event.set()
+                raise  # the caller's own cancellation is not ours to swallow
+            error = ErrorInfo(code=ErrorCode.CANCELLED, message=f"`{action.name}` was cancelled.")
+            return self._plain_end(action, values, None, error, call_id, started_at, t0)
+        except Exception as exc:
+            return self._plain_end(
+                action, values, None, _raised(exc, action), call_id, started_at, t0
+            )
+        return self._plain_end(
+            action, values, output, self._checked(action, output), call_id, started_at, t0
+        )
+
+    def _plain_start(
+        self,
+        action: Action,
+        args: Any,
+        call_id: str,
+        strict: bool | None,
+        progress: ProgressCallback | None,
+        started_at: float,
+        t0: float,
+    ) -> tuple[dict[str, Any], ToolContext | None] | ToolResult:
+        """Validate and announce a plain call: its values and context, or its final result."""
         try:
             values = action.validator.validate(
                 args, strict=self.strict if strict is None else strict
@@ -321,19 +386,21 @@ class Pipeline:
             return result
         if self._listening:
             self._started(action, call_id, values)
-        ctx = (
-            None
-            if action.context_param is None
-            else self._context(action, call_id, 1, None, progress)
-        )
-        try:
-            output = action.call(values, ctx)
-        except Exception as exc:
-            result = _result(action, None, _raised(exc, action), call_id, started_at, t0, 1)
-        else:
-            result = _result(
-                action, output, self._checked(action, output), call_id, started_at, t0, 1
-            )
+        if action.context_param is None:
+            return values, None
+        return values, self._context(action, call_id, 1, None, progress)
+
+    def _plain_end(
+        self,
+        action: Action,
+        values: dict[str, Any],
+        output: Any,
+        error: ErrorInfo | None,
+        call_id: str,
+        started_at: float,
+        t0: float,
+    ) -> ToolResult:
+        result = _result(action, output, error, call_id, started_at, t0, 1)
         self._report(action, values, result)
         return result
 
