@@ -59,7 +59,11 @@ def test_add_result_and_query(log: ExecutionLog) -> None:
     assert fetch.duration_ms == 12.5 and fetch.cost == 0.01
     assert abs(fetch.finished_at - fetch.started_at - 0.0125) < 1e-6
     assert not analyze.ok and analyze.error_code == "execution_error" and analyze.attempts == 3
+    assert [r.executor for r in log.query(run_id=run, status="failed")] == ["analyze"]
+    assert analyze.status == "failed" and fetch.status == "succeeded"  # "error" was given
     assert [r.executor for r in log.query(run_id=run, status="error")] == ["analyze"]
+    with pytest.raises(ValueError, match="status must be one of"):
+        log.query(run_id=run, status="fine")
     assert [r.step_id for r in log.query(run_id=run, tool="fetch")] == ["s1"]
     assert log.query(run_id=run, since=time.time() + 60) == []
     assert len(log.query(run_id=run, since=time.time() - 60, until=time.time() + 1)) == 2
@@ -82,7 +86,7 @@ def test_executor_calls_are_recorded(log: ExecutionLog) -> None:
     executor.execute_sync("divide", a=1, b=0)
     executor.execute_sync("divide", a="x", b=1)
     records = log.get_run(run)
-    assert [r.status for r in records] == ["success", "error", "error"]
+    assert [r.status for r in records] == ["succeeded", "failed", "failed"]
     assert records[0].output == 0.25 and records[0].tool_call_id == "ok-call"
     assert records[0].input_data == {"a": 1.0, "b": 4.0}
     assert [r.error_code for r in records[1:]] == ["execution_error", "invalid_arguments"]
@@ -234,7 +238,10 @@ def test_sqlite_migrates_an_old_schema_and_refuses_a_newer_one(tmp_path: Path) -
     conn.commit()
     conn.close()
     upgraded = SQLiteExecutionLog(path)
-    assert upgraded.get_run("r")[0].error_code is None  # the new column exists
+    (old,) = upgraded.get_run("r")
+    assert old.error_code is None  # the new column exists
+    assert old.status == "succeeded" and old.ok  # the old status word, rewritten
+    assert upgraded.query(run_id="r", status="success") == [old]  # old words still query
     upgraded.close()
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA user_version=99")

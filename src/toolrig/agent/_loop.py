@@ -28,7 +28,7 @@ from toolrig.registry._catalog import Catalog
 from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.storage._log import ExecutionLog
-from toolrig.storage._record import RecordStatus
+from toolrig.core._events import Outcome
 
 __all__ = ["Agent", "AgentResult", "AgentStep", "StopReason"]
 
@@ -290,7 +290,7 @@ class Agent:
             self.client.provider,
             None,
             output,
-            RecordStatus.ERROR if error else RecordStatus.SUCCESS,
+            Outcome.FAILED if error else Outcome.SUCCEEDED,
             error,
             run_id=run_id,
             step_id=f"turn{index}",

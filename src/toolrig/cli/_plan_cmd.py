@@ -108,7 +108,7 @@ def _run_with_progress(runner: Any, plan: Any, console: Any, *, show: bool) -> A
                     description=f"plan {plan.id}: {event.step_id} {event.status}",
                 )
 
-        runner.on_step = on_step
+        runner.add_listener(on_step)
         return runner.run_sync(plan)
 
 

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 
 from toolrig.core._background import run_sync
 from toolrig.core._errors import ErrorCode
+from toolrig.core._events import Listeners
 from toolrig.core._result import ToolResult, error_result, success_result
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanError, PlanStep, resolve_references
@@ -115,8 +116,18 @@ class PlanRunner:
         self.executor = executor
         self.store = store
         self.on_failure = on_failure
-        self.on_step = on_step
         self.cost_of = cost_of
+        self._listeners: Listeners[StepEvent] = Listeners()
+        if on_step is not None:
+            self._listeners.add(on_step)
+
+    def add_listener(self, listener: Callable[[StepEvent], None]) -> None:
+        """``listener(event)`` is told when steps start, succeed, fail, are skipped or reused."""
+        self._listeners.add(listener)
+
+    def remove_listener(self, listener: Callable[[StepEvent], None]) -> None:
+        """Stop telling ``listener``."""
+        self._listeners.remove(listener)
 
     def check(self, plan: Plan) -> PlanCheck:
         """Every problem of ``plan`` and its estimated cost, without running anything."""
@@ -214,10 +225,8 @@ class PlanRunner:
     def _emit(
         self, state: _RunState, step_id: str, status: StepStatus, result: ToolResult | None
     ) -> None:
-        if self.on_step is None:
-            return
-        try:
-            self.on_step(
+        if self._listeners:
+            self._listeners.emit(
                 StepEvent(
                     plan_id=state.plan.id,
                     step_id=step_id,
@@ -227,15 +236,13 @@ class PlanRunner:
                     result=result,
                 )
             )
-        except Exception:
-            logger.exception("plan progress callback failed")
 
     def _recorded_outputs(self, plan: Plan) -> dict[str, Any]:
         if self.store is None:
             return {}
         ids = {s.id for s in plan.steps}
         found: dict[str, Any] = {}
-        for record in self.store.query(run_id=plan.id, status="success"):
+        for record in self.store.query(run_id=plan.id, status="succeeded"):
             step_id = getattr(record, "step_id", None)
             if step_id in ids:
                 found[step_id] = record

@@ -16,7 +16,8 @@ from typing import Any
 
 from toolrig.core._result import ToolResult, to_jsonable
 from toolrig.runtime._events import EventKind, ToolEvent
-from toolrig.storage._record import ExecutionRecord, RecordStatus
+from toolrig.core._events import Outcome
+from toolrig.storage._record import ExecutionRecord, status_of
 from toolrig.storage._summary import summarise
 
 __all__ = ["ExecutionLog"]
@@ -143,10 +144,7 @@ class ExecutionLog(ABC):
         cost: float | None = None,
     ) -> int:
         """Record one execution; returns its id. Committed when this returns."""
-        if status not in RecordStatus._value2member_map_:
-            raise ValueError(
-                f"status must be one of {[s.value for s in RecordStatus]}, got {status!r}"
-            )
+        status = status_of(status).value
         if not run_id:
             raise ValueError("run_id is required: it groups the records of one run")
         now = time.time()
@@ -194,7 +192,7 @@ class ExecutionLog(ABC):
             meta.action if meta else None,
             input_data,
             result.output if result.success else None,
-            RecordStatus.SUCCESS if result.success else RecordStatus.ERROR,
+            Outcome.SUCCEEDED if result.success else Outcome.FAILED,
             None if error is None else error.message,
             run_id=run_id,
             step_id=step_id,
@@ -235,7 +233,7 @@ class ExecutionLog(ABC):
         for column, value in (
             ("run_id", run_id),
             ("executor", tool),
-            ("status", status),
+            ("status", None if status is None else status_of(status).value),
             ("step_id", step_id),
         ):
             if value is not None:
@@ -263,10 +261,10 @@ class ExecutionLog(ABC):
         params: list[Any] = ["tool"]
         if successful_only:
             clauses.append("status = ?")
-            params.append(RecordStatus.SUCCESS.value)
+            params.append(Outcome.SUCCEEDED.value)
         else:
             clauses.append("status <> ?")
-            params.append(RecordStatus.SKIPPED.value)
+            params.append(Outcome.SKIPPED.value)
         if since is not None:
             clauses.append("started_at >= ?")
             params.append(since)

@@ -37,6 +37,9 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX IF NOT EXISTS toolrig_executions_status ON toolrig_executions (status, started_at)
     """,
     "ALTER TABLE toolrig_executions ADD COLUMN IF NOT EXISTS error_code TEXT",
+    # the one outcome vocabulary (succeeded / failed / skipped)
+    "UPDATE toolrig_executions SET status = 'succeeded' WHERE status = 'success';"
+    "UPDATE toolrig_executions SET status = 'failed' WHERE status = 'error'",
 )
 
 _LOCK_KEY = 0x746F6F6C726967  # advisory lock id used while migrating ("toolrig")

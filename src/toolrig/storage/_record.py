@@ -7,18 +7,33 @@ A module of its own so the log and the summary both build on it without importin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
-__all__ = ["ExecutionRecord", "RecordStatus"]
+from toolrig.core._events import Outcome
+
+__all__ = ["LEGACY_STATUS", "ExecutionRecord", "RecordStatus", "status_of"]
 
 
-class RecordStatus(StrEnum):
-    """What happened to a recorded call."""
+RecordStatus = Outcome
+"""What happened to a recorded call, in the one outcome vocabulary: ``succeeded``,
+``failed``, ``skipped``."""
 
-    SUCCESS = "success"
-    ERROR = "error"
-    SKIPPED = "skipped"
+LEGACY_STATUS = {"success": Outcome.SUCCEEDED, "error": Outcome.FAILED}
+"""Status words of logs written before the vocabulary was unified; migrations rewrite them,
+and writers and queries still accept them."""
+
+
+def status_of(word: str) -> Outcome:
+    """The outcome a status word names (legacy words included); ``ValueError`` otherwise."""
+    legacy = LEGACY_STATUS.get(word)
+    if legacy is not None:
+        return legacy
+    try:
+        return Outcome(word)
+    except ValueError:
+        raise ValueError(
+            f"status must be one of {[o.value for o in Outcome]}, got {word!r}"
+        ) from None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -48,4 +63,4 @@ class ExecutionRecord:
     @property
     def ok(self) -> bool:
         """True for a successful record."""
-        return self.status == RecordStatus.SUCCESS
+        return self.status == Outcome.SUCCEEDED

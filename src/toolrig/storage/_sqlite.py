@@ -43,6 +43,9 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 2: stable error codes next to the messages
     "ALTER TABLE executions ADD COLUMN error_code TEXT;",
+    # 3: the one outcome vocabulary (succeeded / failed / skipped)
+    "UPDATE executions SET status = 'succeeded' WHERE status = 'success';"
+    "UPDATE executions SET status = 'failed' WHERE status = 'error';",
 )
 
 
