@@ -22,13 +22,13 @@ from toolrig.agent._config import LLMConfig
 from toolrig.agent._factory import make_client
 from toolrig.core._background import run_sync
 from toolrig.core._base import BaseTool
+from toolrig.core._events import Outcome
 from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.storage._log import ExecutionLog
-from toolrig.core._events import Outcome
 
 __all__ = ["Agent", "AgentResult", "AgentStep", "StopReason"]
 

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from toolrig.core._events import Outcome
 from toolrig.core._result import ToolResult, to_jsonable
 from toolrig.runtime._events import EventKind, ToolEvent
-from toolrig.core._events import Outcome
 from toolrig.storage._record import ExecutionRecord, status_of
 from toolrig.storage._summary import summarise
 
