@@ -91,7 +91,11 @@ def test_unknown_render_type_is_a_clear_error() -> None:
 
 
 def test_error_codes_are_stable() -> None:
-    assert {c.value for c in ErrorCode} >= {
+    """The codes are a public contract: exactly the ones the README's table documents."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| code | meaning |", 1)[1].split("\n\n", 1)[0]
+    documented = {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")}
+    assert documented == {
         "not_found",
         "invalid_arguments",
         "timeout",
@@ -100,5 +104,14 @@ def test_error_codes_are_stable() -> None:
         "cancelled",
         "permission_denied",
         "dependency_failed",
+        "rate_limited",
     }
-    assert isinstance(ToolResult(success=True), ToolResult)
+    assert {c.value for c in ErrorCode} == documented
+
+
+def test_a_bare_result_has_no_code_and_unwraps_to_its_output() -> None:
+    bare = ToolResult(success=True)
+    assert bare.code is None and bare.error is None and bare.unwrap() is None
+    assert bare.to_dict(include_metadata=False) == {"success": True, "output": None, "error": None}
+    failed = error_result(ErrorCode.NOT_FOUND, "no such thing")
+    assert failed.code == "not_found" and not failed.success

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
@@ -60,6 +61,35 @@ parameters:
   - {name: b, type: integer, required: true}
 executor: mcp_fixture_tools.add
 """
+
+
+class StreamWatch:
+    """Tells when an MCP HTTP client has opened its stream of server messages (the ``GET``
+    event stream that carries notifications such as ``tools/list_changed``): the server
+    registers the stream before it answers the ``GET``, so a notification sent after
+    :attr:`opened` is set reaches the client. Before that, a notification has nowhere to go."""
+
+    def __init__(self) -> None:
+        self.opened = threading.Event()
+
+    async def _on_response(self, response: Any) -> None:
+        kind = response.headers.get("content-type", "")
+        get = response.request.method == "GET" and response.status_code == 200
+        if get and kind.startswith("text/event-stream"):
+            self.opened.set()
+
+    def client(self, headers: dict[str, str] | None = None, **kwargs: Any) -> Any:
+        """An MCP HTTP client (as the SDK makes it) that reports its stream opening here."""
+        made = create_mcp_http_client(headers=headers, **kwargs)
+        made.event_hooks = {"request": [], "response": [self._on_response]}
+        return made
+
+    def wait(self, timeout: float = 20.0) -> None:
+        if not self.opened.wait(timeout):
+            raise AssertionError("the client's notification stream did not open in time")
+
+    async def await_open(self, timeout: float = 20.0) -> None:
+        await asyncio.to_thread(self.wait, timeout)
 
 
 def write_tools(folder: Path) -> Path:
@@ -136,8 +166,10 @@ async def session(
     *,
     token: str | None = None,
     on_message: Callable[[Any], Any] | None = None,
+    watch: StreamWatch | None = None,
 ) -> AsyncIterator[ClientSession]:
-    """An initialized client session: ``target`` is the server's argv (stdio) or URL (http)."""
+    """An initialized client session: ``target`` is the server's argv (stdio) or URL (http).
+    Over HTTP, ``watch`` is told when the session's notification stream opens."""
 
     async def handler(message: Any) -> None:
         if on_message is not None:
@@ -156,7 +188,7 @@ async def session(
     headers = {"Authorization": f"Bearer {token}"} if token else None
     assert isinstance(target, str)
     async with (
-        streamable_http_client(target, http_client=create_mcp_http_client(headers=headers)) as (
+        streamable_http_client(target, http_client=(watch or StreamWatch()).client(headers)) as (
             read,
             write,
         ),

@@ -10,7 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp_support import EXTRA_YAML, WAIT, http_server, serve_argv, server_env, write_tools
+from mcp_support import (
+    EXTRA_YAML,
+    WAIT,
+    StreamWatch,
+    http_server,
+    serve_argv,
+    server_env,
+    write_tools,
+)
 
 from toolrig import Catalog, ToolExecutor
 from toolrig.mcp import MCPToolSource, add_mcp_server, add_mcp_server_async
@@ -96,15 +104,19 @@ def test_a_dead_server_is_an_execution_error_and_the_next_call_reconnects(
 
 
 def test_http_import_follows_list_changed(
-    registry: Registry, executor: ToolExecutor, tmp_path: Path
+    registry: Registry, executor: ToolExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import toolrig.mcp._client as mcp_client
+
+    watch = StreamWatch()
+    monkeypatch.setattr(mcp_client, "create_mcp_http_client", watch.client)
     folder = write_tools(tmp_path / "tools")
     with http_server(str(folder), "--watch", "--token", "t0k") as (url, _proc):
         source = add_mcp_server(registry, url=url, token="t0k", prefix="web")
         try:
             assert "web__add" in registry
             assert executor.execute_sync("web__add", {"a": 3, "b": 4}).output == {"result": 7}
-            time.sleep(0.3)  # the notification stream opens after initialization
+            watch.wait(WAIT)  # the notification stream opens after initialization
             (folder / "later.yaml").write_text(EXTRA_YAML, encoding="utf-8")
             deadline = time.monotonic() + WAIT
             while "web__added_later" not in registry and time.monotonic() < deadline:

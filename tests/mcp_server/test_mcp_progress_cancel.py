@@ -7,12 +7,13 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
-from mcp_support import WAIT, session
+from mcp_support import WAIT, StreamWatch, session
 
 from toolrig import ToolContext, tool
 from toolrig.mcp import ToolServer, serve_http
 from toolrig.registry import Registry
 
+started = asyncio.Event()
 cancelled = asyncio.Event()
 
 
@@ -36,6 +37,7 @@ def count_in_thread(n: int, ctx: ToolContext) -> int:
 @tool
 async def wait_forever(ctx: ToolContext) -> str:
     """Never finishes unless cancelled."""
+    started.set()
     try:
         await asyncio.sleep(60)
     except asyncio.CancelledError:
@@ -91,10 +93,12 @@ async def test_progress_reaches_the_client_in_order(registry: Registry) -> None:
 
 
 async def test_client_cancellation_cancels_the_running_call(registry: Registry) -> None:
+    started.clear()
     cancelled.clear()
     async with _running(registry) as url, session("http", url) as client:
         call = asyncio.create_task(client.call_tool("wait_forever", {}))
-        await asyncio.sleep(0.3)
+        await asyncio.wait_for(started.wait(), WAIT)  # the call runs on the server
+        assert not call.done()
         call.cancel()  # the SDK sends notifications/cancelled for an abandoned request
         with contextlib.suppress(asyncio.CancelledError):
             await call
@@ -119,9 +123,13 @@ async def test_registry_add_and_remove_notify_clients(registry: Registry) -> Non
         """An extra tool."""
         return "x"
 
-    async with _running(registry) as url, session("http", url, on_message=on_message) as client:
+    watch = StreamWatch()
+    async with (
+        _running(registry) as url,
+        session("http", url, on_message=on_message, watch=watch) as client,
+    ):
         await asyncio.wait_for(client.list_tools(), WAIT)
-        await asyncio.sleep(0.3)  # the notification stream opens after initialization
+        await watch.await_open(WAIT)  # the notification stream opens after initialization
         registry.add(extra)
         await asyncio.wait_for(changes.get(), WAIT)
         assert "extra" in {t.name for t in (await client.list_tools()).tools}

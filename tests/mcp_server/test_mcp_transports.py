@@ -11,7 +11,15 @@ from typing import Any
 import mcp_types
 import pytest
 from mcp.shared.exceptions import MCPError
-from mcp_support import EXTRA_YAML, WAIT, http_server, serve_argv, session, write_tools
+from mcp_support import (
+    EXTRA_YAML,
+    WAIT,
+    StreamWatch,
+    http_server,
+    serve_argv,
+    session,
+    write_tools,
+)
 
 
 @contextmanager
@@ -78,11 +86,13 @@ async def test_list_changed_after_a_file_edit_under_watch(transport: str, tmp_pa
         if isinstance(message, mcp_types.ToolListChangedNotification):
             changed.set()
 
+    watch = StreamWatch()
     with _served(transport, str(folder), "--watch") as target:
-        async with session(transport, target, on_message=on_message) as client:
+        async with session(transport, target, on_message=on_message, watch=watch) as client:
             before = await asyncio.wait_for(client.list_tools(), WAIT)
             assert "added_later" not in {t.name for t in before.tools}
-            await asyncio.sleep(0.3)  # let the HTTP client open its notification stream
+            if transport == "http":  # stdio has one stream, open from the start
+                await watch.await_open(WAIT)
             (folder / "later.yaml").write_text(EXTRA_YAML, encoding="utf-8")
             await asyncio.wait_for(changed.wait(), WAIT)
             after = await asyncio.wait_for(client.list_tools(), WAIT)

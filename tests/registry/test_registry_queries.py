@@ -60,7 +60,8 @@ def test_validate_params(registry: Registry, tmp_path: Path) -> None:
     assert registry.load(tmp_path).ok
     assert registry.validate_params("t", {"n": 2}) == (True, "")
     ok, message = registry.validate_params("t", {"n": 0, "x": 1})
-    assert not ok and "- n:" in message and "x" in message
+    assert not ok and "- n: expected greater than or equal to 1, received 0" in message
+    assert "- x: unknown parameter" in message
     ok, message = registry.validate_params("nope", {})
     assert not ok and message == registry.missing_message("nope")
     assert message.startswith("Tool 'nope' not found.") and "Available tools: t." in message

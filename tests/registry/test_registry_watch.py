@@ -65,7 +65,9 @@ def test_broken_edit_keeps_last_good_version_and_fix_applies(
     failed = next(e for e in events if e.kind is ChangeKind.FAILED)
     assert failed.path == folder / "alpha.yaml" and failed.errors[0].line is not None
     assert registry.get("alpha") is good  # still serving the last good version
-    assert executor.execute_sync("alpha", {"text": "x"}).error is not None  # (no executor bound)
+    served = executor.execute_sync("alpha", {"text": "x"})  # validated, then: no code bound
+    assert served.code == "not_found" and served.error is not None
+    assert served.error.message.startswith("Tool `alpha` has no executor"), served.error
 
     write(folder / "alpha.yaml", simple("alpha", version="1.0.0", extra="surprise: 1\n"))
     wait_for(lambda: sum(e.kind is ChangeKind.FAILED for e in events) >= 2)

@@ -61,7 +61,8 @@ def test_call_tool_runs_through_the_executor(executor: ToolExecutor) -> None:
 def test_call_tool_passes_errors_on_for_the_model(executor: ToolExecutor) -> None:
     bad = executor.execute_sync("call_tool", {"name": "add_numbers", "arguments": {"a": "x"}})
     assert not bad.success and bad.error.code == "invalid_arguments"
-    assert "b" in bad.error.message  # the missing argument is named
+    assert "- b: required parameter is missing" in bad.error.message  # the missing one named
+    assert {d["path"] for d in bad.error.details} == {"a", "b"}
     missing = executor.execute_sync("call_tool", {"name": "nope", "arguments": {}})
     assert missing.error.code == "not_found" and "search_tools" in missing.error.hint
     failed = executor.execute_sync("call_tool", {"name": "fail_loudly"})
@@ -82,7 +83,8 @@ def test_call_tool_counts_successful_calls_for_the_usage_prior() -> None:
     index = ToolIndex([t.spec for t in catalogue], config=SearchConfig(embedders=()))
     front = ToolExecutor(meta_tools(index, catalogue))
     for _ in range(3):
-        assert front.execute_sync("call_tool", name="get_weather", arguments={"city": "Oslo"})
+        called = front.execute_sync("call_tool", name="get_weather", arguments={"city": "Oslo"})
+        assert called.success and called.output == "sunny in Oslo", called.error
     front.execute_sync("call_tool", name="fail_loudly")
     front.execute_sync("call_tool", name="add_numbers", arguments={"a": "x", "b": 1})
     assert index.usage == {"get_weather": 3}  # failed and refused calls are not counted
