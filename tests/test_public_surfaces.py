@@ -145,6 +145,8 @@ SURFACES: dict[str, set[str]] = {
         "ERROR_META_KEY",
         "BearerTokenMiddleware",
         "MCPToolSource",
+        "ServeOptions",
+        "ServerParams",
         "ToolServer",
         "UnsafeBindError",
         "add_mcp_server",

@@ -37,6 +37,7 @@ OPTIONS: dict[str, Any] = {
     "annotations": ToolAnnotations(read_only=True, idempotent=True),
     "timeout": 5.0,
     "max_retries": 2,
+    "isolation": "process",
     "dependencies": ("parser",),
     "cost": ToolCost(base_cost=0.5),
     "examples": ("add 1 and 2",),
@@ -55,6 +56,7 @@ tags: [sum, numbers]
 annotations: {read_only: true, idempotent: true}
 timeout: 5
 max_retries: 2
+isolation: process
 dependencies: [parser]
 cost: {base_cost: 0.5}
 examples: [add 1 and 2]

@@ -106,10 +106,10 @@ def test_a_dead_server_is_an_execution_error_and_the_next_call_reconnects(
 def test_http_import_follows_list_changed(
     registry: Registry, executor: ToolExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import toolrig.mcp._client as mcp_client
+    import toolrig.mcp._connection as mcp_connection
 
     watch = StreamWatch()
-    monkeypatch.setattr(mcp_client, "create_mcp_http_client", watch.client)
+    monkeypatch.setattr(mcp_connection, "create_mcp_http_client", watch.client)
     folder = write_tools(tmp_path / "tools")
     with http_server(str(folder), "--watch", "--token", "t0k") as (url, _proc):
         source = add_mcp_server(registry, url=url, token="t0k", prefix="web")

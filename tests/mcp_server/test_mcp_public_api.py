@@ -11,6 +11,8 @@ EXPECTED = {
     "ERROR_META_KEY",
     "BearerTokenMiddleware",
     "MCPToolSource",
+    "ServeOptions",
+    "ServerParams",
     "ToolServer",
     "UnsafeBindError",
     "add_mcp_server",

@@ -145,6 +145,7 @@ def _is_dev(query: str) -> bool:
     return int(hashlib.sha1(query.encode()).hexdigest()[:8], 16) % 10 < 3
 
 
+@pytest.mark.corpus
 @pytest.mark.skipif(not METATOOL.is_dir(), reason="the MetaTool corpus is not beside the project")
 def test_usage_from_past_requests_finds_more_of_the_right_tools_on_metatool() -> None:
     """MetaTool: counts of the tools that answered the dev slice's requests raise recall@5 on

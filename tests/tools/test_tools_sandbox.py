@@ -93,7 +93,7 @@ def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_followed(
     (root / "sub").symlink_to(outside)  # swapped before use
     (outside / "inner.txt").write_text("outside!")
     for use in (
-        lambda: box.read_bytes(target),
+        lambda: box.read_bytes(target, 1000),
         lambda: box.atomic_write(new_target, b"x"),
         lambda: box.unlink(target),
     ):
@@ -111,7 +111,7 @@ def test_a_file_swapped_for_a_symlink_is_not_followed(layout: tuple[Path, Path])
     (root / "sub" / "inner.txt").unlink()
     (root / "sub" / "inner.txt").symlink_to(outside / "secret.txt")
     with pytest.raises(ToolError) as exc:
-        box.read_bytes(target)
+        box.read_bytes(target, 1000)
     assert exc.value.code == "permission_denied"
     # Writing replaces the link itself; the file outside is untouched.
     box.atomic_write(target, b"new")

@@ -22,9 +22,11 @@ SCHEMA = """CREATE TABLE users (
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         url, serial = f"sqlite:///{tmp_path / 'app.db'}", "INTEGER"
+        tool_url = url
     else:
         url, serial = str(request.getfixturevalue("postgres_url")), "SERIAL"
-    engine = sa.create_engine(url)
+        tool_url = str(request.getfixturevalue("postgres_reader_url"))  # a narrow role
+    engine = sa.create_engine(url)  # the tables are made as the administrator
     with engine.begin() as conn:
         conn.exec_driver_sql("DROP TABLE IF EXISTS users")
         conn.exec_driver_sql(SCHEMA.format(serial=serial))
@@ -33,7 +35,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
             [{"name": f"user{i}", "city": "Paris" if i % 2 else "Lyon"} for i in range(40)],
         )
     engine.dispose()
-    return url
+    return tool_url
 
 
 @pytest.fixture
@@ -104,8 +106,12 @@ def test_database_itself_refuses_writes_hidden_in_a_query(reader: DbTool) -> Non
         sql = "WITH gone AS (DELETE FROM users RETURNING id) SELECT count(*) FROM gone"
         result = reader.execute("query_db", sql=sql)
         assert result.code == "permission_denied" and "read-only" in result.error.message
+        with reader._reader.connect() as conn:
+            conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+            with pytest.raises(sa.exc.InternalError):
+                conn.exec_driver_sql("DELETE FROM users")
     else:  # the read connection is opened read-only: even raw SQL cannot write
-        with reader._reader.connect() as conn, pytest.raises(sa.exc.OperationalError):
+        with reader._reader.connect() as conn, pytest.raises(sa.exc.DatabaseError):
             conn.exec_driver_sql("DELETE FROM users")
     assert count(reader) == 40
 

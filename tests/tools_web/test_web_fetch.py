@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fake_dns import FakeDns
 from local_site import Site
 
 from toolrig.tools import NetPolicy, WebTool
@@ -17,6 +18,12 @@ LOCAL = NetPolicy(allow=("127.0.0.1",))
 @pytest.fixture
 def web() -> WebTool:
     return WebTool(network=LOCAL, timeout=5.0)
+
+
+@pytest.fixture
+def dns(monkeypatch: pytest.MonkeyPatch) -> FakeDns:
+    """Host names resolve from this table, not from the machine's DNS or hosts file."""
+    return FakeDns(monkeypatch)
 
 
 @pytest.fixture
@@ -88,7 +95,10 @@ async def test_oversized_page_is_cut_at_the_byte_cap(site: Site) -> None:
     assert len(out["text"]) < 5_100
 
 
-async def test_default_policy_refuses_loopback_without_sending(site: Site, sent: list[str]) -> None:
+async def test_default_policy_refuses_loopback_without_sending(
+    site: Site, sent: list[str], dns: FakeDns
+) -> None:
+    dns.add("localhost", ["127.0.0.1", "::1"])
     web = WebTool()
     before = site.state.count("/page")
     for url in (
@@ -125,13 +135,15 @@ async def test_allow_private_still_refuses_metadata(sent: list[str]) -> None:
 
 
 async def test_host_names_are_checked_after_resolution_and_pinned(
-    site: Site, sent: list[str]
+    site: Site, sent: list[str], dns: FakeDns
 ) -> None:
+    dns.add("tea.example", ["127.0.0.1"])
     web = WebTool(network=LOCAL)
-    by_name = site.url("/page").replace("127.0.0.1", "localhost")
+    by_name = site.url("/page").replace("127.0.0.1", "tea.example")
     out = (await web.aexecute("fetch", url=by_name)).unwrap()
     assert out["final_url"] == by_name and "Kyoto" in out["text"]
     assert sent == ["127.0.0.1"]  # connected to the checked address, not re-resolved
+    assert dns.asked == ["tea.example"]
 
 
 def test_policy_addresses() -> None:

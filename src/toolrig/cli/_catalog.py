@@ -1,18 +1,60 @@
-"""Load the tools a command works on: YAML files or folders into a registry."""
+"""Load the tools a command works on: YAML files or folders into a registry, or the demo tools.
+
+A path that does not exist is an input error (exit 2), said once, before anything runs: a
+command over a catalogue that silently failed to load would only print "not found" for every
+tool. Problems inside single files are printed with their file and line, and the rest loads
+(``toolrig validate`` is the command that fails on them).
+"""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolrig.cli._output import CliError, warn
 from toolrig.registry._registry import Registry
 
 if TYPE_CHECKING:
+    from toolrig.registry._report import LoadReport
     from toolrig.search._index import ToolIndex
 
-__all__ = ["add_import_paths", "load_registry", "load_usage"]
+__all__ = [
+    "add_catalog_options",
+    "add_import_paths",
+    "check_paths",
+    "load_registry",
+    "load_usage",
+    "open_catalog",
+    "report_problems",
+]
+
+
+def add_catalog_options(parser: argparse.ArgumentParser, *, demo_default: bool) -> None:
+    """``--catalog PATH`` (repeatable), ``--import-path DIR`` (repeatable) and, when
+    ``demo_default``, ``--demo`` (the built-in demo tools, also used when no catalogue is
+    given)."""
+    parser.add_argument(
+        "--catalog",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="YAML tool definitions (file or folder); repeatable"
+        + ("; without one, the built-in demo tools" if demo_default else ""),
+    )
+    parser.add_argument(
+        "--import-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="folder to import executors from (like PYTHONPATH); repeatable",
+    )
+    if demo_default:
+        parser.add_argument(
+            "--demo", action="store_true", help="add the built-in demo tools to the catalogues"
+        )
 
 
 def add_import_paths(import_paths: Sequence[str]) -> None:
@@ -23,16 +65,42 @@ def add_import_paths(import_paths: Sequence[str]) -> None:
             sys.path.insert(0, resolved)
 
 
-def load_registry(paths: Sequence[str], import_paths: Sequence[str] = ()) -> Registry:
-    """A registry with every definition under ``paths``; ``import_paths`` are put on
-    ``sys.path`` first so the definitions' ``executor:`` modules can be imported. Problems in
-    single files are printed and the rest still loads."""
+def check_paths(paths: Sequence[str], what: str) -> None:
+    """Raise :class:`CliError` (exit 2) naming the first of ``paths`` that does not exist."""
+    for raw in paths:
+        if not Path(raw).exists():
+            raise CliError(f"{what} {raw!r}: no such file or folder")
+
+
+def load_registry(
+    paths: Sequence[str], import_paths: Sequence[str] = (), *, command: str = "catalog"
+) -> Registry:
+    """A registry with every definition under ``paths`` (checked to exist first: a missing
+    one raises :class:`CliError`); ``import_paths`` go on ``sys.path`` so the definitions'
+    ``executor:`` modules import. Problems in single files are printed; the rest loads."""
+    check_paths(paths, "--catalog")
     add_import_paths(import_paths)
     registry = Registry()
     for path in paths:
-        report = registry.load(path)
-        if not report.ok:
-            print(f"warning: {path}: {report}", file=sys.stderr)
+        report_problems(command, registry.load(path))
+    return registry
+
+
+def report_problems(command: str, report: LoadReport) -> None:
+    """Print each problem of a load report as a warning line (``file:line: field: message``)."""
+    for error in report.errors:
+        warn(command, str(error))
+
+
+def open_catalog(args: argparse.Namespace, command: str) -> Registry:
+    """The registry a command's options name: the ``--catalog`` paths, plus the demo tools
+    when ``--demo`` is given or no catalogue is."""
+    registry = load_registry(args.catalog, args.import_path, command=command)
+    if getattr(args, "demo", False) or not args.catalog:
+        from toolrig.cli._demo_tools import demo_tools
+
+        for tool in demo_tools():
+            registry.add(tool)
     return registry
 
 

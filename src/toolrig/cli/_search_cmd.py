@@ -6,10 +6,12 @@ import argparse
 import json
 from typing import Any
 
+from toolrig.cli._output import add_json_option
+
 __all__ = ["add_search_parser", "run_search_command"]
 
 
-def add_search_parser(commands: Any) -> None:
+def add_search_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``search`` and its options on the CLI's subcommands."""
     search = commands.add_parser(
         "search", help="find the tools of a catalogue that fit a request (tool search)"
@@ -41,22 +43,23 @@ def add_search_parser(commands: Any) -> None:
         "(a SQLite file or a postgresql:// URL)",
     )
     search.add_argument("--tools", action="store_true", help="one result per tool, not action")
-    search.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json_option(search)
+    search.set_defaults(run=run_search_command)
 
 
 def run_search_command(args: argparse.Namespace) -> int:
     """Run ``toolrig search``; 0 with results, 1 with none, 2 for a bad request."""
-    from rich.console import Console
+    from rich.markup import escape
     from rich.table import Column, Table
 
     from toolrig.cli._catalog import load_registry, load_usage
+    from toolrig.cli._output import CliError, out_console
     from toolrig.search._index import ToolIndex
 
-    console = Console()
+    console = out_console()
     if not args.catalog:
-        console.print("[red]give at least one --catalog folder or file to search[/red]")
-        return 2
-    registry = load_registry(args.catalog)
+        raise CliError("give at least one --catalog folder or file to search")
+    registry = load_registry(args.catalog, command="search")
     index = ToolIndex.follow(registry)
     filters: dict[str, Any] = {}
     if args.type:
@@ -68,8 +71,7 @@ def run_search_command(args: argparse.Namespace) -> int:
     if args.usage_log:
         problem = load_usage(index, args.usage_log)
         if problem:
-            console.print(f"[red]cannot read tool usage:[/red] {problem}")
-            return 2
+            raise CliError(f"cannot read tool usage: {problem}")
     try:
         hits = index.search(
             args.query,
@@ -79,8 +81,7 @@ def run_search_command(args: argparse.Namespace) -> int:
             group="tool" if args.tools else "action",
         )
     except ValueError as exc:
-        console.print(f"[red]cannot search:[/red] {exc}")
-        return 2
+        raise CliError(f"cannot search: {exc}") from None
     if args.json:
         print(json.dumps([{"name": h.name, "score": h.score} for h in hits], indent=2))
         return 0 if hits else 1
@@ -92,6 +93,6 @@ def run_search_command(args: argparse.Namespace) -> int:
         spec = registry.get(hit.tool).spec
         action = spec.actions.get(hit.action)
         text = action.description if spec.is_multi_action and action else spec.description
-        table.add_row(str(rank), hit.name, f"{hit.score:.2f}", text.strip())
+        table.add_row(str(rank), escape(hit.name), f"{hit.score:.2f}", escape(text.strip()))
     console.print(table)
     return 0

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
-import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from toolrig.cli._output import EXIT_OK, CliError, add_json_option
 
 if TYPE_CHECKING:
     from toolrig.registry._registry import Registry
@@ -22,7 +25,9 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "serve",
         help="serve tools over MCP (stdio or streamable HTTP)",
         description="Serve YAML tools (files or folders) over MCP; without paths, or with "
-        "--demo, serve the built-in demo tools.",
+        "--demo, serve the built-in demo tools. Each call is printed on stderr (the access "
+        "log; JSON lines with --json), and so is each hot reload with --watch. A path that "
+        "does not exist, or a port that cannot be bound, exits 2.",
     )
     serve.add_argument("paths", nargs="*", metavar="PATH", help="YAML tool files or folders")
     serve.add_argument("--demo", action="store_true", help="also serve the built-in demo tools")
@@ -60,24 +65,37 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="DIR",
         help="folder to import executors from (like PYTHONPATH); repeatable",
     )
+    serve.add_argument(
+        "--log",
+        metavar="URL",
+        help="record every call in this execution log (SQLite path or postgresql:// URL)",
+    )
+    add_json_option(serve)
+    serve.set_defaults(run=run_serve)
 
 
-def build_registry(paths: Sequence[str], *, demo: bool, watch: bool) -> Registry:
+def build_registry(paths: Sequence[str], *, demo: bool, watch: bool, as_json: bool) -> Registry:
     """A registry holding the demo tools (when asked, or when no path is given) and the tools
-    of ``paths``; folders are watched when ``watch``. Load problems go to stderr."""
+    of ``paths`` (each must exist: :class:`CliError` otherwise); folders are watched when
+    ``watch``, and each reload is printed. Problems in single files are printed."""
+    from toolrig.cli._catalog import check_paths, report_problems
+    from toolrig.cli._serve_report import ReloadReport
     from toolrig.registry._registry import Registry
 
+    check_paths(paths, "path")
     registry = Registry()
     if demo or not paths:
-        from toolrig.cli._demo import demo_tools
+        from toolrig.cli._demo_tools import demo_tools
 
         for tool in demo_tools():
             registry.add(tool)
     for raw in paths:
         path = Path(raw)
         report = registry.watch(path).report if watch and path.is_dir() else registry.load(path)
-        for error in getattr(report, "errors", ()):
-            print(f"toolrig serve: {error}", file=sys.stderr)
+        if report is not None:
+            report_problems("serve", report)
+    if watch:  # after the first load, so only reloads are reported
+        registry.add_change_listener(ReloadReport(as_json=as_json))
     return registry
 
 
@@ -87,56 +105,69 @@ def run_serve(args: argparse.Namespace) -> int:
         from toolrig.mcp._serve import serve
         from toolrig.mcp._transports import UnsafeBindError, announce
     except ImportError as exc:
-        print(f"toolrig serve: {exc}", file=sys.stderr)
-        return 1
+        raise CliError(f"{exc} (install the extra: pip install 'toolrig[mcp]')") from None
     if args.usage_log and not args.meta_tools:
-        print("toolrig serve: --usage-log ranks search results: add --meta-tools", file=sys.stderr)
-        return 2
+        raise CliError("--usage-log ranks search results: add --meta-tools")
     token = args.token
     if args.token_env:
         token = os.environ.get(args.token_env)
         if not token:
-            print(f"toolrig serve: ${args.token_env} is empty or unset", file=sys.stderr)
-            return 2
+            raise CliError(f"${args.token_env} is empty or unset")
     from toolrig.cli._catalog import add_import_paths
 
     add_import_paths(args.import_path)
-    registry = build_registry(args.paths, demo=args.demo, watch=args.watch)
-    source: Any = registry
-    if args.meta_tools:
-        from toolrig.cli._catalog import load_usage
-        from toolrig.registry._catalog import Catalog
-        from toolrig.runtime._executor import ToolExecutor
-        from toolrig.search._index import ToolIndex
-        from toolrig.search._meta_tools import meta_tools
+    registry = build_registry(args.paths, demo=args.demo, watch=args.watch, as_json=args.json)
+    with contextlib.ExitStack() as stack:
+        stack.callback(registry.close)
+        server = _server(registry, args, stack)
+        try:
+            serve(
+                server,
+                transport=args.transport,
+                host=args.host,
+                port=args.port,
+                token=token,
+                allow_remote=args.allow_remote,
+                path=args.path,
+                name=args.name,
+                on_ready=announce,
+            )
+        except UnsafeBindError as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
+                reason = exc.strerror or str(exc)
+                raise CliError(f"cannot listen on {args.host}:{args.port}: {reason}") from None
+            raise
+        except KeyboardInterrupt:
+            pass
+    return EXIT_OK
 
-        index = ToolIndex.follow(registry)
-        problem = load_usage(index, args.usage_log) if args.usage_log else None
-        if problem:
-            print(f"toolrig serve: cannot read tool usage: {problem}", file=sys.stderr)
-            registry.close()
-            return 2
-        calls = ToolExecutor(registry)
-        registry.own(calls.close)
-        source = Catalog(meta_tools(index, calls))
-    try:
-        serve(
-            source,
-            transport=args.transport,
-            host=args.host,
-            port=args.port,
-            token=token,
-            allow_remote=args.allow_remote,
-            path=args.path,
-            name=args.name,
-            on_ready=announce,
-        )
-    except UnsafeBindError as exc:
-        print(f"toolrig serve: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        pass
-    finally:
-        with contextlib.suppress(Exception):
-            registry.close()
-    return 0
+
+def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.ExitStack) -> Any:
+    """The MCP server over ``registry`` (or over its two meta-tools), its calls printed to the
+    access log and recorded in ``--log`` when given."""
+    from toolrig.cli._serve_report import AccessLog
+    from toolrig.mcp._server import ToolServer
+    from toolrig.runtime._executor import ToolExecutor
+
+    calls = stack.enter_context(ToolExecutor(registry))
+    calls.add_listener(AccessLog(as_json=args.json))
+    if args.log:
+        from toolrig.cli._log_cmd import open_log_for_writing
+
+        log = stack.enter_context(open_log_for_writing(args.log))
+        calls.add_listener(log.recorder(f"serve-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"))
+    if not args.meta_tools:
+        return stack.enter_context(contextlib.closing(ToolServer(registry, calls, name=args.name)))
+    from toolrig.cli._catalog import load_usage
+    from toolrig.registry._catalog import Catalog
+    from toolrig.search._index import ToolIndex
+    from toolrig.search._meta_tools import meta_tools
+
+    index = ToolIndex.follow(registry)
+    problem = load_usage(index, args.usage_log) if args.usage_log else None
+    if problem:
+        raise CliError(f"cannot read tool usage: {problem}")
+    front = Catalog(meta_tools(index, calls))
+    return stack.enter_context(contextlib.closing(ToolServer(front, name=args.name)))

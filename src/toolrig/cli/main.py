@@ -1,4 +1,10 @@
-"""The ``toolrig`` command."""
+"""The ``toolrig`` command: one subcommand per module, one way to fail.
+
+Each command module declares its parser (``add_*_parser``) and names the function that runs it
+(``set_defaults(run=...)``); modules are imported only to build the parser, and what a command
+needs beyond that is imported when it runs. Exit codes: 0 ok, 1 a tool call, plan or check
+failed, 2 the command was used wrongly or its input cannot be read.
+"""
 
 from __future__ import annotations
 
@@ -9,51 +15,63 @@ from collections.abc import Sequence
 __all__ = ["main"]
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``toolrig`` argument parser with every subcommand (shell completion reads it too)."""
     from toolrig import __version__
+    from toolrig.cli._call_cmd import add_call_parser
+    from toolrig.cli._completion_cmd import add_completion_parser
+    from toolrig.cli._demo import add_demo_parser
+    from toolrig.cli._log_cmd import add_log_parser
+    from toolrig.cli._plan_cmd import add_plan_parser
+    from toolrig.cli._schema_cmd import add_schema_parser
+    from toolrig.cli._search_cmd import add_search_parser
+    from toolrig.cli._serve import add_serve_parser
+    from toolrig.cli._tools_cmd import add_tools_parsers
+    from toolrig.cli._validate_cmd import add_validate_parser
 
-    parser = argparse.ArgumentParser(prog="toolrig", description="The tool layer for LLM agents.")
+    parser = argparse.ArgumentParser(
+        prog="toolrig",
+        description="The tool layer for LLM agents. Exit codes: 0 ok, 1 a tool call, plan or "
+        "check failed, 2 usage or input error.",
+    )
     parser.add_argument("--version", action="version", version=f"toolrig {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = commands.add_parser(
-        "demo",
-        help="tools defined three ways, good and bad calls, a plan over the example catalogue",
-    )
-    demo.add_argument("--no-prompt", action="store_true", help="do not print the tools' prompt")
-    from toolrig.cli._serve import add_serve_parser
-
-    add_serve_parser(commands)
-    from toolrig.cli._plan_cmd import add_plan_parser
-
+    add_demo_parser(commands)
+    add_tools_parsers(commands)
+    add_call_parser(commands)
+    add_schema_parser(commands)
+    add_validate_parser(commands)
     add_plan_parser(commands)
-    from toolrig.cli._search_cmd import add_search_parser
-
+    add_log_parser(commands)
     add_search_parser(commands)
+    add_serve_parser(commands)
+    add_completion_parser(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code."""
-    parser = _parser()
+    from toolrig.cli._output import EXIT_FAILED, EXIT_USAGE, CliError
+
+    parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "demo":
-        from toolrig.cli._demo import run_demo
+    run = getattr(args, "run", None)
+    if run is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        code: int = run(args)
+    except CliError as exc:
+        print(f"toolrig {args.command}: {exc.message}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # the reader left (`toolrig list | head`): stop quietly
+        import os
 
-        return run_demo(show_prompt=not args.no_prompt)
-    if args.command == "serve":
-        from toolrig.cli._serve import run_serve
-
-        return run_serve(args)
-    if args.command == "plan":
-        from toolrig.cli._plan_cmd import run_plan_command
-
-        return run_plan_command(args)
-    if args.command == "search":
-        from toolrig.cli._search_cmd import run_search_command
-
-        return run_search_command(args)
-    parser.print_help()
-    return 2
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    return code
 
 
 if __name__ == "__main__":

@@ -90,6 +90,7 @@ class BaseTool:
     annotations: ClassVar[ToolAnnotations]
     timeout: ClassVar[float | None]
     max_retries: ClassVar[int]
+    isolation: ClassVar[str]
     dependencies: ClassVar[Sequence[str]]
     cost: ClassVar[ToolCost | None]
     examples: ClassVar[Sequence[str]]
@@ -144,7 +145,7 @@ class BaseTool:
         )
 
     def _install(self, spec: ToolSpec, actions: dict[str, Action]) -> None:
-        plain = spec.timeout is None and spec.max_retries == 0
+        plain = spec.timeout is None and spec.max_retries == 0 and spec.isolation == "thread"
         for a in actions.values():
             a.tool = spec.name
             a.plain = plain

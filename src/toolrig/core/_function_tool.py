@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Unpack, overload
+from typing import Any, Generic, Unpack, overload
+
+from typing_extensions import ParamSpec, TypeVar
 
 from toolrig.core._action import Action
 from toolrig.core._base import BaseTool
@@ -19,8 +21,14 @@ __all__ = ["Tool", "tool"]
 Parameters = Sequence[ToolParameter] | Mapping[str, Any]
 """Declared parameters: :class:`ToolParameter` objects, or a JSON Schema of the arguments."""
 
+P = ParamSpec("P", default=...)
+"""The wrapped function's parameters, so calling a tool object is checked like calling the
+function; a bare ``Tool`` annotation means any parameters (the default)."""
+R = TypeVar("R", default=Any)
+"""The wrapped function's return type (``Any`` for a bare ``Tool`` annotation)."""
 
-class Tool(BaseTool):
+
+class Tool(BaseTool, Generic[P, R]):
     """A tool with one action that runs ``func``.
 
     Parameters come from ``parameters`` (a list of :class:`ToolParameter` or a JSON Schema) when
@@ -28,7 +36,8 @@ class Tool(BaseTool):
     keywords (``timeout=5``, ``tags=[...]``, see :class:`~toolrig.core._options.ToolOptions`),
     as one ``options`` object, or both (the keywords win). Calling the tool object calls
     ``func`` directly; :meth:`run` calls it through validation and returns a
-    :class:`ToolResult`.
+    :class:`ToolResult`. For type checkers the tool keeps ``func``'s signature
+    (``Tool[P, R]``), so ``add(1, 2)`` is typed as ``add``'s return value.
     """
 
     _abstract_tool = True
@@ -38,7 +47,7 @@ class Tool(BaseTool):
         name: str | None = None,
         description: str | None = None,
         parameters: Parameters | None = None,
-        func: Callable[..., Any] | None = None,
+        func: Callable[P, R] | None = None,
         *,
         output_schema: Mapping[str, Any] | None = None,
         output_description: str | None = None,
@@ -70,7 +79,7 @@ class Tool(BaseTool):
         spec = build_tool_spec(
             tool_name, action.spec.description, {tool_name: action.spec}, checked
         )
-        self._func = func
+        self._func: Callable[P, R] = func
         self._install(spec, {tool_name: action})
         self.__doc__ = getattr(func, "__doc__", None)
         self.__wrapped__ = func
@@ -108,13 +117,13 @@ class Tool(BaseTool):
             self._spec.name, arguments, strict=strict, tool_call_id=tool_call_id, **kwargs
         )
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the underlying function directly (no validation), as if undecorated."""
         return self._func(*args, **kwargs)
 
 
 @overload
-def tool(func: Callable[..., Any], /) -> Tool: ...
+def tool(func: Callable[P, R], /) -> Tool[P, R]: ...
 @overload
 def tool(
     *,
@@ -125,7 +134,7 @@ def tool(
     output_description: str | None = None,
     options: ToolOptions | None = None,
     **more: Unpack[ToolOptionsDict],
-) -> Callable[[Callable[..., Any]], Tool]: ...
+) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 def tool(
     func: Callable[..., Any] | None = None,
     /,

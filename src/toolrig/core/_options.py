@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -102,6 +102,8 @@ class ToolOptions(FrozenModel):
     """Seconds before a call is abandoned; ``None`` means no limit."""
     max_retries: int = Field(0, ge=0, le=100)
     """Extra attempts after a retryable failure (timeouts, transient errors)."""
+    isolation: Literal["thread", "process"] = "thread"
+    """Where a sync call runs: a worker thread, or a child process killed at its timeout."""
     dependencies: tuple[str, ...] = ()
     """Names of tools whose output this tool needs first."""
     cost: ToolCost | None = None
@@ -173,6 +175,7 @@ class ToolOptionsDict(TypedDict, total=False):
     annotations: ToolAnnotations | None
     timeout: float | None
     max_retries: int
+    isolation: Literal["thread", "process"]
     dependencies: Sequence[str]
     cost: ToolCost | None
     examples: Sequence[str]

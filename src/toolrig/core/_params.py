@@ -73,14 +73,17 @@ class ToolParameter(BaseModel):
     @field_validator("pattern")
     @classmethod
     def _compilable(cls, value: str | None) -> str | None:
+        # JSON Schema patterns are ECMA-262 regular expressions (``\p{L}`` included), checked
+        # by the validator that will enforce them
         if value is not None:
-            import re
+            from toolrig.core._json_schema import SchemaCompileError, compile_json_schema
 
             try:
-                re.compile(value)
-            except re.error as exc:
+                compile_json_schema({"type": "string", "pattern": value})
+            except SchemaCompileError:
                 raise ValueError(
-                    f"pattern {value!r} is not a valid regular expression: {exc}"
+                    f"pattern {value!r} is not a valid regular expression (JSON Schema patterns "
+                    "follow ECMA-262)"
                 ) from None
         return value
 
@@ -230,17 +233,14 @@ def _default_breaks(param: ToolParameter) -> str | None:
     Checked strictly, as a model would have to send it. A schema that does not compile is
     reported by whoever compiles the parameters, not here.
     """
-    from pydantic_core import ValidationError
-
-    from toolrig.core._schema_compiler import SchemaCompileError, compile_schema
+    from toolrig.core._json_schema import SchemaCompileError, compile_json_schema
+    from toolrig.core._schema_problems import describe_problems
 
     schema = {k: v for k, v in param.to_json_schema().items() if k != "default"}
     try:
-        compile_schema(schema, forbid_extra=False).validate_python(param.default, strict=True)
+        compiled = compile_json_schema(schema)
     except SchemaCompileError:
         return None
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(map(str, first["loc"]))
-        return f"{where}: {first['msg']}" if where else first["msg"]
-    return None
+    if compiled.is_valid(param.default):
+        return None
+    return describe_problems(compiled, param.default, limit=1)[0]

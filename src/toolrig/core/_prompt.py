@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from toolrig.core._spec import ActionSpec, ToolSpec
 
 __all__ = ["render_tool", "render_tools"]
+
+
+class _HasSpec(Protocol):
+    """A tool object (``@tool``, ``Tool``, a ``BaseTool``): it carries its spec."""
+
+    @property
+    def spec(self) -> ToolSpec: ...
+
+
+def _spec_of(item: ToolSpec | _HasSpec) -> ToolSpec:
+    return item if isinstance(item, ToolSpec) else item.spec
 
 
 def _type_of(schema: Mapping[str, Any]) -> str:
@@ -55,6 +66,7 @@ def _action_lines(title: str, action: ActionSpec, indent: str) -> list[str]:
     args = ", ".join(f"{n}{'' if n in required else '?'}" for n in props)
     out_type = action.output_type or "any"
     lines = [f"{indent}{title}({args}) -> {out_type}"]
+    indent = " " * len(indent)  # the lines below belong to the first one
     if action.description:
         lines.append(f"{indent}  {action.description.strip().splitlines()[0]}")
     if action.when_to_use:
@@ -70,8 +82,9 @@ def _action_lines(title: str, action: ActionSpec, indent: str) -> list[str]:
     return lines
 
 
-def render_tool(spec: ToolSpec) -> str:
-    """One tool as Markdown-ish text for a prompt."""
+def render_tool(tool: ToolSpec | _HasSpec) -> str:
+    """One tool (its spec, or the tool object) as Markdown-ish text for a prompt."""
+    spec = _spec_of(tool)
     lines = [f"### {spec.name}"]
     if spec.description:
         lines.append(spec.description.strip())
@@ -83,13 +96,18 @@ def render_tool(spec: ToolSpec) -> str:
             lines.extend(_action_lines(name, action, "- "))
     else:
         action = next(iter(spec.actions.values()))
-        body = _action_lines(spec.name, action.model_copy(update={"description": ""}), "")
+        shown: dict[str, Any] = {"description": ""}  # the tool's own lines say these once
+        if action.when_to_use == spec.when_to_use:
+            shown["when_to_use"] = None
+        body = _action_lines(spec.name, action.model_copy(update=shown), "")
         lines.extend(body)
     return "\n".join(lines)
 
 
-def render_tools(specs: Iterable[ToolSpec], *, heading: str = "## Available tools") -> str:
-    """A system-prompt section describing several tools."""
+def render_tools(
+    tools: Iterable[ToolSpec | _HasSpec], *, heading: str = "## Available tools"
+) -> str:
+    """A system-prompt section describing several tools (specs or tool objects)."""
     parts = [heading, "Call a tool by name with a JSON object of its parameters."]
-    parts.extend(render_tool(s) for s in specs)
+    parts.extend(render_tool(t) for t in tools)
     return "\n\n".join(parts)

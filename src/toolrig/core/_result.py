@@ -1,4 +1,9 @@
-"""The structured answer of every tool call: :class:`ToolResult` and its renderings."""
+"""The structured answer of every tool call: :class:`ToolResult` and its renderings.
+
+Every rendering is total: ``to_dict``, ``to_json``, ``to_text``, ``to_pretty`` and ``render``
+never raise, whatever the output holds, and the JSON ones always produce valid JSON (the rules
+for what JSON cannot carry are those of :mod:`toolrig.core._jsonable`).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
-from pydantic_core import to_jsonable_python
-
 from toolrig.core._errors import ErrorCode, ToolError, ToolResultError
 from toolrig.core._ids import new_call_id
+from toolrig.core._jsonable import clean_text, to_jsonable
 
 __all__ = [
     "ErrorInfo",
@@ -23,37 +27,6 @@ __all__ = [
 ]
 
 RenderType = Literal["object", "dict", "json", "str", "pretty"]
-
-
-def to_jsonable(value: Any) -> Any:
-    """Convert any value to JSON-native data; what cannot be converted becomes its ``repr``."""
-    try:
-        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
-    except (ValueError, TypeError, RecursionError):  # e.g. bytes that are not UTF-8, cycles
-        return _walk(value, 0)
-
-
-def _walk(value: Any, depth: int) -> Any:
-    if depth > 100:
-        return "<nested too deeply>"
-    if isinstance(value, dict):
-        return {str(k): _walk(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_walk(v, depth + 1) for v in value]
-    if isinstance(value, bytes | bytearray | memoryview):
-        return f"<{len(value)} bytes>"
-    try:
-        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
-    except (ValueError, TypeError, RecursionError):
-        return repr(value)
-
-
-def _fallback(value: Any) -> Any:
-    if isinstance(value, bytes | bytearray | memoryview):
-        return f"<{len(value)} bytes>"
-    if isinstance(value, set | frozenset):
-        return [to_jsonable(v) for v in value]
-    return repr(value)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -72,13 +45,15 @@ class ErrorInfo:
     """Whether trying the same call again may succeed (timeouts, transient failures)."""
 
     def to_dict(self, *, drop_empty: bool = False) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "code": self.code,
-            "message": self.message,
-            "hint": self.hint,
-            "details": to_jsonable(self.details),
-            "retryable": self.retryable,
-        }
+        data: dict[str, Any] = to_jsonable(
+            {
+                "code": self.code,
+                "message": self.message,
+                "hint": self.hint,
+                "details": self.details,
+                "retryable": self.retryable,
+            }
+        )
         if drop_empty:
             return {k: v for k, v in data.items() if v not in (None, False, [], {}, "")}
         return data
@@ -99,19 +74,50 @@ class ResultMetadata:
     extra: dict[str, Any] | None = None
 
     def to_dict(self, *, drop_empty: bool = False) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "tool": self.tool,
-            "action": self.action,
-            "tool_call_id": self.tool_call_id,
-            "started_at": datetime.fromtimestamp(self.started_at, UTC).isoformat(),
-            "duration_ms": round(self.duration_ms, 3),
-            "attempts": self.attempts,
-            "cost": self.cost,
-            "extra": to_jsonable(self.extra),
-        }
+        data: dict[str, Any] = to_jsonable(
+            {
+                "tool": self.tool,
+                "action": self.action,
+                "tool_call_id": self.tool_call_id,
+                "started_at": _iso(self.started_at),
+                "duration_ms": _rounded(self.duration_ms),
+                "attempts": self.attempts,
+                "cost": self.cost,
+                "extra": self.extra,
+            }
+        )
         if drop_empty:
             return {k: v for k, v in data.items() if v not in (None, {}, "")}
         return data
+
+
+def _iso(timestamp: Any) -> Any:
+    try:
+        return datetime.fromtimestamp(timestamp, UTC).isoformat()
+    except (TypeError, ValueError, OverflowError, OSError):
+        return timestamp
+
+
+def _rounded(value: Any) -> Any:
+    try:
+        return round(value, 3)
+    except (TypeError, ValueError, OverflowError):
+        return value
+
+
+def _dumps(data: Any, *, indent: int | None = None) -> str:
+    """JSON text of data made by :func:`to_jsonable` (which always serialises; the fallback
+    only guards against a subclass of ``ToolResult`` rendering something else)."""
+    try:
+        return json.dumps(
+            data,
+            ensure_ascii=False,
+            allow_nan=False,
+            indent=indent,
+            separators=None if indent else (",", ":"),
+        )
+    except (TypeError, ValueError, RecursionError):
+        return json.dumps(to_jsonable(data), ensure_ascii=False, allow_nan=False, indent=indent)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -147,22 +153,19 @@ class ToolResult:
         return data
 
     def to_json(self, *, include_metadata: bool = True, drop_empty: bool = True) -> str:
-        """Compact JSON text of :meth:`to_dict`."""
-        return json.dumps(
-            self.to_dict(include_metadata=include_metadata, drop_empty=drop_empty),
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+        """Compact JSON text of :meth:`to_dict` (always valid JSON)."""
+        return _dumps(self.to_dict(include_metadata=include_metadata, drop_empty=drop_empty))
 
     def to_text(self) -> str:
         """The compact string a model reads as the tool's answer."""
         if self.error is None:
             if isinstance(self.output, str):
-                return self.output
-            return json.dumps(to_jsonable(self.output), ensure_ascii=False, separators=(",", ":"))
-        text = f"Error [{self.error.code}]: {self.error.message}"
-        if self.error.hint:
-            text += f"\nHint: {self.error.hint}"
+                return clean_text(self.output)
+            return _dumps(to_jsonable(self.output))
+        error = self.error
+        text = f"Error [{_text(error.code)}]: {_text(error.message)}"
+        if error.hint:
+            text += f"\nHint: {_text(error.hint)}"
         return text
 
     def to_pretty(self, *, include_metadata: bool = True) -> str:
@@ -171,26 +174,33 @@ class ToolResult:
         name = (
             "?"
             if meta is None
-            else (meta.tool if meta.action in (None, meta.tool) else f"{meta.tool}.{meta.action}")
+            else (
+                _text(meta.tool)
+                if meta.action in (None, meta.tool)
+                else f"{_text(meta.tool)}.{_text(meta.action)}"
+            )
         )
         lines = [f"{'OK' if self.success else 'FAILED'}  {name}"]
         if self.error is None:
             body = (
-                self.output
+                clean_text(self.output)
                 if isinstance(self.output, str)
-                else json.dumps(to_jsonable(self.output), ensure_ascii=False, indent=2)
+                else _dumps(to_jsonable(self.output), indent=2)
             )
             lines.append("output: " + body.replace("\n", "\n        "))
         else:
             lines.append(
-                f"error:  [{self.error.code}] " + self.error.message.replace("\n", "\n        ")
+                f"error:  [{_text(self.error.code)}] "
+                + _text(self.error.message).replace("\n", "\n        ")
             )
             if self.error.hint:
-                lines.append(f"hint:   {self.error.hint}")
+                lines.append(f"hint:   {_text(self.error.hint)}")
         if include_metadata and meta is not None:
+            data = meta.to_dict()
             lines.append(
-                f"call:   {meta.tool_call_id}  {meta.duration_ms:.2f} ms  attempts={meta.attempts}"
-                + ("" if meta.cost is None else f"  cost={meta.cost:g}")
+                f"call:   {data['tool_call_id']}  {_number(data['duration_ms'], '.2f')} ms  "
+                f"attempts={data['attempts']}"
+                + ("" if data["cost"] is None else f"  cost={_number(data['cost'], 'g')}")
             )
         return "\n".join(lines)
 
@@ -234,6 +244,19 @@ class ToolResult:
 
     def __str__(self) -> str:
         return self.to_text()
+
+
+def _text(value: Any) -> str:
+    """A message part as safe text, whatever a tool or hook put there."""
+    converted = to_jsonable(value)
+    return converted if isinstance(converted, str) else _dumps(converted)
+
+
+def _number(value: Any, spec: str) -> str:
+    try:
+        return format(value, spec)
+    except (TypeError, ValueError):
+        return _text(value)
 
 
 def _metadata(

@@ -27,6 +27,7 @@ from pydantic_core import SchemaValidator
 from typing_extensions import TypedDict
 
 from toolrig.core._context import ToolContext
+from toolrig.core._core_tighten import tighten
 from toolrig.core._docstrings import Doc, parse_text
 from toolrig.core._errors import ToolDefinitionError
 from toolrig.core._result import to_jsonable
@@ -199,16 +200,18 @@ def _arguments(subject: str, fields: Sequence[FieldSpec]) -> tuple[dict[str, Any
         direct = arguments_schemas(fields, title)
     except Unsupported:
         return _pydantic_arguments(subject, fields)
-    validator = _deferred(direct)
+    validator = _deferred(direct, arguments=True)
     if validator is None:  # pydantic reports the problem (a bad pattern) as it always has
         return _pydantic_arguments(subject, fields)
     return direct.json, validator
 
 
-def _deferred(direct: Schemas) -> ValidatorSource | None:
-    """A function compiling ``direct``'s validator; compiled now when it must be checked at
-    definition time (``None`` if that fails)."""
-    compile_ = functools.partial(compile_core_schema, direct.core, direct.config)
+def _deferred(direct: Schemas, *, arguments: bool = False) -> ValidatorSource | None:
+    """A function compiling ``direct``'s validator (tightened for ``arguments``); compiled now
+    when it must be checked at definition time (``None`` if that fails)."""
+    compile_ = functools.partial(
+        compile_core_schema, direct.core, direct.config, arguments=arguments
+    )
     if not direct.eager:
         return compile_
     try:
@@ -236,7 +239,10 @@ def _pydantic_arguments(
             subject, f"cannot build a JSON Schema of the parameters: {exc}"
         ) from exc
     schema.pop("additionalProperties", None)
-    return schema, adapter.validator  # type: ignore[return-value]
+    tightened = tighten(adapter.core_schema)
+    if tightened is adapter.core_schema:
+        return schema, adapter.validator  # type: ignore[return-value]
+    return schema, SchemaValidator(tightened)
 
 
 def _arguments_adapter(subject: str, fields: dict[str, Any]) -> TypeAdapter[Any]:

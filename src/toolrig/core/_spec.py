@@ -36,6 +36,8 @@ NAME_RULE = "1-128 characters: letters, digits, '_', '-', '.', spaces; not start
 
 def check_name(value: str) -> str:
     """Validate a tool or action name (providers' own stricter rules are applied on export)."""
+    if not isinstance(value, str):
+        raise ValueError(f"a name must be a string, not {type(value).__name__} {value!r:.60}")
     if not _NAME.match(value) or value != value.strip():
         raise ValueError(f"invalid name {value!r}: use {NAME_RULE}")
     return value
@@ -112,7 +114,7 @@ def tool_options(name: str, options: Mapping[str, Any]) -> ToolOptions:
     except ValidationError as exc:
         problems.extend(validation_problems(exc))
     if problems or checked is None:
-        raise ToolDefinitionError(name or "tool", problems)
+        raise ToolDefinitionError(_subject(name), problems)
     return checked
 
 
@@ -125,7 +127,12 @@ def build_tool_spec(
     try:
         return ToolSpec(name=name, description=description, actions=dict(actions), **fields)
     except ValidationError as exc:
-        raise definition_error(name or "tool", exc) from None
+        raise definition_error(_subject(name), exc) from None
+
+
+def _subject(name: Any) -> str:
+    """The name to report a definition under (any value: a wrong name is one of the problems)."""
+    return name if isinstance(name, str) and name else "tool"
 
 
 def definition_error(subject: str, exc: ValidationError) -> ToolDefinitionError:

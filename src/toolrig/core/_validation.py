@@ -1,27 +1,48 @@
 """Argument and output validation with error messages a model can act on.
 
-A :class:`ArgumentValidator` is built once per action. Per call it runs one compiled
-pydantic-core validation; only on failure does it do more work (decode JSON passed as a string,
-build the message). Its pydantic-core validator may be given compiled, or as a function that
-compiles it: then the first validation compiles it (defining a tool need not pay for validators
-no call may ever use), and every later one reaches the compiled validator directly.
+A :class:`ArgumentValidator` is built once per action defined from type hints. Per call it runs
+one compiled pydantic-core validation; only on failure does it do more work (decode JSON passed
+as a string, build the message). Its pydantic-core validator may be given compiled, or as a
+function that compiles it: then the first validation compiles it (defining a tool need not pay
+for validators no call may ever use), and every later one reaches the compiled validator
+directly. Tools defined from JSON Schema use
+:class:`~toolrig.core._schema_arguments.SchemaArgumentValidator` instead, with the same
+interface and the same message format (:mod:`toolrig.core._argument_errors`).
+
+Both are total: ``validate`` returns the arguments or raises :class:`ArgumentsInvalid`, and
+building the message never fails, whatever the arguments hold (values nested thousands deep,
+integers of thousands of digits, text with lone surrogates, objects whose ``repr`` raises).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeAlias
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeAlias
 
 from pydantic_core import SchemaValidator, ValidationError
 
+from toolrig.core._argument_errors import (
+    MAX_PROBLEMS,
+    Problem,
+    describe_type,
+    format_path,
+    invalid_arguments,
+    parameters_hint,
+    schema_at,
+    too_deep,
+)
 from toolrig.core._errors import ErrorCode
+from toolrig.core._json_data import data_problems, loads_json
+from toolrig.core._jsonable import clean_text
+from toolrig.core._preview import json_type_of, shown
 from toolrig.core._result import ErrorInfo
 from toolrig.core._suggest import closest
 
 __all__ = [
     "ArgumentValidator",
     "ArgumentsInvalid",
+    "ArgumentsValidator",
     "OutputValidator",
     "ValidatorSource",
     "format_path",
@@ -31,8 +52,7 @@ __all__ = [
 ValidatorSource: TypeAlias = SchemaValidator | Callable[[], SchemaValidator]
 """A compiled validator, or a function that compiles it (called on first use, once)."""
 
-_MAX_SHOWN = 80
-_MAX_PROBLEMS = 20
+_MAX_MESSAGE = 300
 _JSON_CONTAINER_ERRORS = frozenset(
     {
         "dict_type",
@@ -55,98 +75,16 @@ class ArgumentsInvalid(Exception):
         self.error = error
 
 
-def format_path(loc: Sequence[str | int]) -> str:
-    """``('filters', 'tags', 2)`` -> ``filters.tags[2]``."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out or "(arguments)"
+class ArgumentsValidator(Protocol):
+    """What an action's argument validator offers (both kinds of validator have it)."""
 
+    schema: Mapping[str, Any]
+    subject: str
 
-def _shown(value: Any) -> str:
-    """A short, safe rendering of a received value, with its JSON type."""
-    kind = json_type_of(value)
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    if len(text) > _MAX_SHOWN:
-        text = text[: _MAX_SHOWN - 3] + "..."
-    return f"{text} ({kind})"
+    @property
+    def compiled(self) -> bool: ...
 
-
-def json_type_of(value: Any) -> str:
-    """The JSON Schema type name of a Python value (its class name when it has none)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return type(value).__name__
-
-
-def _schema_at(schema: Mapping[str, Any], loc: Sequence[str | int]) -> Mapping[str, Any] | None:
-    """The sub-schema at ``loc`` (following properties, items and local refs), if known."""
-    defs = schema.get("$defs") or schema.get("definitions") or {}
-    node: Any = schema
-    for part in loc:
-        node = _resolve(node, defs)
-        if not isinstance(node, Mapping):
-            return None
-        if isinstance(part, int):
-            node = node.get("items")
-        else:
-            props = node.get("properties")
-            if not isinstance(props, Mapping) or part not in props:
-                # union members: look for the first that has this property
-                for key in ("anyOf", "oneOf"):
-                    for option in node.get(key) or []:
-                        option = _resolve(option, defs)
-                        if isinstance(option, Mapping) and part in (option.get("properties") or {}):
-                            props = option["properties"]
-                            break
-                if not isinstance(props, Mapping) or part not in props:
-                    return None
-            node = props[part]
-    node = _resolve(node, defs)
-    return node if isinstance(node, Mapping) else None
-
-
-def _resolve(node: Any, defs: Mapping[str, Any]) -> Any:
-    for _ in range(16):
-        if isinstance(node, Mapping) and isinstance(node.get("$ref"), str):
-            node = defs.get(node["$ref"].rsplit("/", 1)[-1])
-        else:
-            break
-    return node
-
-
-def _describe_type(sub: Mapping[str, Any] | None) -> str:
-    if not sub:
-        return "a value"
-    if "enum" in sub:
-        return "one of " + ", ".join(json.dumps(v) for v in sub["enum"])
-    kind = sub.get("type")
-    if isinstance(kind, list):
-        return " or ".join(str(k) for k in kind)
-    if kind:
-        return f"{'an' if str(kind)[0] in 'aeiou' else 'a'} {kind}"
-    for key in ("anyOf", "oneOf"):
-        if key in sub:
-            return "one of the allowed shapes"
-    return "a value"
+    def validate(self, arguments: Any, *, strict: bool = False) -> dict[str, Any]: ...
 
 
 class _OnFirstUse:
@@ -183,13 +121,12 @@ class ArgumentValidator:
     """Validates a call's arguments against an action's parameter schema (compiled once, when
     first needed if given as a function)."""
 
-    __slots__ = ("_hint", "_names", "_validator", "schema", "subject")
+    __slots__ = ("_hint", "_validator", "schema", "subject")
 
     def __init__(self, validator: ValidatorSource, schema: Mapping[str, Any], subject: str) -> None:
         self._validator: SchemaValidator | _OnFirstUse = _installable(self, validator)
         self.schema = schema
         self.subject = subject
-        self._names = tuple((schema.get("properties") or {}).keys())
         self._hint: str | None = None
 
     @property
@@ -207,87 +144,64 @@ class ArgumentValidator:
                 return self._strict(arguments)  # type: ignore[no-any-return]
             return self._validator.validate_python(arguments)  # type: ignore[no-any-return]
         except ValidationError as exc:
-            if not strict:
-                decoded = _decode_json_strings(arguments, exc)
-                if decoded is not None:
-                    return self.validate(decoded)
-            raise ArgumentsInvalid(self.error_from(exc)) from None
+            failure = exc
         except RecursionError:
-            raise ArgumentsInvalid(
-                ErrorInfo(
-                    code=ErrorCode.INVALID_ARGUMENTS,
-                    message=f"Invalid arguments for `{self.subject}`: nested too deeply.",
-                )
-            ) from None
+            raise ArgumentsInvalid(too_deep(self.subject)) from None
+        if not strict:
+            decoded = _decode_json_strings(arguments, failure)
+            if decoded is not None:
+                return self.validate(decoded)
+        raise ArgumentsInvalid(self.error_from(failure, arguments))
 
     def _strict(self, arguments: Any) -> Any:
         # Strict means "as the JSON a model sends, without type coercion": validating the JSON text
         # keeps ISO dates and enum values valid, while "5" for an integer is refused.
         try:
-            text = json.dumps(arguments)
-        except (TypeError, ValueError):
+            text = json.dumps(arguments, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
             return self._validator.validate_python(arguments, strict=True)
         return self._validator.validate_json(text, strict=True)
 
-    def error_from(self, exc: ValidationError) -> ErrorInfo:
-        """Turn a validation failure into one message listing each problem, path first."""
-        problems: list[dict[str, Any]] = []
-        lines: list[str] = []
-        errors = exc.errors(include_url=False)
-        for err in errors[:_MAX_PROBLEMS]:
-            problem = self._problem(err)
-            problems.append(problem)
-            lines.append(f"- {problem['path']}: {problem['text']}")
-        if len(errors) > _MAX_PROBLEMS:
-            lines.append(f"- ... and {len(errors) - _MAX_PROBLEMS} more problems")
-        count = len(errors)
-        header = (
-            f"Invalid arguments for `{self.subject}`: {count} problem{'s' if count != 1 else ''}."
-        )
-        if self._hint is None:  # built on the first failure, then kept: the schema is fixed
-            self._hint = f"Fix the arguments listed above and call `{self.subject}` again."
-            if self._names:
-                self._hint += f" Parameters: {self._signature_hint()}."
-        hint = self._hint
-        for p in problems:
-            p.pop("text")
-        return ErrorInfo(
-            code=ErrorCode.INVALID_ARGUMENTS,
-            message=header + "\n" + "\n".join(lines),
-            hint=hint,
-            details=problems,
-        )
+    def error_from(self, exc: ValidationError, arguments: Any = None) -> ErrorInfo:
+        """Turn a validation failure into one message listing each problem, path first
+        (never raises: what cannot be shown is described instead)."""
+        try:
+            errors = _error_list(exc)
+            problems = [self._problem(err, arguments) for err in errors[:MAX_PROBLEMS]]
+            total = _error_count(exc, len(errors))
+        except Exception:  # the last resort: say where, without the failing details
+            problems = [
+                _plain_problem(loc, code, text)
+                for loc, code, text in data_problems(arguments, MAX_PROBLEMS)
+            ] or [_plain_problem((), "invalid", "the arguments do not match the parameters")]
+            total = len(problems)
+        return invalid_arguments(self.subject, problems, total, self.hint())
 
-    def _signature_hint(self) -> str:
-        required = set(self.schema.get("required") or ())
-        props = self.schema.get("properties") or {}
-        parts = []
-        for name in self._names:
-            kind = _describe_type(_resolve(props[name], self.schema.get("$defs") or {})).split(
-                " ", 1
-            )[-1]
-            parts.append(f"{name} ({kind}{', required' if name in required else ''})")
-        return ", ".join(parts)
+    def hint(self) -> str:
+        """How to fix the call, naming the parameters (built once: the schema is fixed)."""
+        if self._hint is None:
+            self._hint = parameters_hint(self.subject, self.schema)
+        return self._hint
 
-    def _problem(self, err: Mapping[str, Any]) -> dict[str, Any]:
+    def _problem(self, err: Mapping[str, Any], arguments: Any) -> Problem:
         loc: tuple[str | int, ...] = tuple(err.get("loc", ()))
-        kind = err.get("type", "")
+        kind = str(err.get("type", ""))
         path = format_path(loc)
-        received = err.get("input")
+        received = err["input"] if "input" in err else _value_at(arguments, loc)
         if kind == "missing":
-            expected = _describe_type(_schema_at(self.schema, loc))
-            text = f"required parameter is missing (expected {expected})"
+            expected = describe_type(schema_at(self.schema, loc))
             return {
                 "path": path,
                 "problem": kind,
                 "expected": expected,
                 "received": None,
-                "text": text,
+                "text": f"required parameter is missing (expected {expected})",
             }
         if kind == "extra_forbidden":
-            parent = _schema_at(self.schema, loc[:-1]) or {}
-            names = list((parent.get("properties") or {}).keys())
-            bad = str(loc[-1]) if loc else path
+            parent = schema_at(self.schema, loc[:-1]) or {}
+            props = parent.get("properties")
+            names = [str(k) for k in props] if isinstance(props, Mapping) else []
+            bad = clean_text(str(loc[-1])) if loc else path
             close = closest(bad, names)
             text = "unknown parameter"
             if close:
@@ -298,29 +212,28 @@ class ArgumentValidator:
                 "path": path,
                 "problem": kind,
                 "expected": names,
-                "received": _shown(received),
+                "received": shown(received),
                 "text": text,
                 "suggestions": close,
             }
-        shown = _shown(received)
+        seen = shown(received)
         if loc == () and kind in ("dict_type", "model_type"):
-            text = f"arguments must be a JSON object of named parameters, received {shown}"
             return {
                 "path": path,
                 "problem": kind,
                 "expected": "an object",
-                "received": shown,
-                "text": text,
+                "received": seen,
+                "text": f"arguments must be a JSON object of named parameters, received {seen}",
             }
-        msg = str(err.get("msg", "is invalid"))
+        msg = clean_text(str(err.get("msg", "is invalid")))[:_MAX_MESSAGE]
         expected = msg[len("Input should be ") :] if msg.startswith("Input should be ") else msg
         expected = expected[:1].lower() + expected[1:]
         return {
             "path": path,
             "problem": kind,
             "expected": expected,
-            "received": shown,
-            "text": f"expected {expected}, received {shown}",
+            "received": seen,
+            "text": f"expected {expected}, received {seen}",
         }
 
 
@@ -344,20 +257,69 @@ class OutputValidator:
         try:
             self._validator.validate_python(output)
         except ValidationError as exc:
-            lines = []
-            for err in exc.errors(include_url=False)[:_MAX_PROBLEMS]:
-                msg = str(err.get("msg", "is invalid"))
-                lines.append(
-                    f"- {format_path(tuple(err.get('loc', ())))}: {msg}, "
-                    f"got {_shown(err.get('input'))}"
-                )
-            return ErrorInfo(
-                code=ErrorCode.INVALID_OUTPUT,
-                message=f"`{self.subject}` returned output that does not match its declared type:\n"
-                + "\n".join(lines),
-                hint="A fault of the tool, not of the call: do not retry with other arguments.",
-            )
+            try:
+                lines = [
+                    f"- {format_path(tuple(err.get('loc', ())))}: "
+                    f"{clean_text(str(err.get('msg', 'is invalid')))[:_MAX_MESSAGE]}, "
+                    f"got {shown(err['input'] if 'input' in err else None)}"
+                    for err in _error_list(exc)[:MAX_PROBLEMS]
+                ]
+            except Exception:
+                lines = ["- (output): does not match"]
+            return invalid_output(self.subject, lines)
+        except RecursionError:
+            return invalid_output(self.subject, ["- (output): nested too deeply"])
         return None
+
+
+def invalid_output(subject: str, lines: list[str]) -> ErrorInfo:
+    """The ``invalid_output`` error: the tool, not the call, is at fault."""
+    return ErrorInfo(
+        code=ErrorCode.INVALID_OUTPUT,
+        message=f"`{subject}` returned output that does not match its declared type:\n"
+        + "\n".join(lines),
+        hint="A fault of the tool, not of the call: do not retry with other arguments.",
+    )
+
+
+def _error_list(exc: ValidationError) -> list[Any]:
+    """pydantic's error list; without the inputs when they cannot be encoded (``errors()``
+    encodes them, and text with lone surrogates makes it raise)."""
+    try:
+        return exc.errors(include_url=False)
+    except (ValueError, RecursionError):
+        return exc.errors(include_url=False, include_input=False, include_context=False)
+
+
+def _error_count(exc: ValidationError, listed: int) -> int:
+    try:
+        return exc.error_count()
+    except Exception:
+        return listed
+
+
+_ABSENT = object()
+
+
+def _value_at(value: Any, loc: tuple[str | int, ...]) -> Any:
+    for part in loc:
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list | tuple) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            return None
+    return value
+
+
+def _plain_problem(loc: tuple[str | int, ...], code: str, text: str) -> Problem:
+    return {
+        "path": format_path(loc),
+        "problem": code,
+        "expected": None,
+        "received": None,
+        "text": text,
+    }
 
 
 def _decode_json_strings(arguments: Any, exc: ValidationError) -> Any | None:
@@ -368,46 +330,53 @@ def _decode_json_strings(arguments: Any, exc: ValidationError) -> Any | None:
     """
     if isinstance(arguments, str):
         return _loads_container(arguments)
+    if not isinstance(arguments, dict):
+        return None
+    try:
+        errors = _error_list(exc)
+    except Exception:
+        return None
     targets = [
         tuple(e["loc"])
-        for e in exc.errors(include_url=False)
-        if e["type"] in _JSON_CONTAINER_ERRORS and isinstance(e.get("input"), str)
+        for e in errors
+        if e["type"] in _JSON_CONTAINER_ERRORS and isinstance(_value_at(arguments, e["loc"]), str)
     ]
-    if not targets or not isinstance(arguments, dict):
+    if not targets:
         return None
-    patched = copy_path_container(arguments)
-    changed = False
+    patched = arguments
     for loc in targets:
-        if _replace_at(patched, loc):
-            changed = True
-    return patched if changed else None
+        patched = _replaced(patched, loc)
+    return patched if patched is not arguments else None
 
 
-def copy_path_container(value: Any) -> Any:
-    """A structural copy of dicts and lists (leaves shared), so patching never mutates input."""
-    if isinstance(value, dict):
-        return {k: copy_path_container(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy_path_container(v) for v in value]
-    return value
-
-
-def _replace_at(root: Any, loc: tuple[Any, ...]) -> bool:
+def _replaced(root: Any, loc: tuple[Any, ...]) -> Any:
+    """``root`` with the JSON text at ``loc`` decoded, copying only the containers on the way
+    (pydantic adds union-member tags to ``loc``: only real keys and indexes are followed)."""
     node = root
-    # pydantic adds union-member tags to loc; walk only through real keys/indexes
+    steps: list[Any] = []
     for i, part in enumerate(loc):
-        last = i == len(loc) - 1
-        in_dict = isinstance(node, dict) and part in node
-        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
-        if in_dict or in_list:
-            if last:
-                decoded = _loads_container(node[part])
-                if decoded is None:
-                    return False
-                node[part] = decoded
-                return True
-            node = node[part]
-    return False
+        if not _steps_into(node, part):
+            continue
+        steps.append(part)
+        if i == len(loc) - 1:
+            decoded = _loads_container(node[part])
+            return root if decoded is None else _set(root, steps, decoded)
+        node = node[part]
+    return root
+
+
+def _set(node: Any, steps: list[Any], new: Any) -> Any:
+    if not steps:
+        return new
+    copy = dict(node) if isinstance(node, dict) else list(node)
+    copy[steps[0]] = _set(node[steps[0]], steps[1:], new)
+    return copy
+
+
+def _steps_into(node: Any, part: Any) -> bool:
+    return (isinstance(node, dict) and part in node) or (
+        isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+    )
 
 
 def _loads_container(text: Any) -> Any | None:
@@ -417,7 +386,7 @@ def _loads_container(text: Any) -> Any | None:
     if not stripped or stripped[0] not in "[{":
         return None
     try:
-        value = json.loads(stripped)
+        value = loads_json(stripped)
     except ValueError:
         return None
     return value if isinstance(value, dict | list) else None

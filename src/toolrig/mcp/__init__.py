@@ -3,8 +3,9 @@
 Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
 
 - :class:`ToolServer` exposes a :class:`~toolrig.registry.Catalog` (such as a ``Registry``);
-  :func:`serve` runs it over stdio or streamable HTTP.
-- :func:`add_mcp_server` adds the tools of a remote MCP server to a catalogue under a prefix.
+  :func:`serve` runs it over stdio or streamable HTTP, as :class:`ServeOptions` say.
+- :func:`add_mcp_server` adds the tools of a remote MCP server to a catalogue under a prefix;
+  :class:`ServerParams` describes the server, for it and :class:`MCPToolSource`.
 """
 
 try:
@@ -16,9 +17,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"({exc.name or exc} is missing)"
     ) from exc
 
-from toolrig.mcp._client import MCPToolSource, add_mcp_server, add_mcp_server_async
-from toolrig.mcp._serve import serve, serve_async
+from toolrig.mcp._params import ServerParams
+from toolrig.mcp._serve import ServeOptions, serve, serve_async
 from toolrig.mcp._server import ToolServer
+from toolrig.mcp._source import MCPToolSource, add_mcp_server, add_mcp_server_async
 from toolrig.mcp._transports import (
     BearerTokenMiddleware,
     UnsafeBindError,
@@ -33,6 +35,8 @@ __all__ = [
     "ERROR_META_KEY",
     "BearerTokenMiddleware",
     "MCPToolSource",
+    "ServeOptions",
+    "ServerParams",
     "ToolServer",
     "UnsafeBindError",
     "add_mcp_server",

@@ -1,53 +1,95 @@
-"""``serve(catalog, transport=...)``: serve a catalogue over MCP, blocking or async."""
+"""``serve(catalog, transport=...)``: serve a catalogue over MCP, blocking or async.
+
+How to serve is one frozen :class:`ServeOptions`, shared by :func:`serve` and
+:func:`serve_async`; both still take its fields as keywords (:class:`ServeKeywords`), which
+build the options or replace fields of given ones.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, TypedDict, Unpack
 
 from toolrig.mcp._server import ToolServer
 from toolrig.mcp._transports import DEFAULT_HOST, DEFAULT_PATH, check_bind, serve_http, serve_stdio
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 
-__all__ = ["Transport", "serve", "serve_async"]
+__all__ = ["ServeKeywords", "ServeOptions", "Transport", "serve", "serve_async"]
 
 Transport = Literal["stdio", "http"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServeOptions:
+    """How to serve: over ``transport``, and for HTTP where (``host``, ``port``, ``path``) and
+    to whom (``token``, ``allow_remote``; see :func:`~toolrig.mcp.serve_http`). The ``token``
+    is left out of the repr."""
+
+    transport: Transport = "stdio"
+    host: str = DEFAULT_HOST
+    """HTTP: the address to bind (loopback by default)."""
+    port: int = 8000
+    """HTTP: the port to bind (``0``: any free one)."""
+    token: str | None = field(default=None, repr=False)
+    """HTTP: the bearer token every request must carry."""
+    allow_remote: bool = False
+    """HTTP: bind a non-loopback address without a token all the same."""
+    path: str = DEFAULT_PATH
+    """HTTP: where the MCP endpoint is mounted."""
+    name: str = "toolrig"
+    """The server name sent to clients (unless serving a ready :class:`ToolServer`)."""
+    on_ready: Callable[[str], Any] | None = None
+    """HTTP: called with the endpoint's URL once it listens."""
+
+    def __post_init__(self) -> None:
+        if self.transport not in ("stdio", "http"):
+            raise ValueError(f"unknown transport {self.transport!r}; use 'stdio' or 'http'")
+
+
+class ServeKeywords(TypedDict, total=False):
+    """The fields of :class:`ServeOptions` as keywords, to type ``**keywords`` of the
+    functions that take them (defaults and meanings: see :class:`ServeOptions`)."""
+
+    transport: Transport
+    host: str
+    port: int
+    token: str | None
+    allow_remote: bool
+    path: str
+    name: str
+    on_ready: Callable[[str], Any] | None
 
 
 async def serve_async(
     source: Catalog | ToolExecutor | ToolServer,
     *,
-    transport: Transport = "stdio",
-    host: str = DEFAULT_HOST,
-    port: int = 8000,
-    token: str | None = None,
-    allow_remote: bool = False,
-    path: str = DEFAULT_PATH,
-    name: str = "toolrig",
-    on_ready: Callable[[str], Any] | None = None,
+    options: ServeOptions | None = None,
+    **keywords: Unpack[ServeKeywords],
 ) -> None:
     """Serve the tools of ``source`` (a catalogue such as a ``Registry``, an executor, or a ready
-    :class:`ToolServer`) over ``transport`` until the client leaves (stdio) or the task is
-    cancelled (HTTP). HTTP options: see :func:`~toolrig.mcp.serve_http`."""
-    if transport not in ("stdio", "http"):
-        raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
-    if transport == "http":
-        check_bind(host, token=token, allow_remote=allow_remote)  # before anything starts
-    server = source if isinstance(source, ToolServer) else ToolServer(source, name=name)
+    :class:`ToolServer`) until the client leaves (stdio) or the task is cancelled (HTTP).
+
+    How: ``options``, its fields as keywords, or both (the keywords replace those fields).
+    """
+    how = ServeOptions(**keywords) if options is None else replace(options, **keywords)
+    if how.transport == "http":
+        check_bind(how.host, token=how.token, allow_remote=how.allow_remote)  # before anything
+    server = source if isinstance(source, ToolServer) else ToolServer(source, name=how.name)
     try:
-        if transport == "stdio":
+        if how.transport == "stdio":
             await serve_stdio(server)
         else:
             await serve_http(
                 server,
-                host=host,
-                port=port,
-                token=token,
-                allow_remote=allow_remote,
-                path=path,
-                on_ready=on_ready,
+                host=how.host,
+                port=how.port,
+                token=how.token,
+                allow_remote=how.allow_remote,
+                path=how.path,
+                on_ready=how.on_ready,
             )
     finally:
         if server is not source:
@@ -57,26 +99,8 @@ async def serve_async(
 def serve(
     source: Catalog | ToolExecutor | ToolServer,
     *,
-    transport: Transport = "stdio",
-    host: str = DEFAULT_HOST,
-    port: int = 8000,
-    token: str | None = None,
-    allow_remote: bool = False,
-    path: str = DEFAULT_PATH,
-    name: str = "toolrig",
-    on_ready: Callable[[str], Any] | None = None,
+    options: ServeOptions | None = None,
+    **keywords: Unpack[ServeKeywords],
 ) -> None:
     """Blocking :func:`serve_async` (runs its own event loop)."""
-    asyncio.run(
-        serve_async(
-            source,
-            transport=transport,
-            host=host,
-            port=port,
-            token=token,
-            allow_remote=allow_remote,
-            path=path,
-            name=name,
-            on_ready=on_ready,
-        )
-    )
+    asyncio.run(serve_async(source, options=options, **keywords))

@@ -38,6 +38,7 @@ from toolrig.core._validation import ArgumentsInvalid
 from toolrig.runtime._calls import CallInfo
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._retry import RetryPolicy
+from toolrig.runtime._process import ProcessRunner
 from toolrig.runtime._threads import WorkerPool
 
 __all__ = [
@@ -140,6 +141,7 @@ class Pipeline:
         self._max_concurrency = max_concurrency
         self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._pool = WorkerPool(max_workers)
+        self._processes = ProcessRunner(max_workers)
         self._pre: tuple[PreHook, ...] = ()
         self._post: tuple[PostHook, ...] = ()
         self._async_hooks = False
@@ -278,15 +280,16 @@ class Pipeline:
     ) -> ToolResult:
         """The call, blocking: in this thread when nothing can suspend, else on the
         background loop."""
+        if self._plain and action.plain and not max_retries and timeout is UNSET:
+            return self._call_plain(action, args, call_id, strict, progress)
         if (
             not action.is_async
             and not self._async_hooks
             and self._chain is None
             and self._max_concurrency is None
             and self._limit(tool, timeout) is None
+            and tool.spec.isolation == "thread"
         ):
-            if self._plain and action.plain and not max_retries and timeout is UNSET:
-                return self._call_plain(action, args, call_id, strict, progress)
             coro = self._call(
                 tool, action, args, call_id, None, strict, max_retries, progress, True
             )
@@ -442,8 +445,9 @@ class Pipeline:
             self._started(action, call_id, values)
         retries = tool.spec.max_retries if max_retries is None else max_retries
         if self._chain is None:
+            isolated = tool.spec.isolation == "process"
             result = await self._attempts(
-                action, values, call_id, limit, retries, progress, inline, started_at, t0
+                action, values, call_id, limit, retries, progress, inline, isolated, started_at, t0
             )
         else:
             call = Call(
@@ -480,6 +484,7 @@ class Pipeline:
             call.max_retries,
             call.progress,
             False,
+            call.tool.spec.isolation == "process",
             call.started_at or time.time(),
             call.t0 or time.perf_counter(),
         )
@@ -493,10 +498,13 @@ class Pipeline:
         retries: int,
         progress: ProgressCallback | None,
         inline: bool,
+        isolated: bool,
         started_at: float,
         t0: float,
     ) -> ToolResult:
-        """Run the action until it succeeds, fails for good, or runs out of retries."""
+        """Run the action until it succeeds, fails for good, or runs out of retries: in this
+        thread (``inline``), in a child process (``isolated``), awaited (async) or on a worker
+        thread (sync)."""
         attempt = 1
         while True:
             ctx = (
@@ -509,6 +517,12 @@ class Pipeline:
             try:
                 if inline:
                     output = action.call(values, ctx)
+                elif isolated:
+                    run = self._processes.run(action, values, ctx)
+                    if limit is None:
+                        output = await run
+                    else:
+                        output = await _with_timeout(run, limit, action, ctx)
                 elif action.is_async:
                     if limit is None:
                         output = await action.call(values, ctx)

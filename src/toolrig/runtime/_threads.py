@@ -1,8 +1,20 @@
-"""A lean worker pool that hands sync tool calls off the event loop.
+"""A lean worker pool that hands sync tool calls off the event loop, and never lets a call that
+was given up on hold a worker others need.
 
 ``asyncio.to_thread`` costs ~110 µs per call here (context copy, concurrent.futures.Future,
 chained callbacks). This pool wakes an idle worker through a queue and resolves an asyncio
 future with one ``call_soon_threadsafe``: per call it does only what a hand-off must.
+
+Accounting is exact: a job submitted while a worker is idle *reserves* that worker at once, so
+a burst of calls starts one worker per call (up to ``max_workers``) instead of queueing behind
+the first. When a caller gives up on a job (its time limit passed, or it was cancelled), the
+job is *abandoned*: its worker stops counting towards ``max_workers``, so the pool grows past
+it and later calls never queue behind stuck ones (at most ``max_workers`` abandoned workers at
+once, so runaway calls cannot start threads without end). A job still running :data:`GRACE`
+seconds later is interrupted: an exception is raised in its thread, which stops Python code at
+its next instruction (``finally`` blocks and context managers still run). Code
+blocked in a C call (a sleep, a socket read, a long regex) stops when that call returns; only a
+separate process (``isolation="process"``) can be stopped at once whatever it does.
 """
 
 from __future__ import annotations
@@ -10,14 +22,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import ctypes
 import queue
 import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["WorkerPool"]
+__all__ = ["CallAbandoned", "WorkerPool"]
 
 _STOP = object()
+_QUEUED, _RUNNING, _SKIP, _ABANDONED, _DONE = range(5)
+GRACE = 0.05
+"""Seconds an abandoned call has to stop by itself (its ``ctx.cancelled`` is set at once)
+before it is interrupted."""
+
+
+class CallAbandoned(BaseException):
+    """Raised inside a worker thread whose call was given up on (its time limit passed).
+
+    A ``BaseException``, like ``KeyboardInterrupt``, so that ``except Exception`` in a tool
+    does not swallow it and keep the thread busy.
+    """
 
 
 def _set_result(fut: asyncio.Future[Any], value: Any) -> None:
@@ -30,62 +55,172 @@ def _set_exception(fut: asyncio.Future[Any], exc: BaseException) -> None:
         fut.set_exception(exc)
 
 
+_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+_async_exc.restype = ctypes.c_int
+
+
+def _interrupt(ident: int) -> None:
+    """Raise :class:`CallAbandoned` in thread ``ident`` at its next Python instruction."""
+    _async_exc(ident, CallAbandoned)
+
+
+def _clear_interrupt(ident: int) -> None:
+    """Withdraw an interruption of thread ``ident`` that has not fired yet."""
+    _async_exc(ident, ctypes.py_object())  # NULL clears the pending exception
+
+
+class _Job:
+    __slots__ = ("args", "ctx", "func", "fut", "ident", "loop", "state")
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        fut: asyncio.Future[Any],
+        ctx: contextvars.Context,
+        func: Callable[..., Any],
+        args: tuple[Any, ...],
+    ) -> None:
+        self.loop = loop
+        self.fut = fut
+        self.ctx = ctx
+        self.func = func
+        self.args = args
+        self.state = _QUEUED
+        self.ident = 0
+
+
 class WorkerPool:
-    """Daemon worker threads, started on demand up to ``max_workers``, kept while idle."""
+    """Daemon worker threads, started on demand up to ``max_workers`` (plus as many again in
+    place of abandoned ones), kept while idle."""
 
     def __init__(self, max_workers: int = 32, name: str = "toolrig-worker") -> None:
+        if max_workers < 1:
+            raise ValueError("max_workers must be at least 1")
         self._max = max_workers
         self._name = name
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
-        self._idle = 0
+        self._threads: set[threading.Thread] = set()
+        self._idle = 0  # workers waiting with no job reserved for them
+        self._backlog = 0  # queued jobs no worker is reserved for
+        self._abandoned = 0  # workers still running a job that was given up on
+        self._started = 0
         self._closed = False
 
+    @property
+    def size(self) -> int:
+        """Worker threads alive now."""
+        return len(self._threads)
+
+    @property
+    def abandoned(self) -> int:
+        """Workers still running a call that was given up on."""
+        return self._abandoned
+
     def run(self, func: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
-        """Run ``func(*args)`` on a worker; the returned future resolves on the running loop."""
+        """Run ``func(*args)`` on a worker; the returned future resolves on the running loop.
+
+        Cancelling the future (a time limit, the caller's cancellation) abandons the job.
+        """
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
-        ctx = contextvars.copy_context()
-        self._queue.put((loop, fut, ctx, func, args))
-        if self._idle <= 0:
-            self._grow()
-        return fut
-
-    def _grow(self) -> None:
+        job = _Job(loop, fut, contextvars.copy_context(), func, args)
         with self._lock:
             if self._closed:
                 raise RuntimeError("worker pool is closed")
-            if self._idle > 0 or len(self._threads) >= self._max:
-                return
-            thread = threading.Thread(
-                target=self._work, name=f"{self._name}-{len(self._threads)}", daemon=True
-            )
-            self._threads.append(thread)
-            self._idle += 1
-            thread.start()
+            if self._idle > 0:
+                self._idle -= 1  # reserved for this job
+            elif len(self._threads) - self._abandoned < self._max and self._can_grow():
+                self._start_worker()
+            else:
+                self._backlog += 1
+        self._queue.put(job)
+        fut.add_done_callback(lambda f: f.cancelled() and self._abandon(job))
+        return fut
+
+    def _can_grow(self) -> bool:
+        return len(self._threads) < 2 * self._max
+
+    def _start_worker(self) -> None:
+        """Start a worker reserved for one queued job (the lock is held)."""
+        thread = threading.Thread(
+            target=self._work, name=f"{self._name}-{self._started}", daemon=True
+        )
+        self._started += 1
+        self._threads.add(thread)
+        thread.start()
+
+    def _abandon(self, job: _Job) -> None:
+        """The caller gave up on ``job``: free its place in the pool; stop it if it is still
+        running after the grace period."""
+        with self._lock:
+            if job.state == _QUEUED:
+                job.state = _SKIP  # the worker that takes it skips it
+            elif job.state == _RUNNING:
+                job.state = _ABANDONED
+                self._abandoned += 1
+                if self._backlog > 0 and self._can_grow():
+                    self._backlog -= 1
+                    self._start_worker()
+                job.loop.call_later(GRACE, self._stop, job)
+
+    def _stop(self, job: _Job) -> None:
+        with self._lock:
+            if job.state == _ABANDONED:  # still running: its thread has not booked its end
+                _interrupt(job.ident)
 
     def _work(self) -> None:
         get = self._queue.get
+        ident = threading.get_ident()
         while True:
-            item = get()
-            if item is _STOP:
+            job = get()
+            if job is _STOP:
                 return
-            with self._lock:
-                self._idle -= 1
-            loop, fut, ctx, func, args = item
             try:
-                value = ctx.run(func, *args)
-            except BaseException as exc:  # delivered to the awaiting coroutine
-                with contextlib.suppress(RuntimeError):  # loop closed: nobody waits any more
-                    loop.call_soon_threadsafe(_set_exception, fut, exc)
-            else:
-                with contextlib.suppress(RuntimeError):  # loop closed: nobody waits any more
-                    loop.call_soon_threadsafe(_set_result, fut, value)
-            finally:
-                del item, loop, fut, ctx, func, args
-            with self._lock:
-                self._idle += 1
+                with self._lock:
+                    skip = job.state == _SKIP
+                    job.state, job.ident = (_DONE if skip else _RUNNING), ident
+                if not skip:
+                    self._execute(job)
+            except CallAbandoned:
+                pass  # the interruption arrived as the job ended
+            while True:  # an interruption may still fire until _next withdraws it
+                try:
+                    stay = self._next(job, ident)
+                    break
+                except CallAbandoned:
+                    continue
+            if not stay:
+                return
+
+    @staticmethod
+    def _execute(job: _Job) -> None:
+        loop, fut = job.loop, job.fut
+        try:
+            value = job.ctx.run(job.func, *job.args)
+        except BaseException as exc:  # delivered to the awaiting coroutine
+            with contextlib.suppress(RuntimeError):  # loop closed: nobody waits any more
+                loop.call_soon_threadsafe(_set_exception, fut, exc)
+        else:
+            with contextlib.suppress(RuntimeError):  # loop closed: nobody waits any more
+                loop.call_soon_threadsafe(_set_result, fut, value)
+
+    def _next(self, job: _Job, ident: int) -> bool:
+        """Book the end of ``job``; whether this worker stays for more work."""
+        with self._lock:
+            if job.state == _ABANDONED:
+                _clear_interrupt(ident)  # nothing can be raised in this thread after this
+                self._abandoned -= 1
+            job.state = _DONE
+            if self._backlog > 0:
+                self._backlog -= 1  # take a queued job no worker is reserved for
+                return True
+            if len(self._threads) - self._abandoned > self._max:
+                self._threads.discard(threading.current_thread())
+                return False  # the pool grew past this worker while it was stuck
+            self._idle += 1
+            return True
 
     def shutdown(self) -> None:
         """Ask the workers to stop once the queued work is done."""

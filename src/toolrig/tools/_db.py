@@ -1,10 +1,16 @@
 """``db_tool``: query a SQL database read-only, add rows, describe tables.
 
 Any database SQLAlchemy reaches by URL; SQLite (a plain file path works too) needs nothing
-else, PostgreSQL needs ``toolrig[postgres]``. Queries always run read-only, enforced by the
-database: SQLite files are opened read-only (``mode=ro``, ``PRAGMA query_only``), PostgreSQL
-queries run in a ``READ ONLY`` transaction that is rolled back. Values reach the SQL only as
-bound parameters. ``insert_db`` needs ``read_only=False``.
+else, PostgreSQL needs ``toolrig[postgres]`` (the driver and ``pglast``, PostgreSQL's parser).
+What a query may do is decided by the database's own grammar, never by reading the SQL text
+here: on PostgreSQL, ``pglast`` parses it and only plain queries pass (``_sql_postgres``); on
+SQLite, SQLite's authorizer refuses every action but reading (``_sql_sqlite``). Under that, the
+database enforces it again: SQLite files are opened read-only (``mode=ro``, ``PRAGMA
+query_only``), PostgreSQL queries run in a ``READ ONLY`` transaction that is rolled back, as a
+role that is refused when it is a superuser or may reach the server's files or programs (unless
+``allow_privileged_role=True``). Other databases get only the read-only transaction: their
+role is what keeps them read-only. Values reach the SQL only as bound parameters. ``insert_db``
+needs ``read_only=False``.
 """
 
 from __future__ import annotations
@@ -23,7 +29,16 @@ from typing_extensions import TypedDict
 from toolrig.core._base import BaseTool, action
 from toolrig.core._errors import ErrorCode, ToolError
 from toolrig.core._spec import ToolAnnotations
-from toolrig.tools._sql import check_query, jsonable, split_table_name
+from toolrig.tools._db_errors import orig_message, sql_error
+from toolrig.tools._sql import jsonable, split_table_name
+from toolrig.tools._sql_postgres import (
+    ROLE_QUERY,
+    check_postgres_query,
+    narrow_role_sql,
+    require_pglast,
+    role_problem,
+)
+from toolrig.tools._sql_sqlite import setup_read_only
 
 try:
     import sqlalchemy as sa
@@ -36,7 +51,7 @@ __all__ = ["DbTool", "DescribeOutput", "InsertOutput", "QueryOutput"]
 
 Scalar = str | int | float | bool | None
 _READ_ONLY: Final = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
-_READ_ONLY_STATES: Final = frozenset({"25006"})  # PostgreSQL read_only_sql_transaction
+_ROLE_CHECKED: Final = "toolrig_role_checked"
 
 
 class QueryOutput(TypedDict):
@@ -84,12 +99,15 @@ class DbTool(BaseTool):
         max_rows: int = 500,
         max_insert_rows: int = 1000,
         statement_timeout: float = 30.0,
+        allow_privileged_role: bool = False,
         engine_options: Mapping[str, Any] | None = None,
     ) -> None:
         """``url``: a SQLAlchemy URL (``postgresql+psycopg://...``, ``sqlite:///file.db``) or
         the path of a SQLite file. ``read_only``: refuse ``insert_db`` (queries are read-only
         either way). ``max_rows``: rows returned by a query at most. ``statement_timeout``:
-        seconds a query may run."""
+        seconds a query may run. ``allow_privileged_role``: on PostgreSQL, run queries even as
+        a superuser or a role that may read or write the server's files or run programs there
+        (refused by default: a narrow role is the first line of defence)."""
         super().__init__()
         text = os.fspath(url)
         self.url = make_url(text if "://" in text else f"sqlite:///{Path(text)}")
@@ -97,7 +115,15 @@ class DbTool(BaseTool):
         self.max_rows = max_rows
         self.max_insert_rows = max_insert_rows
         self.statement_timeout = statement_timeout
+        self.allow_privileged_role = allow_privileged_role
         self.dialect = self.url.get_backend_name()
+        self._dollar_dialect: Any = None
+        if self.dialect == "postgresql":
+            require_pglast()
+            from sqlalchemy.dialects import postgresql
+
+            # Compiled with $n placeholders, the text checked is the text the server parses.
+            self._dollar_dialect = postgresql.dialect(paramstyle="numeric_dollar")  # type: ignore[no-untyped-call]
         options = dict(engine_options or {})
         self._reader = self._make_engine(read_only=True, options=options)
         self._writer = None if read_only else self._make_engine(read_only=False, options=options)
@@ -126,7 +152,7 @@ class DbTool(BaseTool):
             params: Values for the `:name` placeholders, e.g. `{"city": "Paris"}`.
             max_rows: Most rows to return.
         """
-        statement = sa.text(check_query(sql))
+        statement = self._checked(sql)
         cap = min(max_rows, self.max_rows)
         with self._read_connection() as conn:
             try:
@@ -134,7 +160,7 @@ class DbTool(BaseTool):
                 columns = list(result.keys()) if result.returns_rows else []
                 fetched = result.fetchmany(cap + 1) if result.returns_rows else []
             except exc.StatementError as error:
-                raise _sql_error(error) from None
+                raise sql_error(error) from None
             finally:
                 conn.rollback()
         rows = [[jsonable(v) for v in row] for row in fetched[:cap]]
@@ -201,6 +227,13 @@ class DbTool(BaseTool):
         ]
         return DescribeOutput(tables=[table], columns=columns)
 
+    def _checked(self, sql: str) -> sa.TextClause:
+        """``sql`` as a statement, after the database's own grammar said it only reads."""
+        statement = sa.text(sql)
+        if self._dollar_dialect is not None:
+            check_postgres_query(str(statement.compile(dialect=self._dollar_dialect)))
+        return statement
+
     # -- connections -------------------------------------------------------------------------
     def _make_engine(self, *, read_only: bool, options: dict[str, Any]) -> Engine:
         url = self.url
@@ -216,7 +249,7 @@ class DbTool(BaseTool):
             connect_args["options"] = (connect_args.get("options", "") + " " + flags).strip()
         engine = sa.create_engine(url, connect_args=connect_args, **options)
         if self.dialect == "sqlite" and read_only:
-            event.listen(engine, "connect", _sqlite_query_only)
+            event.listen(engine, "connect", setup_read_only)
         return engine
 
     @contextmanager
@@ -225,7 +258,7 @@ class DbTool(BaseTool):
             conn = self._reader.connect()
         except exc.OperationalError as error:
             raise ToolError(
-                f"The database could not be opened: {_orig(error)}",
+                f"The database could not be opened: {orig_message(error)}",
                 hint="The database is unavailable; try again later.",
                 retryable=True,
             ) from None
@@ -235,6 +268,8 @@ class DbTool(BaseTool):
                 deadline = time.monotonic() + self.statement_timeout
                 raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
             else:
+                if self.dialect == "postgresql" and not self.allow_privileged_role:
+                    self._check_role(conn)
                 conn.exec_driver_sql("SET TRANSACTION READ ONLY")
             try:
                 yield conn
@@ -242,45 +277,27 @@ class DbTool(BaseTool):
                 if self.dialect == "sqlite":
                     raw.set_progress_handler(None, 0)
 
-
-def _sqlite_query_only(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA query_only = ON")
-    cursor.close()
-
-
-def _orig(error: exc.StatementError) -> str:
-    text = str(getattr(error, "orig", None) or error).strip()
-    return text.split("\n[SQL:", 1)[0]
-
-
-def _sql_error(error: exc.StatementError) -> ToolError:
-    message = _orig(error)
-    state = getattr(getattr(error, "orig", None), "sqlstate", None)
-    lowered = message.lower()
-    if state in _READ_ONLY_STATES or "readonly" in lowered or "read-only" in lowered:
-        return ToolError(
-            f"The statement tried to change data, which is refused here: {message}",
-            code=ErrorCode.PERMISSION_DENIED,
-            hint="query_db only reads; use SELECT.",
-        )
-    if "interrupted" in lowered or "statement timeout" in lowered:
-        return ToolError(
-            f"The query ran too long and was stopped: {message}",
-            code=ErrorCode.TIMEOUT,
-            hint="Narrow the query (WHERE, LIMIT) so it finishes sooner.",
-        )
-    if isinstance(error, exc.ArgumentError | exc.InvalidRequestError) or "bind" in lowered:
-        return ToolError(
-            f"The parameters do not match the query: {message}",
-            code=ErrorCode.INVALID_ARGUMENTS,
-            hint="Every :name in the SQL needs a value in params.",
-        )
-    return ToolError(
-        f"The database rejected the statement: {message}",
-        code=ErrorCode.INVALID_ARGUMENTS,
-        hint="Fix the SQL; describe_db lists tables and columns.",
-    )
+    def _check_role(self, conn: Connection) -> None:
+        """Refuse a session whose role could reach the server's files or programs (checked once
+        per database connection)."""
+        info = conn.connection.info
+        if info.get(_ROLE_CHECKED):
+            return
+        rows = [tuple(row) for row in conn.exec_driver_sql(ROLE_QUERY)]
+        conn.rollback()
+        problem = role_problem(rows)
+        if problem is not None:
+            create = narrow_role_sql(self.url.database or "mydb")
+            raise ToolError(
+                f"query_db is disabled: {problem}, so a query could reach the database "
+                "server's files or programs. The operator must connect with a narrow role, "
+                f"for example:\n{create}\n(or pass allow_privileged_role=True to DbTool to "
+                "accept the risk).",
+                code=ErrorCode.PERMISSION_DENIED,
+                hint="Tell the user the database tool is misconfigured; no query can fix this.",
+                details={"create_role": create},
+            )
+        info[_ROLE_CHECKED] = True
 
 
 def _reflect(conn: Connection, name: str) -> sa.Table:
@@ -326,5 +343,5 @@ def _insert(conn: Connection, table: sa.Table, rows: list[dict[str, Any]]) -> li
         for batch in groups.values():
             conn.execute(sa.insert(table), batch)
     except exc.StatementError as error:
-        raise _sql_error(error) from None
+        raise sql_error(error) from None
     return None

@@ -1,12 +1,14 @@
-"""``file_tool``: read, write, update, delete and list files inside a sandbox folder."""
+"""``file_tool``: read, write, update, delete and list files inside a sandbox folder.
+
+Every access goes through the sandbox's folder descriptors (see ``_sandbox`` and ``_walk``);
+reading a file's lines is ``_file_read``.
+"""
 
 from __future__ import annotations
 
 import errno
-import io
 import os
 import stat
-from pathlib import Path
 from typing import Final, Literal
 
 from typing_extensions import TypedDict
@@ -14,25 +16,14 @@ from typing_extensions import TypedDict
 from toolrig.core._base import BaseTool, action
 from toolrig.core._errors import ErrorCode, ToolError
 from toolrig.core._spec import ToolAnnotations
+from toolrig.tools._file_read import ReadOutput, binary_error, read_text
 from toolrig.tools._sandbox import Sandbox
-from toolrig.tools._text import SNIFF_BYTES, decode, detect_encoding, looks_binary, split_lines
-from toolrig.tools._walk import ALWAYS_SKIPPED, glob_regex
+from toolrig.tools._text import decode, split_lines
+from toolrig.tools._walk import glob_regex, tree
 
 __all__ = ["FileTool"]
 
 _READ_ONLY: Final = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
-
-
-class ReadOutput(TypedDict):
-    path: str
-    content: str
-    encoding: str
-    start_line: int
-    end_line: int
-    """Last line returned (0 when the file is empty)."""
-    total_lines: int | None
-    """Lines in the file; ``None`` when only part of a large file was read."""
-    size: int
 
 
 class WriteOutput(TypedDict):
@@ -120,71 +111,9 @@ class FileTool(BaseTool):
                 code=ErrorCode.INVALID_ARGUMENTS,
                 hint="Lines are numbered from 1 and end_line must not be below start_line.",
             )
-        fd = self._open_regular(target, shown)
+        fd, _ = self.sandbox.open_regular(target)
         with os.fdopen(fd, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            head = handle.read(SNIFF_BYTES)
-            if looks_binary(head):
-                raise _binary(shown, size)
-            ranged = start_line is not None or end_line is not None
-            if size > self.max_read_bytes and not ranged:
-                raise ToolError(
-                    f"`{shown}` is {size:,} bytes, over the {self.max_read_bytes:,}-byte read "
-                    "limit.",
-                    code=ErrorCode.INVALID_ARGUMENTS,
-                    hint="Read part of it with start_line and end_line (e.g. start_line=1, "
-                    "end_line=200), or find the lines you need with the search tool first.",
-                    details={"path": shown, "size": size, "limit": self.max_read_bytes},
-                )
-            if size <= self.max_read_bytes:
-                text, encoding = decode(head + handle.read())
-                return _slice(shown, text, encoding, size, start_line, end_line)
-            handle.seek(0)
-            return self._stream_lines(handle, shown, size, start_line or 1, end_line)
-
-    def _stream_lines(
-        self, handle: io.BufferedReader, shown: str, size: int, start: int, end: int | None
-    ) -> ReadOutput:
-        encoding = detect_encoding(handle.peek(65536)[:65536]) or "utf-8"
-        text = io.TextIOWrapper(handle, encoding=encoding, errors="replace", newline="")
-        parts: list[str] = []
-        used = 0
-        number = 0
-        last = start - 1
-        for number, line in enumerate(text, start=1):
-            if number < start:
-                continue
-            if (end is not None and number > end) or used + len(line) > self.max_read_bytes:
-                break
-            parts.append(line)
-            used += len(line)
-            last = number
-        if not parts and number < start:
-            raise ToolError(
-                f"`{shown}` has only {number} lines; start_line {start} is past the end.",
-                code=ErrorCode.INVALID_ARGUMENTS,
-                hint=f"Use a start_line between 1 and {number}.",
-            )
-        return ReadOutput(
-            path=shown,
-            content="".join(parts),
-            encoding=encoding,
-            start_line=start,
-            end_line=last,
-            total_lines=None,
-            size=size,
-        )
-
-    def _open_regular(self, target: Path, shown: str) -> int:
-        fd = self.sandbox.open_file(target)
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise ToolError(
-                f"`{shown}` is not a regular file.",
-                code=ErrorCode.INVALID_ARGUMENTS,
-                hint="Use the list action to see what a folder holds.",
-            )
-        return fd
+            return read_text(handle, shown, start_line, end_line, self.max_read_bytes)
 
     # -- write -------------------------------------------------------------------------------
     @action(
@@ -210,8 +139,9 @@ class FileTool(BaseTool):
                 code=ErrorCode.INVALID_ARGUMENTS,
                 hint="Write a smaller file, or split the content into several files.",
             )
-        existed = os.path.lexists(target)
-        if existed and not os.path.isfile(target):
+        found = self.sandbox.lstat(target)
+        existed = found is not None
+        if found is not None and not stat.S_ISREG(found.st_mode):
             raise ToolError(
                 f"`{shown}` exists and is not a file.",
                 code=ErrorCode.INVALID_ARGUMENTS,
@@ -256,9 +186,7 @@ class FileTool(BaseTool):
         """
         target = self.sandbox.resolve(path)
         shown = self.sandbox.relative(target)
-        fd = self._open_regular(target, shown)
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(self.max_write_bytes + 1)
+        data = self.sandbox.read_bytes(target, self.max_write_bytes + 1)
         if len(data) > self.max_write_bytes:
             raise ToolError(
                 f"`{shown}` is over the {self.max_write_bytes:,}-byte edit limit.",
@@ -268,7 +196,7 @@ class FileTool(BaseTool):
         try:
             text, encoding = decode(data)
         except ValueError:
-            raise _binary(shown, len(data)) from None
+            raise binary_error(shown, len(data)) from None
         lines = split_lines(text)
         newline = "\r\n" if "\r\n" in text[:65536] else "\n"
         new = split_lines(content)
@@ -320,14 +248,14 @@ class FileTool(BaseTool):
         if target == self.sandbox.root:
             raise self.sandbox.denied(path, "the workspace root itself cannot be deleted")
         shown = self.sandbox.relative(target)
-        try:
-            mode = os.lstat(target).st_mode
-        except FileNotFoundError:
+        found = self.sandbox.lstat(target)
+        if found is None:
             raise ToolError(
                 f"`{shown}` does not exist.",
                 code=ErrorCode.NOT_FOUND,
                 hint="List the folder to see what is there.",
-            ) from None
+            )
+        mode = found.st_mode
         if stat.S_ISDIR(mode):
             try:
                 self.sandbox.rmdir(target)
@@ -362,60 +290,26 @@ class FileTool(BaseTool):
         """
         folder = self.sandbox.resolve(path)
         shown = self.sandbox.relative(folder)
-        if not folder.is_dir():
+        found = self.sandbox.lstat(folder)
+        if found is None or not stat.S_ISDIR(found.st_mode):
             raise ToolError(
                 f"`{shown}` is not a folder.",
-                code=ErrorCode.NOT_FOUND if not folder.exists() else ErrorCode.INVALID_ARGUMENTS,
+                code=ErrorCode.NOT_FOUND if found is None else ErrorCode.INVALID_ARGUMENTS,
                 hint="Give a folder path; use read for files.",
             )
         rx = glob_regex(pattern.strip("/") or "*")
         depth = None if "**" in pattern else pattern.strip("/").count("/") + 1
+        prefix = "" if shown == "." else shown + "/"
         entries: list[Entry] = []
         truncated = False
-        stack: list[tuple[str, str, int]] = [(str(folder), "", 1)]
-        while stack and not truncated:
-            current, rel, level = stack.pop()
-            try:
-                with os.scandir(current) as it:
-                    found = sorted(it, key=lambda e: e.name, reverse=True)
-            except OSError:
+        for entry in tree(self.sandbox, folder, max_depth=depth):
+            if not rx.match(entry.rel):
                 continue
-            for entry in reversed(found):
-                child = f"{rel}/{entry.name}" if rel else entry.name
-                kind = _kind(entry)
-                if rx.match(child):
-                    if len(entries) >= self.max_list_entries:
-                        truncated = True
-                        break
-                    size = entry.stat(follow_symlinks=False).st_size if kind == "file" else None
-                    entries.append(
-                        Entry(path=self.sandbox.relative(Path(entry.path)), type=kind, size=size)
-                    )
-            for entry in found:
-                deeper = depth is None or level < depth
-                if deeper and _kind(entry) == "folder" and entry.name not in ALWAYS_SKIPPED:
-                    child = f"{rel}/{entry.name}" if rel else entry.name
-                    stack.append((entry.path, child, level + 1))
+            if len(entries) >= self.max_list_entries:
+                truncated = True
+                break
+            entries.append(Entry(path=prefix + entry.rel, type=entry.kind, size=entry.size))
         return ListOutput(folder=shown, entries=entries, truncated=truncated)
-
-
-def _kind(entry: os.DirEntry[str]) -> Literal["file", "folder", "symlink", "other"]:
-    if entry.is_symlink():
-        return "symlink"
-    if entry.is_dir(follow_symlinks=False):
-        return "folder"
-    if entry.is_file(follow_symlinks=False):
-        return "file"
-    return "other"
-
-
-def _binary(shown: str, size: int) -> ToolError:
-    return ToolError(
-        f"`{shown}` is a binary file ({size:,} bytes), not text.",
-        code=ErrorCode.INVALID_ARGUMENTS,
-        hint="Use the documents tool for PDF or DOCX files; other binary files cannot be read "
-        "as text.",
-    )
 
 
 def _require_line(value: int | None, maximum: int, shown: str) -> int:
@@ -426,37 +320,3 @@ def _require_line(value: int | None, maximum: int, shown: str) -> int:
             hint="Read the file to see its line numbers; start_line is 1-based.",
         )
     return value
-
-
-def _slice(
-    shown: str, text: str, encoding: str, size: int, start: int | None, end: int | None
-) -> ReadOutput:
-    if start is None and end is None:
-        count = len(split_lines(text))
-        return ReadOutput(
-            path=shown,
-            content=text,
-            encoding=encoding,
-            start_line=1,
-            end_line=count,
-            total_lines=count,
-            size=size,
-        )
-    lines = split_lines(text)
-    first = start or 1
-    if first > max(len(lines), 1):
-        raise ToolError(
-            f"`{shown}` has only {len(lines)} lines; start_line {first} is past the end.",
-            code=ErrorCode.INVALID_ARGUMENTS,
-            hint=f"Use a start_line between 1 and {max(len(lines), 1)}.",
-        )
-    last = len(lines) if end is None else min(end, len(lines))
-    return ReadOutput(
-        path=shown,
-        content="".join(lines[first - 1 : last]),
-        encoding=encoding,
-        start_line=first,
-        end_line=last,
-        total_lines=len(lines),
-        size=size,
-    )

@@ -2,7 +2,10 @@
 
 A dry run answers with the unified diff and changes nothing. Each file is written atomically
 (temporary file + rename) in its own encoding; a call touching many files changes each file
-whole, one after the other.
+whole, one after the other. A glob is expanded by walking folder descriptors (see ``_walk``) and
+each file is read and written through the sandbox, so a folder swapped for a symlink meanwhile
+is refused, not followed; files a glob meets that are not read (pipes, devices, files with
+several hard links) are skipped.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Final
 
@@ -117,7 +121,12 @@ class SearchReplaceTool(BaseTool):
         diffs: list[str] = []
         total = 0
         for rel, target in self._targets(path):
-            data = self.sandbox.read_bytes(target, self.max_file_bytes + 1)
+            try:
+                data = self.sandbox.read_bytes(target, self.max_file_bytes + 1)
+            except ToolError:
+                if _is_glob(path):
+                    continue  # a file a glob met that is not read (a pipe, a hard link, gone)
+                raise
             if len(data) > self.max_file_bytes or looks_binary(data):
                 if _is_glob(path):
                     continue
@@ -154,7 +163,8 @@ class SearchReplaceTool(BaseTool):
         if not _is_glob(path):
             target = self.sandbox.resolve(path)
             rel = self.sandbox.relative(target)
-            if not target.is_file():
+            status = self.sandbox.lstat(target)
+            if status is None or stat.S_ISDIR(status.st_mode):
                 raise ToolError(
                     f"`{rel}` is not a file.",
                     code=ErrorCode.NOT_FOUND,
@@ -171,11 +181,12 @@ class SearchReplaceTool(BaseTool):
                 break
             fixed.append(part)
         start = self.sandbox.resolve("/".join(fixed) or ".")
-        if not start.is_dir():
+        top = self.sandbox.lstat(start)
+        if top is None or not stat.S_ISDIR(top.st_mode):
             return []
         rx = glob_regex(pattern)
         found: list[tuple[str, Path]] = []
-        for entry in walk(str(self.sandbox.root), str(start)):
+        for entry in walk(self.sandbox, start):
             if rx.match(entry.rel):
                 found.append((entry.rel, self.sandbox.resolve(entry.rel)))
                 if len(found) > self.max_files:

@@ -7,10 +7,12 @@ the path.
 
 Checking a path and then using it leaves a window in which a folder could be swapped for a
 symlink. The opening helpers close that window: they walk from the root one component at a time
-with ``O_NOFOLLOW`` (relative to the folder opened before), so a component that became a symlink
-after the check makes the call fail instead of following it. Writes go to a temporary file in the
-same folder, are flushed to disk, then renamed over the target: readers (and a crash) see the old
-content or the new, never a mix. POSIX only (Linux, macOS).
+with ``O_NOFOLLOW`` (relative to the folder opened before, see ``_fd``), so a component that
+became a symlink after the check makes the call fail instead of following it. Files are read only
+when they are regular files (a pipe or a device is refused without blocking) with a single hard
+link (``allow_hard_links=True`` lifts that), and never past a limit. Writes go to a temporary file
+in the same folder, are flushed to disk, then renamed over the target: readers (and a crash) see
+the old content or the new, never a mix. POSIX only (Linux, macOS).
 """
 
 from __future__ import annotations
@@ -24,10 +26,14 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.tools._fd import DIR_FLAGS, Unreadable, open_regular, read_fd
 
 __all__ = ["Sandbox"]
 
-_DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+NAME_MAX: Final = 255
+"""Longest name of one file or folder, in bytes (Linux and macOS file systems)."""
+PATH_MAX: Final = 4096
+"""Longest path, in bytes."""
 _OUTSIDE_HINT: Final = (
     "Use a path relative to the sandbox root (for example `src/app.py`), without `..` "
     "that leaves it and without symlinks that point outside it."
@@ -40,14 +46,26 @@ class Sandbox:
 
     ``root`` must be an existing folder (``create=True`` makes it). Symlinks in the root's own
     path are resolved once, here; everything under it is checked on each call.
+
+    ``allow_hard_links``: read files that have more than one hard link. Refused by default: a
+    hard link made inside the root to a file outside it (by a program the shell tool ran, or an
+    unpacked archive) looks like any other file to a path check.
     """
 
-    __slots__ = ("root",)
+    __slots__ = ("allow_hard_links", "root")
 
     root: Path
     """The real (symlink-free) absolute path of the root folder."""
+    allow_hard_links: bool
+    """Whether files with more than one hard link may be read."""
 
-    def __init__(self, root: str | os.PathLike[str], *, create: bool = False) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        allow_hard_links: bool = False,
+    ) -> None:
         path = Path(root).expanduser()
         if create:
             path.mkdir(parents=True, exist_ok=True)
@@ -55,6 +73,7 @@ class Sandbox:
         if not real.is_dir():
             raise NotADirectoryError(f"sandbox root {str(root)!r} is not a folder")
         self.root = real
+        self.allow_hard_links = allow_hard_links
 
     def __repr__(self) -> str:
         return f"Sandbox({str(self.root)!r})"
@@ -75,6 +94,7 @@ class Sandbox:
             )
         if path in ("", ".", "./"):
             return self.root
+        _check_lengths(path)
         if os.path.isabs(path) or path.startswith("~"):
             raise self.denied(path, "absolute paths are not allowed")
         lexical = os.path.normpath(os.path.join(self.root, path))
@@ -112,11 +132,11 @@ class Sandbox:
         fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             for part in parts:
-                if create:
-                    with suppress(FileExistsError):
-                        os.mkdir(part, dir_fd=fd)
                 try:
-                    nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                    if create:
+                        with suppress(FileExistsError):
+                            os.mkdir(part, dir_fd=fd)
+                    nfd = os.open(part, DIR_FLAGS, dir_fd=fd)
                 except OSError as exc:
                     raise self._open_error(exc, for_path or target) from exc
                 os.close(fd)
@@ -126,21 +146,66 @@ class Sandbox:
             raise
         return fd
 
-    def open_file(self, target: Path, flags: int = os.O_RDONLY) -> int:
-        """A file descriptor of the file ``target`` opened with ``flags`` plus ``O_NOFOLLOW``."""
+    def open_regular(self, target: Path) -> tuple[int, os.stat_result]:
+        """``(fd, stat)`` of the regular file ``target``, opened for reading without blocking
+        and without following a symlink anywhere on the way. A pipe, a device, a socket, a
+        folder or (unless allowed) a file with several hard links is refused with a
+        :class:`~toolrig.ToolError` naming the path."""
         dfd = self.open_dir(target.parent, for_path=target)
         try:
-            return os.open(target.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+            return open_regular(target.name, dfd, allow_hard_links=self.allow_hard_links)
+        except Unreadable as exc:
+            raise self.unreadable(self.relative(target), exc) from None
         except OSError as exc:
             raise self._open_error(exc, target) from exc
         finally:
             os.close(dfd)
 
-    def read_bytes(self, target: Path, limit: int | None = None) -> bytes:
-        """The file's bytes (at most ``limit`` of them when given)."""
-        fd = self.open_file(target)
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read() if limit is None else handle.read(limit)
+    def read_bytes(self, target: Path, limit: int) -> bytes:
+        """The regular file's bytes, at most ``limit`` of them (ask for one more than you
+        accept to tell a file over the limit)."""
+        fd, st = self.open_regular(target)
+        try:
+            return read_fd(fd, limit, st.st_size)
+        finally:
+            os.close(fd)
+
+    def lstat(self, target: Path) -> os.stat_result | None:
+        """``target``'s own status (a symlink is not followed), or ``None`` when it does not
+        exist; reached through folder descriptors like every other access."""
+        if target == self.root:
+            return os.stat(self.root)
+        try:
+            dfd = self.open_dir(target.parent, for_path=target)
+        except ToolError as exc:
+            if exc.code == ErrorCode.NOT_FOUND:  # a folder on the way is missing
+                return None
+            raise
+        try:
+            return os.stat(target.name, dir_fd=dfd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise self._open_error(exc, target) from exc
+        finally:
+            os.close(dfd)
+
+    def unreadable(self, shown: str, exc: Unreadable) -> ToolError:
+        """The error for a file that is not read (see :class:`~toolrig.tools._fd.Unreadable`)."""
+        if exc.linked:
+            return ToolError(
+                f"`{shown}` is not read: {exc.reason}.",
+                code=ErrorCode.PERMISSION_DENIED,
+                hint="Files with several hard links are refused; the operator can allow them "
+                "with Sandbox(..., allow_hard_links=True).",
+                details={"path": shown},
+            )
+        return ToolError(
+            f"`{shown}` is not read: {exc.reason}.",
+            code=ErrorCode.INVALID_ARGUMENTS,
+            hint="Only regular files can be read; list the folder to see what is there.",
+            details={"path": shown},
+        )
 
     @contextmanager
     def atomic_writer(
@@ -219,6 +284,10 @@ class Sandbox:
 
     def _open_error(self, exc: OSError, target: Path) -> Exception:
         shown = self.relative(target)
+        if exc.errno == errno.ENAMETOOLONG:
+            return _too_long(shown)
+        if exc.errno == errno.ENXIO:
+            return self.unreadable(shown, Unreadable("it is a socket, not a regular file"))
         if exc.errno in _RACE_CODES:
             return self.denied(shown, "a part of it is a symlink or not a folder")
         if isinstance(exc, FileNotFoundError):
@@ -228,6 +297,23 @@ class Sandbox:
                 hint="List the folder to see what is there.",
             )
         return exc
+
+
+def _too_long(shown: str) -> ToolError:
+    return ToolError(
+        f"`{shown[:80]}{'...' if len(shown) > 80 else ''}` is too long: a name may have at "
+        f"most {NAME_MAX} bytes and a path {PATH_MAX}.",
+        code=ErrorCode.INVALID_ARGUMENTS,
+        hint="Use shorter file and folder names.",
+    )
+
+
+def _check_lengths(path: str) -> None:
+    """Refuse a path the file system would refuse for its length, with words instead of
+    ``OSError [Errno 36]``."""
+    encoded = os.fsencode(path)
+    if len(encoded) > PATH_MAX or any(len(p) > NAME_MAX for p in encoded.split(b"/")):
+        raise _too_long(path)
 
 
 def _inside(path: str, root: Path) -> bool:

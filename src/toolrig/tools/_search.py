@@ -1,14 +1,18 @@
 """``search``: find text in the files of the sandbox, like ``grep -rn`` with ``.gitignore``.
 
-Fast on large trees: folders are walked with ``os.scandir`` and ignored ones pruned before they
-are entered; each file is read whole as bytes, binaries (NUL in the first 8 KiB) are skipped,
-one compiled regex scans the whole text and line numbers are computed only around matches.
+Fast on large trees: folders are walked with ``os.scandir`` on folder descriptors and ignored
+ones pruned before they are entered; each file is opened relative to its folder's descriptor
+(never by a path that could have changed, see ``_walk``) and read whole as bytes in one call when
+its size allows, binaries (NUL in the first 8 KiB) are skipped, one compiled regex scans the whole
+text and line numbers are computed only around matches. Pipes, devices and (unless the sandbox
+allows them) files with several hard links are skipped without being read.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from typing import Final, NotRequired
 
 from typing_extensions import TypedDict
@@ -17,6 +21,7 @@ from toolrig.core._base import BaseTool, action
 from toolrig.core._context import ToolContext
 from toolrig.core._errors import ErrorCode, ToolError
 from toolrig.core._spec import ToolAnnotations
+from toolrig.tools._fd import Unreadable, read_regular
 from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._text import SNIFF_BYTES
 from toolrig.tools._walk import PathFilter, walk
@@ -119,18 +124,8 @@ class SearchTool(BaseTool):
         context_lines = max(0, min(context_lines, 10))
         limit = max(1, min(max_results, self.max_results_limit))
         target = self.sandbox.resolve(path)
-        root = str(self.sandbox.root)
-        if target.is_file():
-            files = [(self.sandbox.relative(target), str(target))]
-            source = iter(files)
-        elif target.is_dir():
-            filters = PathFilter(include or (), exclude or ())
-            source = (
-                (e.rel, e.path)
-                for e in walk(root, str(target), gitignore=respect_gitignore, filters=filters)
-                if e.size <= self.max_file_bytes
-            )
-        else:
+        found = self.sandbox.lstat(target)
+        if found is None:
             raise ToolError(
                 f"`{path}` does not exist.",
                 code=ErrorCode.NOT_FOUND,
@@ -139,43 +134,37 @@ class SearchTool(BaseTool):
         needle = pattern.encode("utf-8") if literal and not ignore_case else None
         matches: list[Match] = []
         searched = 0
+        if not stat.S_ISDIR(found.st_mode):
+            data = self.sandbox.read_bytes(target, self.max_file_bytes + 1)
+            if len(data) <= self.max_file_bytes and data.find(b"\x00", 0, SNIFF_BYTES) == -1:
+                searched = 1
+                rel = self.sandbox.relative(target)
+                text = data.decode("utf-8", errors="replace")
+                truncated = _scan(rx, text, rel, context_lines, limit, matches)
+                return SearchOutput(matches=matches, files_searched=1, truncated=truncated)
+            return SearchOutput(matches=matches, files_searched=0, truncated=False)
+        filters = PathFilter(include or (), exclude or ())
+        links = self.sandbox.allow_hard_links
         truncated = False
-        for rel, full in source:
+        for entry in walk(self.sandbox, target, gitignore=respect_gitignore, filters=filters):
             if ctx is not None and ctx.cancelled:
                 break
-            data = _read(full, self.max_file_bytes)
-            if data is None or data.find(b"\x00", 0, SNIFF_BYTES) != -1:
+            try:
+                data = read_regular(
+                    entry.name, entry.dir_fd, self.max_file_bytes, allow_hard_links=links
+                )
+            except (OSError, Unreadable):
+                continue
+            if data.find(b"\x00", 0, SNIFF_BYTES) != -1:
                 continue
             searched += 1
             if needle is not None and needle not in data:
                 continue
             text = data.decode("utf-8", errors="replace")
-            if not truncated and _scan(rx, text, rel, context_lines, limit, matches):
+            if _scan(rx, text, entry.rel, context_lines, limit, matches):
                 truncated = True
                 break
         return SearchOutput(matches=matches, files_searched=searched, truncated=truncated)
-
-
-def _read(path: str, limit: int) -> bytes | None:
-    """The file's bytes (up to ``limit``), without following a symlink; ``None`` if unreadable."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        chunks = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _scan(

@@ -28,6 +28,7 @@ __all__ = ["TodoTool"]
 Status = Literal["pending", "in_progress", "done"]
 T = TypeVar("T")
 _STATUSES: Final = ("pending", "in_progress", "done")
+_MAX_FILE_BYTES: Final = 10_000_000
 
 
 class TodoItem(TypedDict):
@@ -182,11 +183,17 @@ class TodoTool(BaseTool):
 
     def _load(self) -> dict[str, Any]:
         try:
-            raw = self.sandbox.read_bytes(self.path)
+            raw = self.sandbox.read_bytes(self.path, _MAX_FILE_BYTES + 1)
         except ToolError as exc:
             if exc.code == ErrorCode.NOT_FOUND:
                 return {"next_id": 1, "items": []}
             raise
+        if len(raw) > _MAX_FILE_BYTES:
+            raise ToolError(
+                f"the task list file `{self.sandbox.relative(self.path)}` is over "
+                f"{_MAX_FILE_BYTES:,} bytes",
+                hint="Remove done tasks, or delete that file to start a new list.",
+            )
         try:
             data = json.loads(raw)
         except ValueError:

@@ -1,21 +1,36 @@
-"""Walking a sandbox tree fast: ``os.scandir``, no symlinks followed, ``.git`` and gitignored
-folders pruned before they are entered, glob filters compiled once."""
+"""Walking a sandbox tree fast and without leaving it: ``os.scandir`` on folder descriptors,
+each sub-folder opened from its parent's descriptor with ``O_NOFOLLOW`` (see ``_fd``), so a
+folder swapped for a symlink while the walk runs is never entered; ``.git`` and gitignored
+folders pruned before they are entered; glob filters compiled once.
+
+:func:`walk` yields the regular files; :func:`tree` yields every entry (for listings). Both hold
+one descriptor per level they are in, and go at most :data:`MAX_DEPTH` levels down.
+"""
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Literal
+
+from toolrig.tools._fd import Unreadable, open_subdir, read_regular
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
-__all__ = ["PathFilter", "WalkEntry", "glob_regex", "walk"]
+    from toolrig.tools._sandbox import Sandbox
+
+__all__ = ["MAX_DEPTH", "PathFilter", "TreeEntry", "WalkEntry", "glob_regex", "tree", "walk"]
 
 ALWAYS_SKIPPED: Final = frozenset({".git", ".hg", ".svn"})
+MAX_DEPTH: Final = 128
+"""Folder levels below the start that a walk enters (each holds a descriptor open)."""
+_MAX_GITIGNORE: Final = 1_000_000
 
 
 @lru_cache(maxsize=256)
@@ -84,24 +99,58 @@ class PathFilter:
 
 @dataclass(frozen=True, slots=True)
 class WalkEntry:
-    """A regular file met by :func:`walk`."""
+    """A regular file met by :func:`walk` (by its folder entry's type; the reader checks the
+    opened file again)."""
 
     rel: str
     """Path relative to the sandbox root, ``/``-separated."""
-    path: str
-    """Absolute path."""
-    size: int
+    name: str
+    """The file's name in its folder."""
+    dir_fd: int
+    """A descriptor of its folder: open the file with ``dir_fd`` and ``name``. Valid only until
+    the walk is asked for the next entry."""
 
 
-def _load_gitignore(folder: str) -> GitIgnoreSpec | None:
+Kind = Literal["file", "folder", "symlink", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """An entry met by :func:`tree`."""
+
+    rel: str
+    """Path relative to the folder listed, ``/``-separated."""
+    kind: Kind
+    size: int | None
+    """Bytes, for files."""
+
+
+def _open_start(sandbox: Sandbox, start: Path) -> tuple[int, list[tuple[str, int]]]:
+    """A descriptor of ``start`` reached from the root without following symlinks, and the
+    descriptors of the folders above it (root first, with their relative paths): their
+    ``.gitignore`` files apply too. The caller closes them all."""
+    parts = start.relative_to(sandbox.root).parts
+    fd = os.open(sandbox.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    above: list[tuple[str, int]] = []
     try:
-        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
-    except OSError:
+        for depth, part in enumerate(parts):
+            above.append(("/".join(parts[:depth]), fd))
+            fd = open_subdir(part, fd)
+    except BaseException:
+        for _, held in above:
+            os.close(held)
+        raise
+    return fd, above
+
+
+def _load_gitignore(dir_fd: int, allow_hard_links: bool) -> GitIgnoreSpec | None:
+    try:
+        data = read_regular(".gitignore", dir_fd, _MAX_GITIGNORE, allow_hard_links=allow_hard_links)
+    except (OSError, Unreadable):
         return None
     from pathspec import GitIgnoreSpec
 
-    return GitIgnoreSpec.from_lines(lines)
+    return GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
 
 
 def _ignored(specs: list[tuple[str, GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
@@ -114,43 +163,56 @@ def _ignored(specs: list[tuple[str, GitIgnoreSpec]], rel: str, is_dir: bool) -> 
 
 
 def walk(
-    root: str,
-    start: str,
+    sandbox: Sandbox,
+    start: Path,
     *,
     gitignore: bool = True,
     filters: PathFilter | None = None,
 ) -> Iterator[WalkEntry]:
-    """Regular files under ``start`` (an absolute folder inside ``root``), depth first in name
-    order. Symlinks are never followed (so the walk cannot leave the sandbox); VCS folders are
-    skipped; with ``gitignore`` the ``.gitignore`` files of ``root`` down to each folder apply.
+    """Regular files under ``start`` (a resolved folder inside the sandbox), depth first in
+    name order. Symlinks are never followed; VCS folders are skipped; with ``gitignore`` the
+    ``.gitignore`` files of the root down to each folder apply. A folder that cannot be opened
+    (gone, or swapped for a symlink) is skipped.
     """
-    rel_start = os.path.relpath(start, root)
-    rel_start = "" if rel_start == "." else rel_start.replace(os.sep, "/")
-    specs: list[tuple[str, GitIgnoreSpec]] = []
-    if gitignore and rel_start:
-        # The .gitignore files of the folders above the start folder apply too.
-        parts = rel_start.split("/")
-        for depth in range(len(parts)):
-            base = "/".join(parts[:depth])
-            spec = _load_gitignore(os.path.join(root, base))
-            if spec is not None:
-                specs.append((base, spec))
-    yield from _walk_dir(start, rel_start, specs, gitignore, filters)
+    rel_start = sandbox.relative(start)
+    rel_start = "" if rel_start == "." else rel_start
+    try:
+        fd, above = _open_start(sandbox, start)
+    except OSError:
+        return
+    links = sandbox.allow_hard_links
+    try:
+        specs: list[tuple[str, GitIgnoreSpec]] = []
+        if gitignore:
+            for base, held in above:
+                spec = _load_gitignore(held, links)
+                if spec is not None:
+                    specs.append((base, spec))
+        for _, held in above:
+            os.close(held)
+        above = []
+        yield from _walk_dir(fd, rel_start, specs, gitignore, filters, links, 0)
+    finally:
+        for _, held in above:
+            os.close(held)
+        os.close(fd)
 
 
 def _walk_dir(
-    folder: str,
+    fd: int,
     rel: str,
     specs: list[tuple[str, GitIgnoreSpec]],
     gitignore: bool,
     filters: PathFilter | None,
+    links: bool,
+    depth: int,
 ) -> Iterator[WalkEntry]:
     if gitignore:
-        spec = _load_gitignore(folder)
+        spec = _load_gitignore(fd, links)
         if spec is not None:
             specs = [*specs, (rel, spec)]
     try:
-        with os.scandir(folder) as it:
+        with os.scandir(fd) as it:
             entries = sorted(it, key=lambda e: e.name)
     except OSError:
         return
@@ -160,20 +222,79 @@ def _walk_dir(
         child = f"{rel}/{name}" if rel else name
         try:
             if entry.is_dir(follow_symlinks=False):
-                if name in ALWAYS_SKIPPED:
+                if name in ALWAYS_SKIPPED or depth >= MAX_DEPTH:
                     continue
                 if specs and _ignored(specs, child, True):
                     continue
                 if filters is not None and filters.prunes_dir(child, name):
                     continue
-                subdirs.append((entry.path, child))
+                subdirs.append((name, child))
             elif entry.is_file(follow_symlinks=False):
                 if specs and _ignored(specs, child, False):
                     continue
                 if filters is not None and not filters.wants_file(child, name):
                     continue
-                yield WalkEntry(child, entry.path, entry.stat(follow_symlinks=False).st_size)
+                yield WalkEntry(child, name, fd)
         except OSError:
             continue
-    for path, child in subdirs:
-        yield from _walk_dir(path, child, specs, gitignore, filters)
+    for name, child in subdirs:
+        try:
+            sub = open_subdir(name, fd)
+        except OSError:
+            continue  # gone, or no longer a folder (a symlink put in its place is refused)
+        try:
+            yield from _walk_dir(sub, child, specs, gitignore, filters, links, depth + 1)
+        finally:
+            os.close(sub)
+
+
+def tree(sandbox: Sandbox, folder: Path, *, max_depth: int | None = None) -> Iterator[TreeEntry]:
+    """Every entry under ``folder`` (a resolved folder inside the sandbox), each folder's
+    entries in name order before its sub-folders' (pre-order), ``max_depth`` levels deep at
+    most (1 is the folder's own entries). Symlinks are shown, never followed; VCS folders are
+    not entered.
+    """
+    fd = sandbox.open_dir(folder)
+    limit = MAX_DEPTH if max_depth is None else min(max_depth, MAX_DEPTH)
+    try:
+        yield from _tree_dir(fd, "", 1, limit)
+    finally:
+        os.close(fd)
+
+
+def _kind(entry: os.DirEntry[str]) -> Kind:
+    if entry.is_symlink():
+        return "symlink"
+    if entry.is_dir(follow_symlinks=False):
+        return "folder"
+    if entry.is_file(follow_symlinks=False):
+        return "file"
+    return "other"
+
+
+def _tree_dir(fd: int, rel: str, level: int, limit: int) -> Iterator[TreeEntry]:
+    try:
+        with os.scandir(fd) as it:
+            found = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    deeper: list[tuple[str, str]] = []
+    for entry in found:
+        child = f"{rel}/{entry.name}" if rel else entry.name
+        kind = _kind(entry)
+        size = None
+        if kind == "file":
+            with suppress(OSError):
+                size = entry.stat(follow_symlinks=False).st_size
+        yield TreeEntry(child, kind, size)
+        if kind == "folder" and level < limit and entry.name not in ALWAYS_SKIPPED:
+            deeper.append((entry.name, child))
+    for name, child in deeper:
+        try:
+            sub = open_subdir(name, fd)
+        except OSError:
+            continue
+        try:
+            yield from _tree_dir(sub, child, level + 1, limit)
+        finally:
+            os.close(sub)

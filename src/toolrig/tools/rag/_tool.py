@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Final, Literal
 
 from pydantic import Field
@@ -22,9 +22,10 @@ from typing_extensions import TypedDict
 from toolrig.core._base import BaseTool, action
 from toolrig.core._errors import ErrorCode, ToolError
 from toolrig.core._spec import ToolAnnotations
+from toolrig.tools._fd import Unreadable, read_regular
 from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._text import decode, looks_binary
-from toolrig.tools._walk import walk
+from toolrig.tools._walk import glob_regex, walk
 from toolrig.tools.rag._chunking import chunk_text
 from toolrig.tools.rag._store import RagStore, StoredHit
 
@@ -98,7 +99,7 @@ class RagTool(BaseTool):
         self,
         store: str | os.PathLike[str] | RagStore,
         *,
-        root: str | os.PathLike[str] | None = None,
+        root: str | os.PathLike[str] | Sandbox | None = None,
         web: WebTool | None = None,
         embed: Embedder | None = None,
         chunk_size: int = 1200,
@@ -106,13 +107,14 @@ class RagTool(BaseTool):
         max_file_bytes: int = 2_000_000,
         include: Sequence[str] = (),
     ) -> None:
-        """``store``: the index file (created when missing). ``root``: folder that ``paths``
-        are relative to (no paths can be indexed without one). ``web``: the tool used to fetch
+        """``store``: the index file (created when missing). ``root``: folder (or
+        :class:`~toolrig.tools.Sandbox`) that ``paths`` are relative to (no paths can be indexed
+        without one). ``web``: the tool used to fetch
         ``urls`` (its address policy applies). ``embed``: adds dense ranking. ``include``:
         glob patterns of files to index in folders (default: every text file)."""
         super().__init__()
         self.store = store if isinstance(store, RagStore) else RagStore(store)
-        self.sandbox = None if root is None else Sandbox(root)
+        self.sandbox = root if isinstance(root, Sandbox) or root is None else Sandbox(root)
         self.web = web
         self.embed = embed
         self.chunk_size = chunk_size
@@ -209,32 +211,41 @@ class RagTool(BaseTool):
         for path in paths:
             target = sandbox.resolve(path)
             rel = sandbox.relative(target)
-            if target.is_dir():
-                scopes.append("" if rel == "." else rel + "/")
-                for entry in walk(str(sandbox.root), str(target)):
-                    if self._wanted(entry.rel):
-                        self._read_file(Path(entry.path), entry.rel, entry.size, docs, problems)
-            elif target.is_file():
-                self._read_file(target, rel, target.stat().st_size, docs, problems)
-            else:
+            found = sandbox.lstat(target)
+            if found is None:
                 scopes.append(rel)  # a file that is gone: drop it from the index
+            elif stat.S_ISDIR(found.st_mode):
+                scopes.append("" if rel == "." else rel + "/")
+                for entry in walk(sandbox, target):
+                    if self._wanted(entry.rel):
+                        self._read_file(entry.name, entry.dir_fd, entry.rel, docs, problems)
+            else:
+                dfd = sandbox.open_dir(target.parent, for_path=target)
+                try:
+                    self._read_file(target.name, dfd, rel, docs, problems)
+                finally:
+                    os.close(dfd)
         return docs, scopes, problems
 
     def _wanted(self, rel: str) -> bool:
         if not self.include:
             return True
-        from toolrig.tools._walk import glob_regex
-
         name = rel.rsplit("/", 1)[-1]
         return any(glob_regex(p).match(rel) or glob_regex(p).match(name) for p in self.include)
 
     def _read_file(
-        self, path: Path, rel: str, size: int, docs: list[_Doc], problems: list[Problem]
+        self, name: str, dir_fd: int, rel: str, docs: list[_Doc], problems: list[Problem]
     ) -> None:
-        if size > self.max_file_bytes:
-            problems.append(Problem(source=rel, reason=f"larger than {self.max_file_bytes} bytes"))
+        assert self.sandbox is not None
+        links = self.sandbox.allow_hard_links
+        try:
+            data = read_regular(name, dir_fd, self.max_file_bytes, allow_hard_links=links)
+        except Unreadable as exc:
+            problems.append(Problem(source=rel, reason=exc.reason))
             return
-        data = path.read_bytes()
+        except OSError as exc:
+            problems.append(Problem(source=rel, reason=f"cannot be read: {exc.strerror}"))
+            return
         if looks_binary(data):
             problems.append(Problem(source=rel, reason="binary file"))
             return

@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""Break the promises the tests keep, one at a time, and check that a test notices.
+
+Each mutation replaces one exact piece of text in one file of a scratch copy of the project
+(``src/``, ``tests/`` and the files the tests read; the working tree is never touched), then
+runs the tests named for it against that copy (``PYTHONPATH=<copy>/src``). A mutation is
+*killed* when at least one of those tests fails; the table names the tests that did. When the
+text to replace is no longer in the file (the code changed), the row says ``stale``: rewrite the
+mutation against the current code. The tests are first run on an unmutated copy: a test that
+already fails there proves nothing, and the run stops.
+
+    .venv/bin/python scripts/mutants.py            # every mutation
+    .venv/bin/python scripts/mutants.py -k sql     # those whose name contains "sql"
+    .venv/bin/python scripts/mutants.py --list     # names only
+
+Exit status 0 when every selected mutation is killed, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COPIED = ("src", "tests", "pyproject.toml", "README.md", "docs", "examples", "CHANGELOG.md")
+RUN_LIMIT = 420  # seconds for one pytest run of a mutation's tests
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    name: str
+    """What the breakage does, in a few words."""
+    file: str
+    """The file changed, relative to the project root."""
+    old: str
+    """Text that must occur exactly once in the file."""
+    new: str
+    tests: tuple[str, ...]
+    """Test files or node ids (relative to the project root) expected to catch it."""
+
+
+CORE = "src/toolrig/core"
+RUNTIME = "src/toolrig/runtime"
+TOOLS = "src/toolrig/tools"
+UNKNOWN_ARGS = "tests/core/test_core_unknown_arguments.py"
+TIMEOUTS = "tests/runtime/test_runtime_timeouts_concurrency.py"
+AUDIT_WEB = "tests/tools_web/test_web_audit_gaps.py"
+AUDIT_TOOLS = "tests/tools/test_tools_audit_gaps.py"
+
+MUTATIONS: tuple[Mutation, ...] = (
+    # -- unknown arguments, for every way of defining a tool -------------------------------
+    Mutation(
+        "unknown args ignored: @tool / @action signatures",
+        f"{CORE}/_type_schema.py",
+        '        "extra_behavior": "forbid",\n',
+        '        "extra_behavior": "ignore",\n',
+        (UNKNOWN_ARGS,),
+    ),
+    Mutation(
+        "unknown args ignored: signatures built by pydantic",
+        f"{CORE}/_signature.py",
+        'typed_dict.__pydantic_config__ = ConfigDict(extra="forbid")',
+        'typed_dict.__pydantic_config__ = ConfigDict(extra="ignore")',
+        (UNKNOWN_ARGS,),
+    ),
+    Mutation(
+        "unknown args ignored: declared parameters, JSON Schema, YAML, imports",
+        f"{CORE}/_action.py",
+        "        validator = compile_schema(params)\n",
+        "        validator = compile_schema(params, forbid_extra=False)\n",
+        (UNKNOWN_ARGS,),
+    ),
+    # -- time limits ---------------------------------------------------------------------
+    Mutation(
+        "tool's own timeout ignored",
+        f"{RUNTIME}/_pipeline.py",
+        "        return own if own is not None else self._default_timeout\n",
+        "        return self._default_timeout\n",
+        (TIMEOUTS,),
+    ),
+    Mutation(
+        "per-call timeout ignored when the tool has its own",
+        f"{RUNTIME}/_pipeline.py",
+        "        if not isinstance(timeout, Unset):\n            return timeout\n"
+        "        own = tool.spec.timeout\n",
+        "        own = tool.spec.timeout\n"
+        "        if not isinstance(timeout, Unset) and own is None:\n            return timeout\n",
+        (TIMEOUTS,),
+    ),
+    Mutation(
+        "executor default timeout overrides the tool's own",
+        f"{RUNTIME}/_pipeline.py",
+        "        return own if own is not None else self._default_timeout\n",
+        "        return self._default_timeout if self._default_timeout is not None else own\n",
+        (TIMEOUTS,),
+    ),
+    # -- concurrency ---------------------------------------------------------------------
+    Mutation(
+        "execute_many runs calls one after another",
+        f"{RUNTIME}/_executor.py",
+        "        return list(await asyncio.gather(*jobs))\n",
+        "        return [await job for job in jobs]\n",
+        (TIMEOUTS, "tests/runtime/test_runtime_executor.py"),
+    ),
+    # -- registry ------------------------------------------------------------------------
+    Mutation(
+        "hot reload drops the last good version of a broken file",
+        "src/toolrig/registry/_batch.py",
+        "        if errors:\n            self.errors.extend(errors)\n",
+        "        if errors:\n            self.remove.update(old)\n"
+        "            self.errors.extend(errors)\n",
+        ("tests/registry/test_registry_watch.py",),
+    ),
+    # -- strict export -------------------------------------------------------------------
+    Mutation(
+        "strict export leaves objects open",
+        "src/toolrig/providers/_strict.py",
+        '        out["additionalProperties"] = False\n',
+        "",
+        ("tests/providers/test_prov_export.py",),
+    ),
+    Mutation(
+        "strict export: optional parameters not made nullable",
+        "src/toolrig/providers/_strict.py",
+        "converted[name] = new if name in required else _nullable(new)",
+        "converted[name] = new",
+        ("tests/providers/test_prov_export.py",),
+    ),
+    Mutation(
+        "strict export accepts an open top level",
+        "src/toolrig/providers/_strict.py",
+        '    if extra not in (None, False) or "patternProperties" in schema:\n',
+        "    if False:\n",
+        ("tests/providers/test_prov_export.py",),
+    ),
+    # -- execution log durability --------------------------------------------------------
+    Mutation(
+        "SQLite log: writes left in an open transaction",
+        "src/toolrig/storage/_sqlite.py",
+        "timeout=self._busy_timeout, isolation_level=None,",
+        'timeout=self._busy_timeout, isolation_level="DEFERRED",',
+        ("tests/storage/test_storage_log.py",),
+    ),
+    Mutation(
+        "SQLite log: no write-ahead log",
+        "src/toolrig/storage/_sqlite.py",
+        '        conn.execute("PRAGMA journal_mode=WAL")\n',
+        '        conn.execute("PRAGMA journal_mode=DELETE")\n',
+        ("tests/storage/test_storage_log.py",),
+    ),
+    Mutation(
+        "SQLite log: synchronous=OFF",
+        "src/toolrig/storage/_sqlite.py",
+        '        conn.execute(f"PRAGMA synchronous={self._synchronous}")\n',
+        '        conn.execute("PRAGMA synchronous=OFF")\n',
+        ("tests/storage/test_storage_log.py",),
+    ),
+    Mutation(
+        "PostgreSQL log: writes left in an open transaction",
+        "src/toolrig/storage/_postgres.py",
+        "self.dsn, autocommit=True,",
+        "self.dsn, autocommit=False,",
+        ("tests/storage/test_storage_log.py",),
+    ),
+    # -- MCP bearer token ----------------------------------------------------------------
+    Mutation(
+        "bearer token not checked",
+        "src/toolrig/mcp/_transports.py",
+        "        if hmac.compare_digest(given, self._expected):\n",
+        "        if True:\n",
+        ("tests/mcp_server/test_mcp_transports.py::test_http_bearer_token_is_required",),
+    ),
+    Mutation(
+        "bearer token: any token accepted",
+        "src/toolrig/mcp/_transports.py",
+        "        if hmac.compare_digest(given, self._expected):\n",
+        '        if given.startswith(b"Bearer "):\n',
+        ("tests/mcp_server/test_mcp_transports.py::test_http_bearer_token_is_required",),
+    ),
+)
+"""Mutations of the core, in code that the tools' rewrite does not touch."""
+
+TOOL_MUTATIONS: tuple[Mutation, ...] = ()
+"""Mutations of the built-in tools' security (address policy, sandbox, SQL, shell, search)."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    mutation: Mutation
+    status: str
+    """``killed``, ``survived``, ``stale``, ``error`` or ``timeout``."""
+    killers: list[str]
+    seconds: float
+    detail: str = ""
+
+
+def _copy_tree(dest: Path) -> Path:
+    main = dest / "main"
+    main.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".mypy_cache")
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, main / name, ignore=ignore, symlinks=True)
+        elif source.is_file():
+            shutil.copy2(source, main / name)
+    shared = ROOT.parent / "shared"
+    if shared.is_dir():  # tests read ../shared/corpora
+        (dest / "shared").symlink_to(shared)
+    return main
+
+
+def _python() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def _run_tests(copy: Path, tests: tuple[str, ...], report: Path) -> tuple[int | None, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(copy / "src")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    argv = [
+        _python(),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--junitxml={report}",
+        "--rootdir",
+        str(copy),
+        *tests,
+    ]
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=copy,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_LIMIT,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        return None, ""
+    return done.returncode, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+def _failed(report: Path) -> list[str]:
+    if not report.exists():
+        return []
+    out = []
+    for case in ET.parse(report).getroot().iter("testcase"):
+        if any(child.tag in ("failure", "error") for child in case):
+            out.append(f"{case.attrib.get('classname', '')}::{case.attrib['name']}")
+    return out
+
+
+def _short(test_id: str) -> str:
+    """``tests.core.test_x::test_y[a]`` -> ``test_x::test_y[a]``."""
+    module, _, name = test_id.partition("::")
+    return f"{module.rsplit('.', 1)[-1]}::{name}"
+
+
+def run_one(mutation: Mutation, scratch: Path) -> Outcome:
+    t0 = time.monotonic()
+    copy = _copy_tree(scratch)
+    target = copy / mutation.file
+    text = target.read_text(encoding="utf-8") if target.exists() else ""
+    count = text.count(mutation.old)
+    if count != 1:
+        why = "file missing" if not target.exists() else f"text found {count} times"
+        return Outcome(mutation, "stale", [], time.monotonic() - t0, why)
+    target.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
+    report = scratch / "report.xml"
+    code, output = _run_tests(copy, mutation.tests, report)
+    seconds = time.monotonic() - t0
+    if code is None:
+        return Outcome(mutation, "timeout", [], seconds, f"no answer in {RUN_LIMIT} s")
+    failed = _failed(report)
+    if code == 1 and failed:
+        return Outcome(mutation, "killed", failed, seconds)
+    if code == 0:
+        return Outcome(mutation, "survived", [], seconds)
+    return Outcome(mutation, "error", failed, seconds, f"pytest exit {code}: {output[-600:]}")
+
+
+def baseline(mutations: list[Mutation], scratch: Path) -> list[str]:
+    """Tests of ``mutations`` that fail on the unmutated code (they would prove nothing)."""
+    copy = _copy_tree(scratch)
+    tests = tuple(dict.fromkeys(t for m in mutations for t in m.tests))
+    report = scratch / "report.xml"
+    code, output = _run_tests(copy, tests, report)
+    if code is None:
+        return [f"(the unmutated run took more than {RUN_LIMIT} s)"]
+    if code != 0:
+        return _failed(report) or [f"(pytest exit {code}) {output[-1500:]}"]
+    return []
+
+
+def table(outcomes: list[Outcome]) -> str:
+    rows = [("mutation", "killing test(s)", "killed")]
+    for o in outcomes:
+        killers = ", ".join(_short(k) for k in o.killers[:3])
+        if len(o.killers) > 3:
+            killers += f" (+{len(o.killers) - 3} more)"
+        if o.status == "killed":
+            rows.append((o.mutation.name, killers, "yes"))
+        else:
+            rows.append((o.mutation.name, killers or o.detail[:80], f"no ({o.status})"))
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    lines = [f"| {r[0]:<{widths[0]}} | {r[1]:<{widths[1]}} | {r[2]} |" for r in rows]
+    lines.insert(1, f"|{'-' * (widths[0] + 2)}|{'-' * (widths[1] + 2)}|--------|")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-k", dest="pattern", default="", help="only names containing this")
+    parser.add_argument("--list", action="store_true", help="list the mutations and stop")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show errors in full")
+    args = parser.parse_args(argv)
+    chosen = [m for m in (*MUTATIONS, *TOOL_MUTATIONS) if args.pattern.lower() in m.name.lower()]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name}  [{m.file}]  -> {' '.join(m.tests)}")
+        return 0
+    if not chosen:
+        print("no mutation matches", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="toolrig-mutants-") as tmp:
+        if not args.no_baseline:
+            broken = baseline(chosen, Path(tmp) / "baseline")
+            if broken:
+                print("These tests fail without any mutation; fix them first:", file=sys.stderr)
+                for name in broken:
+                    print(f"  {name}", file=sys.stderr)
+                return 1
+        outcomes = []
+        for i, mutation in enumerate(chosen):
+            outcome = run_one(mutation, Path(tmp) / f"m{i}")
+            outcomes.append(outcome)
+            shutil.rmtree(Path(tmp) / f"m{i}", ignore_errors=True)
+            print(f"[{i + 1}/{len(chosen)}] {outcome.status:<8} {mutation.name}", flush=True)
+            if args.verbose and outcome.detail:
+                print(outcome.detail, flush=True)
+    print()
+    print(table(outcomes))
+    killed = sum(o.status == "killed" for o in outcomes)
+    print(f"\n{killed} of {len(outcomes)} mutations killed")
+    return 0 if killed == len(outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""``toolrig validate PATH...``: check catalogues and plans before they are used.
+
+Every problem is printed with its file and line: definitions that do not load, executors that
+are missing or fail to import (loading alone never imports them), and plans whose steps name
+unknown tools, bad parameters, missing steps or cycles. The exit code is 1 on any problem, so
+the command can guard a deployment or a CI job.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolrig.cli._output import EXIT_FAILED, EXIT_OK, add_json_option
+
+if TYPE_CHECKING:
+    from toolrig.registry._report import LoadError
+
+__all__ = ["add_validate_parser", "is_plan_file", "run_validate"]
+
+
+def add_validate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Declare ``validate`` and its options."""
+    validate = commands.add_parser(
+        "validate",
+        help="check catalogues and plans (every problem with file:line)",
+        description="Check YAML tool definitions (files or folders) and plans: every problem "
+        "with its file and line, executors imported now. Plans are checked against the "
+        "catalogues given with them. Exit code 1 on any problem.",
+    )
+    validate.add_argument(
+        "paths", nargs="+", metavar="PATH", help="definition files or folders, and plan files"
+    )
+    validate.add_argument(
+        "--catalog",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="more definitions the plans may use (also checked); repeatable",
+    )
+    validate.add_argument(
+        "--import-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="folder to import executors from (like PYTHONPATH); repeatable",
+    )
+    add_json_option(validate)
+    validate.set_defaults(run=run_validate)
+
+
+def is_plan_file(path: Path) -> bool:
+    """True for a plan: a file whose data is ``{steps: [...]}`` or a list of steps (mappings
+    with a ``tool``); a definition file holds one tool mapping or a list of them (each with a
+    ``name``)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    if isinstance(data, dict):
+        return "steps" in data
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(isinstance(s, dict) and "tool" in s and "name" not in s for s in data)
+    )
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    """Check everything given; 0 without problems, 1 with any."""
+    from toolrig.cli._catalog import add_import_paths, check_paths
+    from toolrig.cli._checks import executor_problems, plan_problems
+    from toolrig.registry._registry import Registry
+
+    check_paths(args.paths, "path")
+    check_paths(args.catalog, "--catalog")
+    add_import_paths(args.import_path)
+    given = [Path(p) for p in args.paths]
+    plans = [p for p in given if p.is_file() and is_plan_file(p)]
+    sources = [p for p in given if p not in plans] + [Path(p) for p in args.catalog]
+    problems: list[LoadError] = []
+    with Registry() as registry:
+        loaded: list[str] = []
+        for source in sources:
+            report = registry.load(source)
+            loaded.extend(report.loaded)
+            problems.extend(report.errors)
+        problems.extend(executor_problems(registry))
+        for plan in plans:
+            problems.extend(plan_problems(plan, registry))
+    if args.json:
+        from toolrig.cli._output import print_json
+
+        print_json(
+            {
+                "ok": not problems,
+                "tools": loaded,
+                "plans": [str(p) for p in plans],
+                "problems": [_as_data(p) for p in problems],
+            }
+        )
+    else:
+        _print(problems, tools=len(loaded), plans=len(plans))
+    return EXIT_FAILED if problems else EXIT_OK
+
+
+def _as_data(problem: LoadError) -> dict[str, Any]:
+    return {
+        "path": None if problem.path is None else str(problem.path),
+        "line": problem.line,
+        "field": problem.field,
+        "tool": problem.tool,
+        "message": problem.message,
+    }
+
+
+def _print(problems: list[LoadError], *, tools: int, plans: int) -> None:
+    from rich.markup import escape
+
+    from toolrig.cli._output import out_console
+
+    console = out_console()
+    for problem in problems:
+        where, _, message = str(problem).partition(": ")
+        console.print(f"[bold red]{escape(where)}[/]: {escape(message)}", soft_wrap=True)
+    checked = f"{tools} tool{'s' * (tools != 1)}, {plans} plan{'s' * (plans != 1)}"
+    if problems:
+        console.print(f"[red]{len(problems)} problem{'s' * (len(problems) != 1)}[/] ({checked})")
+    else:
+        console.print(f"[green]ok[/]: {checked}, no problems")

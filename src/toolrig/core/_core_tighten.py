@@ -1,0 +1,102 @@
+"""pydantic-core schemas of tool parameters, tightened to what their JSON Schema promises.
+
+pydantic's defaults suit Python callers, not a model reading the exported schema. Three of them
+let through what the schema refuses, so the argument validators are compiled from a tightened
+copy of the core schema:
+
+* a nested ``BaseModel`` ignores unknown keys unless its config says ``extra``; the top level of
+  the arguments refuses them, and so, now, does every model that does not choose otherwise;
+* ``set[...]`` and ``frozenset[...]`` drop duplicates silently while the schema says
+  ``uniqueItems``: a sequence whose items collapse is refused;
+* an ``IntEnum`` accepts ``true`` as ``1``: booleans are refused (the schema's ``enum`` lists
+  integers, and JSON's ``true`` is not ``1``).
+
+Each check runs only where such a type is: other parameters cost what they did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sized
+from typing import Any, Final, cast
+
+from pydantic_core import CoreSchema, PydanticCustomError
+
+__all__ = ["tighten"]
+
+_SKIP: Final = frozenset({"metadata", "serialization", "config", "cls", "function", "default"})
+_MAX_DEPTH: Final = 200
+
+
+def tighten(core: CoreSchema) -> CoreSchema:
+    """``core`` tightened (the same object when nothing needed to change)."""
+    return cast(CoreSchema, _walk(core, 0))
+
+
+def _walk(node: Any, depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        return node
+    if isinstance(node, list):
+        items = [_walk(item, depth + 1) for item in node]
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    if not isinstance(node, dict):
+        return node
+    changed = {
+        key: new
+        for key, value in node.items()
+        if key not in _SKIP and (new := _walk(value, depth + 1)) is not value
+    }
+    out = {**node, **changed} if changed else node
+    return _tightened(out)
+
+
+def _tightened(node: dict[str, Any]) -> dict[str, Any]:
+    kind = node.get("type")
+    if kind == "model":
+        config = node.get("config") or {}
+        if "extra_fields_behavior" not in config:
+            return {**node, "config": {**config, "extra_fields_behavior": "forbid"}}
+    elif kind in ("set", "frozenset"):
+        return _wrap(node, _no_duplicates)
+    elif kind == "enum" and node.get("sub_type") == "int":
+        values = [getattr(member, "value", member) for member in node.get("members", ())]
+        return {
+            "type": "function-before",
+            "function": {"type": "no-info", "function": _no_bool(values)},
+            "schema": node,
+        }
+    return node
+
+
+def _wrap(node: dict[str, Any], check: Callable[..., Any]) -> dict[str, Any]:
+    return {
+        "type": "function-wrap",
+        "function": {"type": "no-info", "function": check},
+        "schema": node,
+    }
+
+
+def _no_duplicates(value: Any, handler: Callable[[Any], Any]) -> Any:
+    result = handler(value)
+    if (
+        isinstance(value, Sized)
+        and not isinstance(value, set | frozenset | str | bytes)
+        and len(result) != len(value)
+    ):
+        duplicates = len(value) - len(result)
+        raise PydanticCustomError(
+            "unique_items",
+            "Input should be an array without duplicate items ({count} found)",
+            {"count": duplicates},
+        )
+    return result
+
+
+def _no_bool(values: list[Any]) -> Callable[[Any], Any]:
+    expected = " or ".join(str(v) for v in values[:20])
+
+    def check(value: Any) -> Any:
+        if isinstance(value, bool):
+            raise PydanticCustomError("enum", "Input should be {expected}", {"expected": expected})
+        return value
+
+    return check

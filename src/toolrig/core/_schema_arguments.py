@@ -1,0 +1,146 @@
+"""Arguments of a tool defined from JSON Schema: validated in full, coerced safely, defaults
+filled, and every failure told as an ``invalid_arguments`` error.
+
+A valid call costs one scan of the values (:func:`~toolrig.core._json_data.plain`), one
+jsonschema-rs check and a dict merge for the defaults. Everything else happens on failure:
+explaining data that is not JSON, converting text to the wanted type outside strict mode
+(:mod:`toolrig.core._schema_coercion`), then listing the validator's errors. :meth:`validate`
+is total: it returns the arguments or raises :class:`ArgumentsInvalid`, whatever it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolrig.core._argument_errors import (
+    MAX_PROBLEMS,
+    Problem,
+    format_path,
+    invalid_arguments,
+    parameters_hint,
+    too_deep,
+)
+from toolrig.core._json_data import data_problems, loads_json, plain
+from toolrig.core._json_schema import JsonSchema
+from toolrig.core._preview import shown
+from toolrig.core._result import ErrorInfo
+from toolrig.core._schema_coercion import coerce
+from toolrig.core._schema_defaults import Defaults
+from toolrig.core._schema_problems import schema_problems
+from toolrig.core._validation import ArgumentsInvalid
+
+__all__ = ["SchemaArgumentValidator"]
+
+_COUNTED = 1_000
+"""Errors counted for the message's total (past it: "at least 1000 problems")."""
+_READABLE = (ValueError, TypeError, OverflowError, RecursionError)
+"""What the validator raises for data it cannot read (sets, dates, lone surrogates...)."""
+
+
+class SchemaArgumentValidator:
+    """Validates a call's arguments against a parameter schema compiled by jsonschema-rs."""
+
+    __slots__ = ("_compiled", "_defaults", "_hint", "schema", "subject")
+
+    def __init__(self, compiled: JsonSchema, schema: Mapping[str, Any], subject: str) -> None:
+        self._compiled = compiled
+        self.schema = schema
+        self.subject = subject
+        self._defaults = Defaults(schema)
+        self._hint: str | None = None
+
+    @property
+    def compiled(self) -> bool:
+        """Always true: schemas are compiled (or found compiled) when the tool is defined."""
+        return True
+
+    def validate(self, arguments: Any, *, strict: bool = False) -> dict[str, Any]:
+        """The validated (and, unless ``strict``, safely coerced) arguments with defaults
+        filled in. Raises :class:`ArgumentsInvalid` listing every problem."""
+        if type(arguments) is not dict:
+            arguments = self._as_object(arguments, strict)
+        try:
+            if plain(arguments) and self._compiled.validator.is_valid(arguments):
+                return self._defaults.fill(arguments)
+        except _READABLE:
+            pass
+        return self._slow(arguments, strict)
+
+    def _as_object(self, arguments: Any, strict: bool) -> dict[str, Any]:
+        if isinstance(arguments, Mapping):
+            try:
+                return dict(arguments)
+            except Exception:
+                pass
+        elif isinstance(arguments, str) and not strict and arguments.strip()[:1] == "{":
+            try:
+                decoded = loads_json(arguments)
+            except ValueError as exc:
+                if "too deeply" in str(exc):
+                    raise ArgumentsInvalid(too_deep(self.subject)) from None
+                decoded = None
+            if isinstance(decoded, dict):
+                return decoded
+        shown_value = shown(arguments)
+        problem: Problem = {
+            "path": format_path(()),
+            "problem": "type",
+            "expected": "an object",
+            "received": shown_value,
+            "text": f"arguments must be a JSON object of named parameters, received {shown_value}",
+        }
+        raise ArgumentsInvalid(invalid_arguments(self.subject, [problem], 1, self.hint()))
+
+    def _slow(self, arguments: dict[str, Any], strict: bool) -> dict[str, Any]:
+        """A failed first check: try the safe coercions, else list the validator's errors, or
+        what in the arguments is not JSON data."""
+        compiled = self._compiled
+        if plain(arguments):
+            if not strict:
+                coerced = coerce(compiled, arguments)
+                if coerced is not None:
+                    if compiled.is_valid(coerced):
+                        return self._defaults.fill(coerced)
+                    if plain(coerced):
+                        arguments = coerced
+            try:
+                errors = compiled.errors(arguments, _COUNTED)
+            except _READABLE:  # a value the validator cannot read
+                errors = []
+            if errors:
+                raise ArgumentsInvalid(self._described(arguments, errors))
+        found = data_problems(arguments, MAX_PROBLEMS)
+        problems = [_data_problem(loc, code, text) for loc, code, text in found] or [
+            _data_problem((), "not_json", "the arguments could not be read as JSON data")
+        ]
+        raise ArgumentsInvalid(
+            invalid_arguments(self.subject, problems, len(problems), self.hint())
+        )
+
+    def _described(self, arguments: dict[str, Any], errors: list[Any]) -> ErrorInfo:
+        compiled = self._compiled
+        problems = schema_problems(
+            compiled.schema, compiled.enforced, errors[:MAX_PROBLEMS], arguments
+        )
+        total = len(problems) + len(errors) - min(len(errors), MAX_PROBLEMS)
+        return invalid_arguments(
+            self.subject, problems, None if len(errors) >= _COUNTED else total, self.hint()
+        )
+
+    def hint(self) -> str:
+        """How to fix the call, naming the parameters (built once: the schema is fixed)."""
+        if self._hint is None:
+            self._hint = parameters_hint(self.subject, self.schema)
+        return self._hint
+
+
+def _data_problem(loc: tuple[str | int, ...], code: str, text: str) -> Problem:
+    return {
+        "path": format_path(loc),
+        "problem": code,
+        "expected": "JSON data",
+        "received": None,
+        "text": text,
+    }
+

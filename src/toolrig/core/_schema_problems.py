@@ -1,0 +1,247 @@
+"""jsonschema-rs errors in words a model can act on: path, what was expected, what was received.
+
+The validator's own messages quote the whole offending value (a megabyte array makes a megabyte
+message) and speak of schemas ("is not valid under any of the schemas listed in the 'anyOf'
+keyword"). Here each error becomes a :data:`~toolrig.core._argument_errors.Problem` whose
+``expected`` reads from the keyword that failed and whose ``received`` is a bounded preview of
+the value found at the error's path in the arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+import jsonschema_rs
+
+from toolrig.core._argument_errors import (
+    Problem,
+    describe_type,
+    format_path,
+    resolve,
+    schema_at,
+)
+from toolrig.core._jsonable import clean_text
+from toolrig.core._preview import preview, shown
+from toolrig.core._suggest import closest
+
+__all__ = ["describe_problems", "schema_problems", "value_at"]
+
+_K = jsonschema_rs.ValidationErrorKind
+_MISSING: Final = object()
+_BRANCHES: Final = 5
+
+
+def schema_problems(
+    schema: Mapping[str, Any] | bool,
+    enforced: Any,
+    errors: Sequence[jsonschema_rs.ValidationError],
+    value: Any,
+) -> list[Problem]:
+    """One problem per error (an error naming several unknown keys gives one per key)."""
+    root = schema if isinstance(schema, Mapping) else {}
+    problems: list[Problem] = []
+    for error in errors:
+        problems.extend(_problems(error, root, enforced, value))
+    return problems
+
+
+def describe_problems(compiled: Any, value: Any, limit: int) -> list[str]:
+    """``path: text`` lines for why ``value`` fails ``compiled`` (a ``JsonSchema``)."""
+    from toolrig.core._json_data import data_problems, plain
+
+    try:
+        readable = plain(value)
+        if readable:
+            errors = compiled.errors(value, limit)
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        readable = False
+    if not readable:
+        return [_line(format_path(loc), text) for loc, _, text in data_problems(value, limit)]
+    found = schema_problems(compiled.schema, compiled.enforced, errors, value)
+    return [_line(p["path"], p["text"]) for p in found[:limit]] or ["does not match the schema"]
+
+
+def _line(path: str, text: str) -> str:
+    return text if path == format_path(()) else f"{path}: {text}"
+
+
+def value_at(value: Any, loc: Sequence[str | int]) -> Any:
+    """The part of ``value`` at ``loc`` (``_MISSING``-like sentinel object when absent)."""
+    for part in loc:
+        if isinstance(value, Mapping) and isinstance(part, str) and part in value:
+            value = value[part]
+        elif isinstance(value, list | tuple) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            return _MISSING
+    return value
+
+
+def _problems(
+    error: jsonschema_rs.ValidationError, root: Mapping[str, Any], enforced: Any, value: Any
+) -> Iterator[Problem]:
+    kind = error.kind
+    loc = tuple(error.instance_path)
+    if isinstance(kind, _K.Required):
+        yield _missing(loc, kind.property, error.schema_path, root)
+    elif isinstance(kind, _K.AdditionalProperties | _K.UnevaluatedProperties):
+        names = _declared(schema_at(root, loc), root)
+        for key in kind.unexpected[:20]:
+            yield _unknown((*loc, key), names, value_at(value, (*loc, key)))
+    else:
+        expected = _expected(error, enforced)
+        received = value_at(value, loc)
+        text_received = shown(received) if received is not _MISSING else "(absent)"
+        yield {
+            "path": format_path(loc),
+            "problem": kind.name,
+            "expected": expected,
+            "received": text_received,
+            "text": f"expected {expected}, received {text_received}",
+        }
+
+
+def _missing(
+    loc: tuple[str | int, ...], name: str, schema_path: Sequence[str | int], root: Mapping[str, Any]
+) -> Problem:
+    where = (*loc, name)
+    expected = describe_type(schema_at(root, where))
+    text = f"required parameter is missing (expected {expected})"
+    for keyword in ("dependentRequired", "dependencies"):
+        if keyword in schema_path:
+            index = list(schema_path).index(keyword)
+            if index + 1 < len(schema_path):
+                text += f"; it is required when `{schema_path[index + 1]}` is given"
+    return {
+        "path": format_path(where),
+        "problem": "missing",
+        "expected": expected,
+        "received": None,
+        "text": text,
+    }
+
+
+def _unknown(loc: tuple[str | int, ...], names: list[str], received: Any) -> Problem:
+    bad = clean_text(str(loc[-1]))
+    close = closest(bad, names)
+    text = "unknown parameter"
+    if close:
+        text += f"; did you mean {' or '.join(f'`{c}`' for c in close)}?"
+    if names:
+        text += f" Valid names here: {', '.join(names[:50])}"
+    return {
+        "path": format_path(loc),
+        "problem": "extra_forbidden",
+        "expected": names,
+        "received": shown(received),
+        "text": text,
+        "suggestions": close,
+    }
+
+
+def _declared(node: Mapping[str, Any] | None, root: Mapping[str, Any]) -> list[str]:
+    """Property names declared at a node, with those of its ``allOf``/``anyOf``/``oneOf``
+    members and ``$ref`` targets."""
+    names: dict[str, None] = {}
+    todo: list[Any] = [node]
+    seen = 0
+    while todo and seen < 50:
+        current = resolve(todo.pop(0), root)
+        seen += 1
+        if not isinstance(current, Mapping):
+            continue
+        props = current.get("properties")
+        if isinstance(props, Mapping):
+            names.update(dict.fromkeys(k for k in props if isinstance(k, str)))
+        for key in ("allOf", "anyOf", "oneOf"):
+            members = current.get(key)
+            todo.extend(members if isinstance(members, list) else [])
+    return [clean_text(n) for n in names]
+
+
+def _expected(error: jsonschema_rs.ValidationError, enforced: Any) -> str:
+    kind = error.kind
+    if isinstance(kind, _K.Type):
+        return describe_type({"type": list(kind.types)})
+    if isinstance(kind, _K.Enum):
+        return describe_type({"enum": list(kind.options)})
+    if isinstance(kind, _K.Constant):
+        return describe_type({"const": kind.expected_value})
+    simple = _SIMPLE.get(type(kind))
+    if simple is not None:
+        return simple(kind)
+    if isinstance(kind, _K.Contains):
+        return _contains(error, enforced)
+    if isinstance(kind, _K.PropertyNames):
+        inner = kind.error
+        name = preview(inner.instance, 40)
+        return f"property names that are {_expected(inner, enforced)} ({name} is not)"
+    if isinstance(kind, _K.AnyOf | _K.OneOfNotValid):
+        word = "one of" if isinstance(kind, _K.AnyOf) else "exactly one of"
+        return f"{word}: {_branches(kind.context, enforced)}"
+    if isinstance(kind, _K.OneOfMultipleValid):
+        return "exactly one of the allowed shapes, but the value matches several of them"
+    if isinstance(kind, _K.Not):
+        return f"a value that does not match {preview(kind.schema, 60)}"
+    if isinstance(kind, _K.AdditionalItems | _K.UnevaluatedItems):
+        return "no items beyond those the schema declares"
+    return clean_text(str(error.message).split("\n", 1)[0])[:200]
+
+
+def _branches(context: list[list[jsonschema_rs.ValidationError]], enforced: Any) -> str:
+    parts = []
+    for branch in context[:_BRANCHES]:
+        if not branch:
+            continue
+        first = branch[0]
+        text = _expected(first, enforced)
+        if first.instance_path:
+            text = f"{format_path(tuple(first.instance_path))} {text}"
+        parts.append(text[:80])
+    if len(context) > _BRANCHES:
+        parts.append("...")
+    return "; ".join(parts) or "one of the allowed shapes"
+
+
+def _contains(error: jsonschema_rs.ValidationError, enforced: Any) -> str:
+    path = list(error.schema_path)
+    keyword = path[-1] if path else "contains"
+    node: Any = enforced
+    for part in path[:-1]:
+        node = node.get(part) if isinstance(node, Mapping) else (
+            node[part] if isinstance(node, list) and isinstance(part, int) else None
+        )
+    amount = node.get(keyword) if isinstance(node, Mapping) else None
+    if keyword == "minContains" and isinstance(amount, int):
+        return f"an array with at least {amount} items matching its `contains` schema"
+    if keyword == "maxContains" and isinstance(amount, int):
+        return f"an array with at most {amount} items matching its `contains` schema"
+    return "an array with at least one item matching its `contains` schema"
+
+
+def _items(count: Any, word: str) -> str:
+    if count == 1:
+        return f"1 {word}"
+    return f"{count} {'properties' if word == 'property' else word + 's'}"
+
+
+_SIMPLE: Final[dict[type, Any]] = {
+    _K.Minimum: lambda k: f"a number greater than or equal to {preview(k.limit)}",
+    _K.Maximum: lambda k: f"a number less than or equal to {preview(k.limit)}",
+    _K.ExclusiveMinimum: lambda k: f"a number greater than {preview(k.limit)}",
+    _K.ExclusiveMaximum: lambda k: f"a number less than {preview(k.limit)}",
+    _K.MultipleOf: lambda k: f"a multiple of {preview(k.multiple_of)}",
+    _K.MinLength: lambda k: f"a string of at least {_items(k.limit, 'character')}",
+    _K.MaxLength: lambda k: f"a string of at most {_items(k.limit, 'character')}",
+    _K.Pattern: lambda k: f"a string matching the pattern {preview(k.pattern, 100)}",
+    _K.Format: lambda k: f"a valid {clean_text(k.format)} string",
+    _K.MinItems: lambda k: f"an array of at least {_items(k.limit, 'item')}",
+    _K.MaxItems: lambda k: f"an array of at most {_items(k.limit, 'item')}",
+    _K.UniqueItems: lambda k: "an array without duplicate items",
+    _K.MinProperties: lambda k: f"an object with at least {_items(k.limit, 'property')}",
+    _K.MaxProperties: lambda k: f"an object with at most {_items(k.limit, 'property')}",
+    _K.FalseSchema: lambda k: "no value (nothing is allowed here)",
+    _K.BacktrackLimitExceeded: lambda k: "a string the pattern can be checked against in time",
+    _K.RegexEngineFailure: lambda k: "a string the pattern can be checked against",
+}

@@ -1,0 +1,90 @@
+"""Where a remote MCP server is and how its tools run: :class:`ServerParams`.
+
+One frozen description of a server, so that :class:`~toolrig.mcp.MCPToolSource`,
+:func:`~toolrig.mcp.add_mcp_server` and :func:`~toolrig.mcp.add_mcp_server_async` share it
+instead of each repeating a dozen keywords. Those still take the keywords
+(:class:`ServerKeywords`): they build the object, or replace fields of a given one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+__all__ = ["ServerKeywords", "ServerParams"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerParams:
+    """A remote MCP server: exactly one of ``command`` (a program, or ``[program, *args]``,
+    run as a subprocess speaking over stdio) or ``url`` (streamable HTTP).
+
+    ``timeout`` and ``max_retries`` apply to each tool imported from it; ``connect_timeout``
+    bounds starting the transport and initializing the session. ``env``, ``headers`` and
+    ``token`` are left out of the repr: they often hold secrets.
+    """
+
+    command: str | Sequence[str] | None = None
+    """Stdio: the program, or ``[program, *args]``."""
+    args: Sequence[str] = ()
+    """Stdio: arguments after those in ``command``."""
+    env: Mapping[str, str] | None = field(default=None, repr=False)
+    """Stdio: the environment of the subprocess (``None``: the SDK's default one)."""
+    cwd: str | None = None
+    """Stdio: the working directory of the subprocess."""
+    url: str | None = None
+    """Streamable HTTP: the server's endpoint."""
+    headers: Mapping[str, str] | None = field(default=None, repr=False)
+    """Streamable HTTP: headers sent with every request."""
+    token: str | None = field(default=None, repr=False)
+    """Streamable HTTP: sent as ``Authorization: Bearer <token>``."""
+    timeout: float | None = None
+    """Seconds each imported tool may run (``None``: no limit of its own)."""
+    max_retries: int = 0
+    """Retries of each imported tool on a retryable error."""
+    connect_timeout: float = 30.0
+    """Seconds to connect and initialize the session."""
+
+    def __post_init__(self) -> None:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give exactly one of `command` (stdio) or `url` (streamable HTTP)")
+        if self.command is not None and not isinstance(self.command, str) and not self.command:
+            raise ValueError("`command` must name a program")
+
+    @property
+    def argv(self) -> list[str]:
+        """Stdio: the whole command line, ``command`` then ``args`` (empty for HTTP)."""
+        if self.command is None:
+            return []
+        program = [self.command] if isinstance(self.command, str) else list(self.command)
+        return [*program, *self.args]
+
+    @property
+    def http_headers(self) -> dict[str, str]:
+        """Streamable HTTP: ``headers`` with the ``token`` added as a bearer token."""
+        headers = dict(self.headers or {})
+        if self.token is not None:
+            headers["Authorization"] = f"Bearer {self.token}"
+        return headers
+
+    @property
+    def label(self) -> str:
+        """The server as messages name it: its command line or its URL."""
+        return " ".join(self.argv) if self.url is None else self.url
+
+
+class ServerKeywords(TypedDict, total=False):
+    """The fields of :class:`ServerParams` as keywords, to type ``**keywords`` of the
+    functions that take them (defaults and meanings: see :class:`ServerParams`)."""
+
+    command: str | Sequence[str] | None
+    args: Sequence[str]
+    env: Mapping[str, str] | None
+    cwd: str | None
+    url: str | None
+    headers: Mapping[str, str] | None
+    token: str | None
+    timeout: float | None
+    max_retries: int
+    connect_timeout: float
