@@ -74,8 +74,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "unknown args ignored: declared parameters, JSON Schema, YAML, imports",
         f"{CORE}/_action.py",
-        "        validator = compile_schema(params)\n",
-        "        validator = compile_schema(params, forbid_extra=False)\n",
+        "        validator = compile_json_schema(params, forbid_extra=True)\n",
+        "        validator = compile_json_schema(params, forbid_extra=False)\n",
         (UNKNOWN_ARGS,),
     ),
     # -- time limits ---------------------------------------------------------------------
@@ -161,7 +161,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/toolrig/storage/_sqlite.py",
         '        conn.execute(f"PRAGMA synchronous={self._synchronous}")\n',
         '        conn.execute("PRAGMA synchronous=OFF")\n',
-        ("tests/storage/test_storage_log.py",),
+        ("tests/storage/test_storage_log.py", "tests/storage/test_storage_durability.py"),
     ),
     Mutation(
         "PostgreSQL log: writes left in an open transaction",
@@ -188,8 +188,250 @@ MUTATIONS: tuple[Mutation, ...] = (
 )
 """Mutations of the core, in code that the tools' rewrite does not touch."""
 
-TOOL_MUTATIONS: tuple[Mutation, ...] = ()
-"""Mutations of the built-in tools' security (address policy, sandbox, SQL, shell, search)."""
+SANDBOX = f"{TOOLS}/_sandbox.py"
+NETGUARD = f"{TOOLS}/_netguard.py"
+SEARCH = f"{TOOLS}/_web_search.py"
+PG = f"{TOOLS}/_sql_postgres.py"
+LITE = f"{TOOLS}/_sql_sqlite.py"
+DB = f"{TOOLS}/_db.py"
+SANDBOX_TESTS = "tests/tools/test_tools_sandbox.py"
+DB_LAYERS = "tests/tools_web/test_db_layers.py"
+DB_GUARD = "tests/tools_web/test_db_guard.py"
+DB_TOOL = "tests/tools_web/test_db_tool.py"
+WEB_FETCH = "tests/tools_web/test_web_fetch.py"
+WEB_SEARCH = "tests/tools_web/test_web_search.py"
+
+TOOL_MUTATIONS: tuple[Mutation, ...] = (
+    # -- the sandbox ---------------------------------------------------------------------
+    Mutation(
+        "sandbox: NUL in a path not refused",
+        SANDBOX,
+        '        if "\\x00" in path:\n',
+        "        if False:\n",
+        (AUDIT_TOOLS,),
+    ),
+    Mutation(
+        "sandbox root: nothing is outside",
+        SANDBOX,
+        "    return Path(path).is_relative_to(root)\n",
+        "    return True\n",
+        (SANDBOX_TESTS, AUDIT_TOOLS),
+    ),
+    Mutation(
+        "sandbox root: absolute paths not refused as such",
+        SANDBOX,
+        '        if os.path.isabs(path) or path.startswith("~"):\n',
+        '        if path.startswith("~"):\n',
+        (SANDBOX_TESTS, AUDIT_TOOLS),
+    ),
+    Mutation(
+        "sandbox root: `..` not refused as such",
+        SANDBOX,
+        "        if not _inside(lexical, self.root):\n",
+        "        if False:\n",
+        (SANDBOX_TESTS, AUDIT_TOOLS),
+    ),
+    Mutation(
+        "sandbox: symlinks pointing outside followed",
+        SANDBOX,
+        "        if not _inside(real, self.root):\n",
+        "        if False:\n",
+        (SANDBOX_TESTS, AUDIT_TOOLS),
+    ),
+    Mutation(
+        "symlink race: folders opened following symlinks",
+        f"{TOOLS}/_fd.py",
+        "DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW |",
+        "DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY |",
+        (SANDBOX_TESTS, "tests/tools/test_tools_search.py", AUDIT_TOOLS),
+    ),
+    Mutation(
+        "symlink race: files opened following symlinks",
+        f"{TOOLS}/_fd.py",
+        "FILE_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW |",
+        "FILE_FLAGS: Final = os.O_RDONLY |",
+        (SANDBOX_TESTS, "tests/tools/test_tools_search.py", AUDIT_TOOLS),
+    ),
+    # -- the address policy --------------------------------------------------------------
+    Mutation(
+        "SSRF: only the first resolved address checked",
+        NETGUARD,
+        "    for address in addresses:\n",
+        "    for address in addresses[:1]:\n",
+        (AUDIT_WEB, WEB_FETCH),
+    ),
+    Mutation(
+        "SSRF: connects by name, not to the checked address",
+        NETGUARD,
+        "        target, extra, extensions = _pinned(httpx.URL(current), address)\n",
+        "        target, extra, extensions = httpx.URL(current), {}, {}\n",
+        (AUDIT_WEB, WEB_FETCH),
+    ),
+    Mutation(
+        "SSRF: IPv4-mapped IPv6 addresses not unwrapped",
+        NETGUARD,
+        "            address = address.ipv4_mapped\n        if any(",
+        "            pass\n        if any(",
+        (AUDIT_WEB, WEB_FETCH),
+    ),
+    Mutation(
+        "SSRF: metadata addresses open with allow_private",
+        NETGUARD,
+        "        if address in METADATA_ADDRESSES or address.is_multicast",
+        "        if address.is_multicast",
+        (AUDIT_WEB, WEB_FETCH),
+    ),
+    Mutation(
+        "redirects: hops after the first not checked",
+        NETGUARD,
+        "        address = await resolve_checked(current, policy)\n",
+        "        address = await resolve_checked(\n"
+        '            current, policy if hop == 0 else NetPolicy(allow=("0.0.0.0/0", "::/0"))\n'
+        "        )\n",
+        (AUDIT_WEB, WEB_FETCH),
+    ),
+    # -- read-only SQL, each layer on its own --------------------------------------------
+    Mutation(
+        "SQL (PostgreSQL parser): any top-level statement allowed",
+        PG,
+        "    if not isinstance(top, ast.SelectStmt):\n",
+        "    if False:\n",
+        (DB_LAYERS, DB_GUARD, DB_TOOL),
+    ),
+    Mutation(
+        "SQL (PostgreSQL parser): nested statements allowed",
+        PG,
+        'elif type(node).__name__.endswith("Stmt") and not isinstance(node, ast.SelectStmt):',
+        "elif False:",
+        (DB_LAYERS, DB_GUARD, DB_TOOL),
+    ),
+    Mutation(
+        "SQL (PostgreSQL parser): server functions allowed",
+        PG,
+        "            if _denied_function(name):\n",
+        "            if False:\n",
+        (DB_LAYERS, DB_GUARD),
+    ),
+    Mutation(
+        "SQL (PostgreSQL): no READ ONLY transaction",
+        DB,
+        'conn.exec_driver_sql("SET TRANSACTION READ ONLY")',
+        'conn.exec_driver_sql("SELECT 1")',
+        (DB_LAYERS, DB_TOOL),
+    ),
+    Mutation(
+        "SQL (PostgreSQL): session not read-only by default",
+        DB,
+        '                flags += " -c default_transaction_read_only=on"\n',
+        '                flags += ""\n',
+        (DB_LAYERS, DB_TOOL),
+    ),
+    Mutation(
+        "SQL (PostgreSQL): privileged roles not refused",
+        PG,
+        '    return "; ".join(reasons) or None\n',
+        "    return None\n",
+        (DB_GUARD,),
+    ),
+    Mutation(
+        "SQL (SQLite): no authorizer",
+        LITE,
+        "    dbapi_connection.set_authorizer(read_only_authorizer)\n",
+        "",
+        (DB_LAYERS, DB_GUARD, DB_TOOL),
+    ),
+    Mutation(
+        "SQL (SQLite): authorizer allows every action",
+        LITE,
+        "    return sqlite3.SQLITE_DENY\n\n\ndef setup_read_only",
+        "    return sqlite3.SQLITE_OK\n\n\ndef setup_read_only",
+        (DB_LAYERS, DB_GUARD, DB_TOOL),
+    ),
+    Mutation(
+        "SQL (SQLite): query_only off",
+        LITE,
+        'cursor.execute("PRAGMA query_only = ON")',
+        'cursor.execute("PRAGMA query_only = OFF")',
+        (DB_LAYERS, DB_TOOL),
+    ),
+    Mutation(
+        "SQL (SQLite): file opened read-write",
+        DB,
+        '?mode=ro", query={"uri": "true"})',
+        '?mode=rw", query={"uri": "true"})',
+        (DB_LAYERS, DB_TOOL),
+    ),
+    # -- the shell's allow-list ----------------------------------------------------------
+    Mutation(
+        "shell: allow-list not enforced",
+        f"{TOOLS}/_shell.py",
+        "        if self.allowed_programs is not None and not self._allowed(command[0]):\n",
+        "        if False:\n",
+        ("tests/tools/test_tools_shell.py",),
+    ),
+    Mutation(
+        "shell: a path to a program outside the list allowed",
+        f"{TOOLS}/_shell.py",
+        "        if os.sep in program:\n            return False\n",
+        "        if os.sep in program:\n            return True\n",
+        ("tests/tools/test_tools_shell.py",),
+    ),
+    Mutation(
+        "shell: any program found on PATH allowed",
+        f"{TOOLS}/_shell.py",
+        "        return found is not None and found in self.allowed_programs\n",
+        "        return found is not None\n",
+        ("tests/tools/test_tools_shell.py",),
+    ),
+    # -- web search parsing --------------------------------------------------------------
+    Mutation(
+        "Brave: results read from the wrong key",
+        SEARCH,
+        '(data.get("web") or {}).get("results", [])',
+        'data.get("results", [])',
+        (AUDIT_WEB, WEB_SEARCH),
+    ),
+    Mutation(
+        "Brave: snippet read from the wrong key",
+        SEARCH,
+        'return _hits(results, max_results, snippet="description")',
+        'return _hits(results, max_results, snippet="snippet")',
+        (AUDIT_WEB, WEB_SEARCH),
+    ),
+    Mutation(
+        "Brave: count not capped at 20",
+        SEARCH,
+        '"count": min(max_results, 20)',
+        '"count": max_results',
+        (AUDIT_WEB, WEB_SEARCH),
+    ),
+    Mutation(
+        "Tavily: snippet read from the wrong key",
+        SEARCH,
+        'data.get("results", []) if isinstance(data, dict) else []\n'
+        '        return _hits(results, max_results, snippet="content")\n\n\nclass DuckDuckGo',
+        'data.get("results", []) if isinstance(data, dict) else []\n'
+        '        return _hits(results, max_results, snippet="snippet")\n\n\nclass DuckDuckGo',
+        (AUDIT_WEB, WEB_SEARCH),
+    ),
+    Mutation(
+        "Tavily: bearer token not sent",
+        SEARCH,
+        'headers={"Authorization": f"Bearer {self.api_key}"},',
+        "headers={},",
+        (AUDIT_WEB, WEB_SEARCH),
+    ),
+    Mutation(
+        "SearXNG: snippet read from the wrong key",
+        SEARCH,
+        '        results = data.get("results", []) if isinstance(data, dict) else []\n'
+        '        return _hits(results, max_results, snippet="content")\n\n\nclass BraveBackend',
+        '        results = data.get("results", []) if isinstance(data, dict) else []\n'
+        '        return _hits(results, max_results, snippet="title")\n\n\nclass BraveBackend',
+        (AUDIT_WEB, WEB_SEARCH),
+    ),
+)
+"""Mutations of the built-in tools' security (sandbox, address policy, SQL, shell, search)."""
 
 
 @dataclass(slots=True)

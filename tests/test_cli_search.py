@@ -17,6 +17,12 @@ def search(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def search_error(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """The exit code and stderr of a search that fails (errors are one line on stderr)."""
+    code = main(["search", "--catalog", CATALOG, *args])
+    return code, capsys.readouterr().err
+
+
 def test_json_lists_the_best_actions_first(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = search(capsys, "--json", "-k", "2", "how much stock is left of the kettle?")
     assert code == 0
@@ -39,12 +45,12 @@ def test_the_table_shows_the_action_description(capsys: pytest.CaptureFixture[st
 
 
 def test_bad_requests_exit_2_with_the_reason(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = search(capsys, "   ")
-    assert code == 2 and "query is empty" in out
-    code, out = search(capsys, "-k", "0", "stock")
-    assert code == 2 and "k must be" in out
+    code, err = search_error(capsys, "   ")
+    assert code == 2 and "query is empty" in err
+    code, err = search_error(capsys, "-k", "0", "stock")
+    assert code == 2 and "k must be" in err
     assert main(["search", "stock"]) == 2
-    assert "--catalog" in capsys.readouterr().out
+    assert "--catalog" in capsys.readouterr().err
 
 
 def test_nothing_found_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,5 +74,5 @@ def test_usage_log_moves_the_often_called_tool_up(
     args = ["--json", "--tools", "--mode", "lexical", "--usage-log", str(path), query]
     code, out = search(capsys, *args)
     assert code == 0 and json.loads(out)[0]["name"] == order[1]
-    code, out = search(capsys, "--usage-log", str(tmp_path / "missing.db"), query)
-    assert code == 2 and "no execution log at" in out
+    code, err = search_error(capsys, "--usage-log", str(tmp_path / "missing.db"), query)
+    assert code == 2 and "no execution log at" in err

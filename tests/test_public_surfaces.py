@@ -108,9 +108,11 @@ SURFACES: dict[str, set[str]] = {
     "toolrig.storage": {
         "ExecutionLog",
         "ExecutionRecord",
+        "LogWriteWarning",
         "PostgresExecutionLog",
         "RecordStatus",
         "SQLiteExecutionLog",
+        "WriteFailure",
         "default_log_path",
         "open_log",
     },

@@ -16,9 +16,7 @@ def test_a_good_call_prints_its_output_and_exits_0() -> None:
 
 
 def test_json_values_and_the_args_object() -> None:
-    done = toolrig(
-        "call", "search", "--args", '{"query": "file sql"}', "max_results:=1", "--json"
-    )
+    done = toolrig("call", "search", "--args", '{"query": "file sql"}', "max_results:=1", "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["success"] is True and result["output"] == ["file_tool"]
@@ -61,8 +59,8 @@ def test_did_you_mean_keeps_names_with_double_underscores(tmp_path: Path) -> Non
             "parameters:\n  - {name: q, type: string, required: true}\n",
             encoding="utf-8",
         )
-    done = toolrig("call", "gh__search_issue", "q=x", "--catalog", tmp_path)
+    done = toolrig("call", "gh__search_issue", "q=x", "--catalog", tmp_path, "--json")
     assert done.returncode == 1
-    assert "Did you mean 'gh__search_issues'" in done.stdout
-    assert "Available tools: gh__create_issue, gh__search_issues." in done.stdout
-    assert "(none)" not in done.stdout
+    message = json.loads(done.stdout)["error"]["message"]
+    assert "Did you mean 'gh__search_issues'" in message
+    assert message.endswith("Available tools: gh__create_issue, gh__search_issues.")

@@ -49,7 +49,7 @@ async def _wait_for(path: Path, text: str) -> str:
     """The stderr file's text once it contains ``text`` (at most :data:`WAIT` seconds)."""
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
-        content = path.read_text(encoding="utf-8")
+        content = await asyncio.to_thread(path.read_text, encoding="utf-8")
         if text in content:
             return content
         await asyncio.sleep(0.05)
@@ -85,10 +85,10 @@ async def test_calls_and_reloads_are_reported_and_recorded(tmp_path: Path) -> No
         ):
             await asyncio.wait_for(client.initialize(), WAIT)
             result = await asyncio.wait_for(client.call_tool("greet", {"who": "Ada"}), WAIT)
-            assert not result.isError
+            assert not result.is_error
             await _wait_for(stderr, "call greet ok")
             bad = await asyncio.wait_for(client.call_tool("greet", {}), WAIT)
-            assert bad.isError
+            assert bad.is_error
             await _wait_for(stderr, "call greet invalid_arguments")
 
             # an edit that loads: printed as applied, and clients are told list_changed
@@ -104,7 +104,7 @@ async def test_calls_and_reloads_are_reported_and_recorded(tmp_path: Path) -> No
             await asyncio.sleep(0.5)
             assert not changed.is_set()
             still = await asyncio.wait_for(client.call_tool("greet", {"who": "Bo"}), WAIT)
-            assert not still.isError  # the last good version is still served
+            assert not still.is_error  # the last good version is still served
     with open_log(str(log)) as opened:
         records = opened.query(tool="greet")
     assert [r.status for r in records] == ["succeeded", "failed", "succeeded"]

@@ -47,8 +47,13 @@ def test_show_prints_options_schema_and_the_prompt_text_once() -> None:
 
 def test_show_json_and_a_call_name_of_a_multi_action_tool() -> None:
     done = toolrig(
-        "inspect", "inventory_manager.check_stock", "--catalog", CATALOG, "--import-path",
-        EXAMPLES, "--json",
+        "inspect",
+        "inventory_manager.check_stock",
+        "--catalog",
+        CATALOG,
+        "--import-path",
+        EXAMPLES,
+        "--json",
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)

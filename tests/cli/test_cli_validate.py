@@ -36,9 +36,7 @@ def test_the_example_catalogue_and_plan_are_valid() -> None:
 def test_an_executor_that_cannot_be_imported_is_a_problem_at_its_line(tmp_path: Path) -> None:
     tools = _catalog(tmp_path)
     (tools / "broken.yaml").write_text(
-        "name: broken\n"
-        "description: Its code is missing.\n"
-        "executor: greetings.nothing_here\n",
+        "name: broken\ndescription: Its code is missing.\nexecutor: greetings.nothing_here\n",
         encoding="utf-8",
     )
     (tools / "gone.yaml").write_text(

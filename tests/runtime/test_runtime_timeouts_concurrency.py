@@ -74,7 +74,8 @@ async def test_a_per_call_limit_longer_than_the_tools_own_applies() -> None:
 async def test_the_executor_default_applies_only_to_tools_without_their_own() -> None:
     with ToolExecutor([unlimited, short_fuse], default_timeout=0.2) as executor:
         timed_out = await executor.execute("unlimited", {"seconds": 5})
-        assert timed_out.code == "timeout" and "within 0.2 s" in timed_out.error.message
+        assert timed_out.code == "timeout" and timed_out.error is not None
+        assert "within 0.2 s" in timed_out.error.message
     with ToolExecutor([short_fuse], default_timeout=0.05) as executor:
         own = await executor.execute("short_fuse", {"seconds": 0.1})
         assert own.success, own.error  # its own 0.2 s, not the executor's 0.05 s
@@ -84,7 +85,7 @@ def test_a_per_call_limit_applies_on_the_blocking_path() -> None:
     with ToolExecutor([slow_sync, slow_async]) as executor:
         for name in ("slow_sync", "slow_async"):
             result = executor.execute_sync(name, {"seconds": 2.5}, timeout=0.25)
-            assert result.code == "timeout", (name, result)
+            assert result.code == "timeout" and result.error is not None, (name, result)
             assert "within 0.25 s" in result.error.message
 
 

@@ -102,3 +102,16 @@ def test_fast_enough_on_many_files(tmp_path: Path) -> None:
     out = SearchTool(tmp_path).execute("search", pattern="value 7-42\n", literal=True).unwrap()
     assert time.perf_counter() - start < 5.0
     assert out["files_searched"] == 2000 and len(out["matches"]) == 20
+
+
+def test_ignore_case_literal_agrees_with_the_regex_on_any_text(tmp_path: Path) -> None:
+    """The fast path for ASCII files must not change what matches: Unicode case folds (the
+    Kelvin sign folds to "k", the long s to "s") still match in non-ASCII files."""
+    (tmp_path / "ascii.txt").write_text("Token\nTOKEN\nnothing\n")
+    (tmp_path / "kelvin.txt").write_text("\u212aey\nlong \u017fign\n", encoding="utf-8")
+    search = SearchTool(tmp_path)
+    for pattern in ("token", "KEY", "sign"):
+        fast = search.execute("search", pattern=pattern, literal=True, ignore_case=True).unwrap()
+        slow = search.execute("search", pattern=pattern, ignore_case=True).unwrap()
+        assert fast["matches"] == slow["matches"], pattern
+        assert fast["matches"], pattern

@@ -18,10 +18,17 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 import toolrig.tools._db as db_module
+from toolrig import ErrorInfo, ToolResult
 from toolrig.tools import DbTool
 
 PARSER_REFUSAL = "query_db is read-only: a DELETE statement is refused."
 AUTHORIZER_REFUSAL = "query_db is read-only: the statement would do more than read, and is refused."
+
+
+def _err(result: ToolResult) -> ErrorInfo:
+    """The error of a result that must have failed."""
+    assert result.error is not None, result
+    return result.error
 
 
 def _count(url: str) -> int:
@@ -44,6 +51,15 @@ def _fill(url: str) -> None:
         engine.dispose()
 
 
+def _drop(url: str) -> None:
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("DROP TABLE IF EXISTS items")
+    finally:
+        engine.dispose()
+
+
 # -- PostgreSQL -----------------------------------------------------------------------------
 @pytest.fixture
 def pg(postgres_url: str) -> Iterator[tuple[DbTool, str]]:
@@ -52,6 +68,7 @@ def pg(postgres_url: str) -> Iterator[tuple[DbTool, str]]:
     tool = DbTool(postgres_url, allow_privileged_role=True)
     yield tool, postgres_url
     tool.close()
+    _drop(postgres_url)  # the database is shared by the session's tests
 
 
 @pytest.fixture
@@ -63,12 +80,12 @@ def test_pg_the_parser_refuses_first(pg: tuple[DbTool, str]) -> None:
     tool, url = pg
     result = tool.execute("query_db", sql="DELETE FROM items")
     assert result.code == "permission_denied"
-    assert result.error.message == PARSER_REFUSAL  # not the server's read-only error
+    assert _err(result).message == PARSER_REFUSAL  # not the server's read-only error
     nested = tool.execute(
         "query_db", sql="WITH gone AS (DELETE FROM items RETURNING id) SELECT count(*) FROM gone"
     )
     assert nested.code == "permission_denied"
-    assert nested.error.message == "query_db is read-only: a nested DELETE statement is refused."
+    assert _err(nested).message == "query_db is read-only: a nested DELETE statement is refused."
     assert _count(url) == 2
 
 
@@ -91,8 +108,8 @@ def test_pg_the_read_only_transaction_refuses_alone(
     assert shown.unwrap()["rows"] == [["off"]]  # only the transaction is left
     result = tool.execute("query_db", sql="DELETE FROM items")
     assert result.code == "permission_denied", result.error
-    assert "read-only transaction" in result.error.message
-    assert result.error.message != PARSER_REFUSAL
+    assert "read-only transaction" in _err(result).message
+    assert _err(result).message != PARSER_REFUSAL
     assert _count(url) == 2
 
 
@@ -126,7 +143,7 @@ def test_sqlite_the_authorizer_refuses_first(lite: tuple[DbTool, str]) -> None:
     for sql in ("DELETE FROM items", "UPDATE items SET name = 'x'", "DROP TABLE items"):
         result = tool.execute("query_db", sql=sql)
         assert result.code == "permission_denied", (sql, result.error)
-        assert result.error.message == AUTHORIZER_REFUSAL, sql  # not "readonly database"
+        assert _err(result).message == AUTHORIZER_REFUSAL, sql  # not "readonly database"
     assert _count(url) == 2
 
 

@@ -21,13 +21,19 @@ import httpx
 import pytest
 from fake_dns import FakeDns
 
-from toolrig import ToolError
+from toolrig import ErrorInfo, ToolError, ToolResult
 from toolrig.tools import BraveBackend, NetPolicy, TavilyBackend, WebTool
 from toolrig.tools._netguard import resolve_checked
 
 LOCAL = NetPolicy(allow=("127.0.0.1",))
 BRAVE_KEY = "brave-test-key"
 TAVILY_KEY = "tvly-test-key"
+
+
+def _err(result: ToolResult) -> ErrorInfo:
+    """The error of a result that must have failed."""
+    assert result.error is not None, result
+    return result.error
 
 
 # -- a server speaking the Brave and Tavily APIs, and redirecting where asked ----------------
@@ -244,11 +250,11 @@ async def test_fetch_refuses_a_name_mixing_allowed_and_forbidden_addresses(
         dns.add("mixed.example", addresses)
         result = await web.aexecute("fetch", url=f"http://mixed.example:{api.port}/page")
         assert result.code == "permission_denied", (addresses, result)
-        assert result.error.details["address"] == "10.0.0.7"
+        assert _err(result).details["address"] == "10.0.0.7"
     # a name resolving to the loopback in both families: ::1 is not in LOCAL's allow-list
     dns.add("localhost", ["127.0.0.1", "::1"])
     both = await web.aexecute("fetch", url=f"http://localhost:{api.port}/page")
-    assert both.code == "permission_denied" and both.error.details["address"] == "::1"
+    assert both.code == "permission_denied" and _err(both).details["address"] == "::1"
     assert loopback_only == [] and len(api.seen.requests) == before
 
 
@@ -281,7 +287,7 @@ async def test_each_redirect_hop_is_checked(
     web = WebTool(network=LOCAL, timeout=5.0)
     result = await web.aexecute("fetch", url=f"{api.base}/redirect?to={to}")
     assert result.code == "permission_denied", result
-    assert ipaddress.ip_address(result.error.details["address"]) == ipaddress.ip_address(refused)
+    assert ipaddress.ip_address(_err(result).details["address"]) == ipaddress.ip_address(refused)
     assert loopback_only == ["127.0.0.1"]  # the first hop only
 
 
@@ -325,8 +331,8 @@ async def test_brave_asks_for_at_most_twenty(api: Api) -> None:
 
 async def test_brave_refusal_is_reported(api: Api) -> None:
     result = await WebTool(search_backend=_brave(api, key="wrong")).aexecute("search", query="q")
-    assert result.code == "execution_error" and not result.error.retryable
-    assert "brave search backend answered HTTP 401" in result.error.message
+    assert result.code == "execution_error" and not _err(result).retryable
+    assert "brave search backend answered HTTP 401" in _err(result).message
 
 
 async def test_tavily_results_use_the_content_as_snippet(api: Api) -> None:
@@ -349,6 +355,6 @@ async def test_tavily_results_use_the_content_as_snippet(api: Api) -> None:
 
 async def test_tavily_rate_limit_and_bad_key(api: Api) -> None:
     limited = await WebTool(search_backend=_tavily(api)).aexecute("search", query="too many")
-    assert limited.code == "rate_limited" and limited.error.retryable
+    assert limited.code == "rate_limited" and _err(limited).retryable
     bad = await WebTool(search_backend=_tavily(api, key="nope")).aexecute("search", query="q")
-    assert bad.code == "execution_error" and "HTTP 401" in bad.error.message
+    assert bad.code == "execution_error" and "HTTP 401" in _err(bad).message

@@ -45,7 +45,7 @@ def add_call_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     call.add_argument("--timeout", type=float, metavar="SECONDS", help="override the time limit")
     add_catalog_options(call, demo_default=True)
     add_json_option(call)
-    call.set_defaults(run=run_call)
+    call.set_defaults(handler=run_call)
 
 
 def parse_arguments(pairs: Sequence[str], given: str | None) -> dict[str, Any]:

@@ -19,8 +19,10 @@ SHELLS = ("bash", "zsh", "tcsh", "fish")
 """The shells a script can be printed for."""
 
 
-def add_completion_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Declare ``completion``."""
+def add_completion_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], root: argparse.ArgumentParser
+) -> None:
+    """Declare ``completion``; its scripts complete the commands of ``root``."""
     completion = commands.add_parser(
         "completion",
         help="print a shell completion script (bash, zsh, tcsh, fish)",
@@ -29,18 +31,15 @@ def add_completion_parser(commands: argparse._SubParsersAction[argparse.Argument
         'zsh > "${fpath[1]}/_toolrig".',
     )
     completion.add_argument("shell", choices=SHELLS)
-    completion.set_defaults(run=run_completion)
+    completion.set_defaults(handler=run_completion, root_parser=root)
 
 
-def completion_script(shell: str) -> str:
-    """The completion script of the ``toolrig`` parser for ``shell``."""
+def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
+    """The completion script of ``parser`` (the ``toolrig`` parser) for ``shell``."""
     try:
         import shtab
     except ImportError:
         raise CliError("shell completion needs the package 'shtab': pip install shtab") from None
-    from toolrig.cli.main import build_parser
-
-    parser = build_parser()
     _mark_paths(parser, files=shtab.FILE, folders=shtab.DIRECTORY)
     script: str = shtab.complete(parser, shell=shell)
     return script
@@ -59,5 +58,5 @@ def _mark_paths(parser: argparse.ArgumentParser, *, files: object, folders: obje
 
 def run_completion(args: argparse.Namespace) -> int:
     """Print the script."""
-    print(completion_script(args.shell))
+    print(completion_script(args.root_parser, args.shell))
     return EXIT_OK

@@ -23,7 +23,7 @@ def add_demo_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="tools defined three ways, good and bad calls, a plan over the example catalogue",
     )
     demo.add_argument("--no-prompt", action="store_true", help="do not print the tools' prompt")
-    demo.set_defaults(run=lambda args: run_demo(show_prompt=not args.no_prompt))
+    demo.set_defaults(handler=lambda args: run_demo(show_prompt=not args.no_prompt))
 
 
 CALLS: list[tuple[str, dict[str, Any]]] = [

@@ -42,7 +42,9 @@ def add_log_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     query = actions.add_parser("query", help="records matching filters, oldest first")
     query.add_argument("--tool", help="only this tool")
     query.add_argument("--status", choices=["succeeded", "failed", "skipped"])
-    query.add_argument("--run", metavar="RUN_ID", help="only this run (plan id, serve session)")
+    query.add_argument(
+        "--run", dest="run_id", metavar="RUN_ID", help="only this run (plan id, serve session)"
+    )
     query.add_argument("--since", metavar="WHEN", help="30m, 2h, 7d, an ISO time or epoch")
     query.add_argument("--limit", type=int, default=100, help="at most this many (100)")
     tail = actions.add_parser("tail", help="the newest records; --follow for new ones")
@@ -60,9 +62,9 @@ def add_log_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
             "--log", metavar="URL", help="SQLite path or postgresql:// URL (default $TOOLRIG_LOG)"
         )
         add_json_option(sub)
-    query.set_defaults(run=_run_query)
-    tail.set_defaults(run=_run_tail)
-    summary.set_defaults(run=_run_summary)
+    query.set_defaults(handler=_run_query)
+    tail.set_defaults(handler=_run_tail)
+    summary.set_defaults(handler=_run_summary)
 
 
 def parse_since(text: str | None) -> float | None:
@@ -129,7 +131,7 @@ def _run_query(args: argparse.Namespace) -> int:
         records = log.query(
             tool=args.tool,
             status=args.status,
-            run_id=args.run,
+            run_id=args.run_id,
             since=parse_since(args.since),
             limit=args.limit,
         )

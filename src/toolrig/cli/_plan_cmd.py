@@ -42,7 +42,7 @@ def add_plan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     plan.add_argument("--id", dest="plan_id", help="run under this plan id (same id resumes)")
     plan.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_json_option(plan)
-    plan.set_defaults(run=run_plan_command)
+    plan.set_defaults(handler=run_plan_command)
 
 
 def run_plan_command(args: argparse.Namespace) -> int:

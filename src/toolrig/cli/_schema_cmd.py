@@ -42,7 +42,7 @@ def add_schema_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     )
     add_catalog_options(schema, demo_default=True)
     add_json_option(schema)
-    schema.set_defaults(run=run_schema)
+    schema.set_defaults(handler=run_schema)
 
 
 def export(catalog: Catalog, provider: str, *, strict: bool = False) -> Any:

@@ -44,7 +44,7 @@ def add_search_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     )
     search.add_argument("--tools", action="store_true", help="one result per tool, not action")
     add_json_option(search)
-    search.set_defaults(run=run_search_command)
+    search.set_defaults(handler=run_search_command)
 
 
 def run_search_command(args: argparse.Namespace) -> int:

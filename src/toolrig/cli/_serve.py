@@ -71,7 +71,7 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="record every call in this execution log (SQLite path or postgresql:// URL)",
     )
     add_json_option(serve)
-    serve.set_defaults(run=run_serve)
+    serve.set_defaults(handler=run_serve)
 
 
 def build_registry(paths: Sequence[str], *, demo: bool, watch: bool, as_json: bool) -> Registry:

@@ -36,7 +36,7 @@ def add_tools_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPars
     listing.add_argument("--type", help="only tools of this type")
     listing.add_argument("--tag", action="append", default=[], help="only tools with this tag")
     add_json_option(listing)
-    listing.set_defaults(run=run_list)
+    listing.set_defaults(handler=run_list)
 
     show = commands.add_parser(
         "show",
@@ -48,7 +48,7 @@ def add_tools_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPars
     show.add_argument("tool", metavar="TOOL", help="a tool or call name (tool.action)")
     add_catalog_options(show, demo_default=True)
     add_json_option(show)
-    show.set_defaults(run=run_show)
+    show.set_defaults(handler=run_show)
 
 
 def call_names(spec: ToolSpec) -> list[tuple[str, ActionSpec]]:

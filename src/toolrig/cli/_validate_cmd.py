@@ -47,7 +47,7 @@ def add_validate_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
         help="folder to import executors from (like PYTHONPATH); repeatable",
     )
     add_json_option(validate)
-    validate.set_defaults(run=run_validate)
+    validate.set_defaults(handler=run_validate)
 
 
 def is_plan_file(path: Path) -> bool:

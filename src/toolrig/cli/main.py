@@ -1,8 +1,8 @@
 """The ``toolrig`` command: one subcommand per module, one way to fail.
 
-Each command module declares its parser (``add_*_parser``) and names the function that runs it
-(``set_defaults(run=...)``); modules are imported only to build the parser, and what a command
-needs beyond that is imported when it runs. Exit codes: 0 ok, 1 a tool call, plan or check
+Each command module declares its parser (``add_*_parser``) and names the function that runs
+it (``set_defaults(handler=...)``); modules are imported only to build the parser, and what a
+command needs beyond that is imported when it runs. Exit codes: 0 ok, 1 a tool call, plan or check
 failed, 2 the command was used wrongly or its input cannot be read.
 """
 
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_log_parser(commands)
     add_search_parser(commands)
     add_serve_parser(commands)
-    add_completion_parser(commands)
+    add_completion_parser(commands, parser)
     return parser
 
 
@@ -54,15 +54,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     from toolrig.cli._output import EXIT_FAILED, EXIT_USAGE, CliError
 
     parser = build_parser()
-    args = parser.parse_args(argv)
-    run = getattr(args, "run", None)
-    if run is None:
+    args, extra = parser.parse_known_args(argv)
+    # argparse stops filling `call`'s key=value list at the first option; the rest come here
+    if extra and getattr(args, "pairs", None) is not None and not extra[0].startswith("-"):
+        args.pairs += extra
+        extra = []
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    handler = getattr(args, "handler", None)
+    if handler is None:
         parser.print_help()
         return EXIT_USAGE
     try:
-        code: int = run(args)
-    except CliError as exc:
-        print(f"toolrig {args.command}: {exc.message}", file=sys.stderr)
+        code: int = handler(args)
+    except CliError as exc:  # one line, whatever the text it quotes (a driver's message...)
+        print(f"toolrig {args.command}: {' '.join(exc.message.split())}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         return 130

@@ -15,8 +15,8 @@ from typing import Any
 
 from toolrig.core._context import ToolContext
 from toolrig.core._errors import ToolDefinitionError
-from toolrig.core._jsonable import safe_repr
 from toolrig.core._json_schema import JsonSchema, SchemaCompileError, compile_json_schema
+from toolrig.core._jsonable import safe_repr
 from toolrig.core._schema_arguments import SchemaArgumentValidator
 from toolrig.core._schema_output import SchemaOutputValidator
 from toolrig.core._signature import describe_function

@@ -94,7 +94,8 @@ def parameters_hint(subject: str, schema: Mapping[str, Any]) -> str:
     needed = set(required) if isinstance(required, list) else set()
     parts = []
     for name, sub in list(props.items())[:50]:
-        kind = describe_type(resolve(sub, schema)).split(" ", 1)[-1]
+        kind = describe_type(resolve(sub, schema))
+        kind = kind.split(" ", 1)[1] if kind.startswith(("a ", "an ")) else kind
         parts.append(f"{name} ({kind}{', required' if name in needed else ''})")
     return f"{hint} Parameters: {', '.join(parts)}."
 
@@ -163,8 +164,10 @@ def describe_type(sub: Any) -> str:
     if not isinstance(sub, Mapping) or not sub:
         return "a value"
     if isinstance(sub.get("enum"), list):
-        return "one of " + ", ".join(_literal(v) for v in sub["enum"][:10]) + (
-            ", ..." if len(sub["enum"]) > 10 else ""
+        return (
+            "one of "
+            + ", ".join(_literal(v) for v in sub["enum"][:10])
+            + (", ..." if len(sub["enum"]) > 10 else "")
         )
     if "const" in sub:
         return f"exactly {_literal(sub['const'])}"

@@ -5,7 +5,8 @@ let through what the schema refuses, so the argument validators are compiled fro
 copy of the core schema:
 
 * a nested ``BaseModel`` ignores unknown keys unless its config says ``extra``; the top level of
-  the arguments refuses them, and so, now, does every model that does not choose otherwise;
+  the arguments refuses them, and so, now, does every model that does not choose otherwise
+  (:mod:`toolrig.core._model_check`);
 * ``set[...]`` and ``frozenset[...]`` drop duplicates silently while the schema says
   ``uniqueItems``: a sequence whose items collapse is refused;
 * an ``IntEnum`` accepts ``true`` as ``1``: booleans are refused (the schema's ``enum`` lists
@@ -20,6 +21,8 @@ from collections.abc import Callable, Sized
 from typing import Any, Final, cast
 
 from pydantic_core import CoreSchema, PydanticCustomError
+
+from toolrig.core._model_check import model_check
 
 __all__ = ["tighten"]
 
@@ -52,27 +55,26 @@ def _walk(node: Any, depth: int) -> Any:
 def _tightened(node: dict[str, Any]) -> dict[str, Any]:
     kind = node.get("type")
     if kind == "model":
-        config = node.get("config") or {}
-        if "extra_fields_behavior" not in config:
-            return {**node, "config": {**config, "extra_fields_behavior": "forbid"}}
+        check = model_check(node, tighten)
+        if check is not None:
+            return _wrap(node, check)
     elif kind in ("set", "frozenset"):
         return _wrap(node, _no_duplicates)
     elif kind == "enum" and node.get("sub_type") == "int":
         values = [getattr(member, "value", member) for member in node.get("members", ())]
-        return {
-            "type": "function-before",
-            "function": {"type": "no-info", "function": _no_bool(values)},
-            "schema": node,
-        }
+        return _wrap(node, _no_bool(values), "function-before")
     return node
 
 
-def _wrap(node: dict[str, Any], check: Callable[..., Any]) -> dict[str, Any]:
-    return {
-        "type": "function-wrap",
-        "function": {"type": "no-info", "function": check},
-        "schema": node,
-    }
+def _wrap(
+    node: dict[str, Any], check: Callable[..., Any], kind: str = "function-wrap"
+) -> dict[str, Any]:
+    """``node`` behind a check; a ``ref`` moves to the wrapper, so references reach the check."""
+    inner = {k: v for k, v in node.items() if k != "ref"}
+    wrapper = {"type": kind, "function": {"type": "no-info", "function": check}, "schema": inner}
+    if "ref" in node:
+        wrapper["ref"] = node["ref"]
+    return wrapper
 
 
 def _no_duplicates(value: Any, handler: Callable[[Any], Any]) -> Any:

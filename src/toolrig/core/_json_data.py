@@ -12,13 +12,21 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from toolrig.core._jsonable import clean_text
 from toolrig.core._preview import json_type_of, preview
 
-__all__ = ["MAX_DATA_DEPTH", "DataProblem", "data_problems", "loads_json", "plain"]
+__all__ = [
+    "ABSENT",
+    "MAX_DATA_DEPTH",
+    "DataProblem",
+    "data_problems",
+    "loads_json",
+    "plain",
+    "value_at",
+]
 
 MAX_DATA_DEPTH: Final = 256
 """Levels of nesting accepted in arguments (JSON from models rarely goes past 10)."""
@@ -76,7 +84,12 @@ def data_problems(value: Any, limit: int = 20) -> list[DataProblem]:
             problems.append((loc, *problem))
         elif isinstance(item, Mapping):
             children = []
-            for key, child in item.items():
+            try:
+                pairs = list(item.items())
+            except Exception:
+                problems.append((loc, "unreadable", "an object that could not be read"))
+                continue
+            for key, child in pairs:
                 if not isinstance(key, str):
                     problems.append(
                         (loc, "key_type", f"object keys must be strings, got {preview(key, 40)}")
@@ -112,6 +125,26 @@ def _scalar_problem(item: Any) -> tuple[str, str] | None:
 
 def _broken(text: str) -> bool:
     return not text.isascii() and clean_text(text) != text
+
+
+ABSENT: Final = object()
+"""What :func:`value_at` returns where nothing is."""
+
+
+def value_at(value: Any, loc: Sequence[str | int]) -> Any:
+    """The part of ``value`` at ``loc`` (keys of objects, indexes of arrays), or
+    :data:`ABSENT`."""
+    for part in loc:
+        if isinstance(value, Mapping):
+            if not isinstance(part, str) or part not in value:
+                return ABSENT
+        elif isinstance(value, list | tuple):
+            if not isinstance(part, int) or not 0 <= part < len(value):
+                return ABSENT
+        else:
+            return ABSENT
+        value = value[part]
+    return value
 
 
 def loads_json(text: str) -> Any:

@@ -176,13 +176,13 @@ def _build(schema: Any) -> jsonschema_rs.Validator:
         text = str(exc.message).split("\n", 1)[0][:_MAX_MESSAGE]
         raise SchemaCompileError(f"{where}: {text}" if where else text) from None
     except (ValueError, TypeError, OverflowError, jsonschema_rs.ReferencingError) as exc:
-        raise SchemaCompileError(f"the schema is not JSON data: {str(exc)[:_MAX_MESSAGE]}") from None
+        text = str(exc)[:_MAX_MESSAGE]
+        raise SchemaCompileError(f"the schema is not JSON data: {text}") from None
 
 
 def _no_fetch(uri: str) -> Any:
     raise ValueError(
-        f"external references are not fetched ({uri}); put that document in `$defs` with "
-        "its `$id`"
+        f"external references are not fetched ({uri}); put that document in `$defs` with its `$id`"
     )
 
 
@@ -219,9 +219,7 @@ def _enforced(node: Any, depth: int) -> Any:
             changes[key] = new
     result: Mapping[str, Any] = node
     if changes:
-        result = {
-            k: changes.get(k, v) for k, v in node.items() if changes.get(k) is not _DROP
-        }
+        result = {k: changes.get(k, v) for k, v in node.items() if changes.get(k) is not _DROP}
     return _openapi(result)
 
 
@@ -249,7 +247,7 @@ def _openapi(node: Mapping[str, Any]) -> Mapping[str, Any]:
         return {**rest, "type": [kind, "null"]}
     if isinstance(kind, list) and "enum" not in rest and "const" not in rest:
         return {**rest, "type": [*kind, "null"] if "null" not in kind else kind}
-    outer = {k: rest.pop(k) for k in _RESOURCE if k in rest}
+    outer: dict[str, Any] = {k: rest.pop(k) for k in _RESOURCE if k in rest}
     return {**outer, "anyOf": [{"type": "null"}, rest]}
 
 

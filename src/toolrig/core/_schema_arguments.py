@@ -65,7 +65,17 @@ class SchemaArgumentValidator:
                 return self._defaults.fill(arguments)
         except _READABLE:
             pass
-        return self._slow(arguments, strict)
+        try:
+            return self._slow(arguments, strict)
+        except ArgumentsInvalid:
+            raise
+        except Exception as exc:  # explaining failed (a mapping that breaks when read...)
+            problem = _data_problem(
+                (), "unreadable", f"the arguments could not be read ({type(exc).__name__})"
+            )
+            raise ArgumentsInvalid(
+                invalid_arguments(self.subject, [problem], 1, self.hint())
+            ) from None
 
     def _as_object(self, arguments: Any, strict: bool) -> dict[str, Any]:
         if isinstance(arguments, Mapping):
@@ -143,4 +153,3 @@ def _data_problem(loc: tuple[str | int, ...], code: str, text: str) -> Problem:
         "received": None,
         "text": text,
     }
-

@@ -19,7 +19,7 @@ import math
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Final
 
-from toolrig.core._json_data import loads_json, plain
+from toolrig.core._json_data import loads_json, plain, value_at
 
 if TYPE_CHECKING:
     import jsonschema_rs
@@ -54,7 +54,7 @@ def coerce(schema: JsonSchema, arguments: dict[str, Any]) -> dict[str, Any] | No
             break
         progressed = False
         for loc in sorted(wanted, key=len):
-            current = _get(value, loc)
+            current = value_at(value, loc)
             if not isinstance(current, str):
                 continue
             converted = _convert(current, wanted[loc])
@@ -64,6 +64,8 @@ def coerce(schema: JsonSchema, arguments: dict[str, Any]) -> dict[str, Any] | No
         if not progressed:
             break
         changed = True
+        if schema.is_valid(value):  # done: no need to ask for the errors again
+            break
     return value if changed else None
 
 
@@ -136,17 +138,6 @@ def _number(text: str) -> Any:
     return number if math.isfinite(number) else _NO
 
 
-def _get(value: Any, loc: Loc) -> Any:
-    for part in loc:
-        if isinstance(value, dict) and isinstance(part, str) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
-            value = value[part]
-        else:
-            return _NO
-    return value
-
-
 def _replaced(value: Any, loc: Loc, new: Any) -> Any:
     """``value`` with the part at ``loc`` replaced, copying only the containers on the way."""
     if not loc:
@@ -154,8 +145,8 @@ def _replaced(value: Any, loc: Loc, new: Any) -> Any:
     head, rest = loc[0], loc[1:]
     if isinstance(value, dict):
         out = dict(value)
-        out[head] = _replaced(value[head], rest, new)  # type: ignore[index]
+        out[head] = _replaced(value[head], rest, new)
         return out
     items = list(value)
-    items[head] = _replaced(value[head], rest, new)  # type: ignore[index]
+    items[int(head)] = _replaced(value[int(head)], rest, new)
     return items

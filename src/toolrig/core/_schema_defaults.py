@@ -4,8 +4,9 @@ JSON Schema only annotates defaults; a tool applies them, so a function defined 
 receives every parameter that has one. A default is filled in where it is unambiguous: in
 ``properties`` of the object itself, of the schemas it combines with ``allOf`` and of local
 ``$ref`` targets, and inside present values through ``properties``, ``items`` and
-``prefixItems``. Defaults inside ``anyOf``/``oneOf`` branches and conditionals are not, since
-which branch applies is a matter of interpretation.
+``prefixItems`` (not inside embedded resources with their own ``$id``). Defaults inside
+``anyOf``/``oneOf`` branches and conditionals are not, since which branch applies is a matter
+of interpretation.
 
 The plan of what to fill is built once per schema; a call then costs a dict merge when only
 top-level scalar defaults exist, and nothing more than a copy when there are none. Mutable
@@ -78,9 +79,13 @@ class Defaults:
         plan = _Builder(schema).plan(schema, 0)
         self._plan = None if plan is None or plan.empty() else plan
         self._flat: dict[str, Any] | None = None
-        if plan is not None and self._plan is not None and not plan.props:
-            if all(isinstance(v, _IMMUTABLE) for v in plan.defaults.values()):
-                self._flat = dict(plan.defaults)
+        if (
+            plan is not None
+            and self._plan is not None
+            and not plan.props
+            and all(isinstance(v, _IMMUTABLE) for v in plan.defaults.values())
+        ):
+            self._flat = dict(plan.defaults)
 
     def fill(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """A new dict: ``arguments`` with every applicable default filled in."""
@@ -89,7 +94,7 @@ class Defaults:
         if self._plan is None:
             return dict(arguments)
         filled = self._plan.fill(arguments, 0)
-        return dict(filled) if filled is arguments else filled  # type: ignore[no-any-return]
+        return dict(filled) if filled is arguments else filled
 
 
 class _Builder:
@@ -103,6 +108,8 @@ class _Builder:
     def plan(self, node: Any, depth: int) -> _Plan | None:
         if not isinstance(node, Mapping) or depth > _MAX_DEPTH:
             return None
+        if depth and "$id" in node:
+            return None  # another resource: its "#" references are not the root's
         key = id(node)
         if key in self.done:
             return self.done[key]

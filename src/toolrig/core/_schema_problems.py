@@ -21,14 +21,14 @@ from toolrig.core._argument_errors import (
     resolve,
     schema_at,
 )
+from toolrig.core._json_data import ABSENT, value_at
 from toolrig.core._jsonable import clean_text
 from toolrig.core._preview import preview, shown
 from toolrig.core._suggest import closest
 
-__all__ = ["describe_problems", "schema_problems", "value_at"]
+__all__ = ["describe_problems", "schema_problems"]
 
 _K = jsonschema_rs.ValidationErrorKind
-_MISSING: Final = object()
 _BRANCHES: Final = 5
 
 
@@ -66,18 +66,6 @@ def _line(path: str, text: str) -> str:
     return text if path == format_path(()) else f"{path}: {text}"
 
 
-def value_at(value: Any, loc: Sequence[str | int]) -> Any:
-    """The part of ``value`` at ``loc`` (``_MISSING``-like sentinel object when absent)."""
-    for part in loc:
-        if isinstance(value, Mapping) and isinstance(part, str) and part in value:
-            value = value[part]
-        elif isinstance(value, list | tuple) and isinstance(part, int) and part < len(value):
-            value = value[part]
-        else:
-            return _MISSING
-    return value
-
-
 def _problems(
     error: jsonschema_rs.ValidationError, root: Mapping[str, Any], enforced: Any, value: Any
 ) -> Iterator[Problem]:
@@ -92,7 +80,7 @@ def _problems(
     else:
         expected = _expected(error, enforced)
         received = value_at(value, loc)
-        text_received = shown(received) if received is not _MISSING else "(absent)"
+        text_received = shown(received) if received is not ABSENT else "(absent)"
         yield {
             "path": format_path(loc),
             "problem": kind.name,
@@ -170,7 +158,7 @@ def _expected(error: jsonschema_rs.ValidationError, enforced: Any) -> str:
         return describe_type({"const": kind.expected_value})
     simple = _SIMPLE.get(type(kind))
     if simple is not None:
-        return simple(kind)
+        return str(simple(kind))
     if isinstance(kind, _K.Contains):
         return _contains(error, enforced)
     if isinstance(kind, _K.PropertyNames):
@@ -179,7 +167,7 @@ def _expected(error: jsonschema_rs.ValidationError, enforced: Any) -> str:
         return f"property names that are {_expected(inner, enforced)} ({name} is not)"
     if isinstance(kind, _K.AnyOf | _K.OneOfNotValid):
         word = "one of" if isinstance(kind, _K.AnyOf) else "exactly one of"
-        return f"{word}: {_branches(kind.context, enforced)}"
+        return f"{word}: {_branches(kind.context, enforced, len(error.instance_path))}"
     if isinstance(kind, _K.OneOfMultipleValid):
         return "exactly one of the allowed shapes, but the value matches several of them"
     if isinstance(kind, _K.Not):
@@ -189,15 +177,17 @@ def _expected(error: jsonschema_rs.ValidationError, enforced: Any) -> str:
     return clean_text(str(error.message).split("\n", 1)[0])[:200]
 
 
-def _branches(context: list[list[jsonschema_rs.ValidationError]], enforced: Any) -> str:
+def _branches(context: list[list[jsonschema_rs.ValidationError]], enforced: Any, depth: int) -> str:
+    """What each branch wanted, in a few words (paths relative to the value)."""
     parts = []
     for branch in context[:_BRANCHES]:
         if not branch:
             continue
         first = branch[0]
         text = _expected(first, enforced)
-        if first.instance_path:
-            text = f"{format_path(tuple(first.instance_path))} {text}"
+        inner = tuple(first.instance_path)[depth:]
+        if inner:
+            text = f"{format_path(inner)} {text}"
         parts.append(text[:80])
     if len(context) > _BRANCHES:
         parts.append("...")
@@ -209,8 +199,10 @@ def _contains(error: jsonschema_rs.ValidationError, enforced: Any) -> str:
     keyword = path[-1] if path else "contains"
     node: Any = enforced
     for part in path[:-1]:
-        node = node.get(part) if isinstance(node, Mapping) else (
-            node[part] if isinstance(node, list) and isinstance(part, int) else None
+        node = (
+            node.get(part)
+            if isinstance(node, Mapping)
+            else (node[part] if isinstance(node, list) and isinstance(part, int) else None)
         )
     amount = node.get(keyword) if isinstance(node, Mapping) else None
     if keyword == "minContains" and isinstance(amount, int):

@@ -19,6 +19,7 @@ depth and size) and lists every keyword that would not be enforced:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -208,10 +209,8 @@ def draft_of(schema: Any) -> int | None:
 def keyword_problems(schema: Any) -> list[str]:
     """Every keyword of ``schema`` that would not be enforced, each with where and why."""
     walk = _Walk()
-    try:
+    with contextlib.suppress(_Stop):  # the budget problem is already listed
         walk.node(schema, "", 0, draft_of(schema) or 2020)
-    except _Stop:
-        pass  # the budget problem is already listed
     return walk.problems
 
 
@@ -321,7 +320,9 @@ def _unknown(key: str, where: str, known: frozenset[str], draft: int) -> str:
             "$dynamicAnchor": "use `$recursiveAnchor`",
             "id": "use `$id`",
         }.get(key, "declare that draft in `$schema`")
-        why = f"`{key}` belongs to another draft than {_name(draft)} and would be ignored; {instead}"
+        why = (
+            f"`{key}` belongs to another draft than {_name(draft)} and would be ignored; " + instead
+        )
     else:
         close = closest(key, sorted(known))
         hint = f" (did you mean `{close[0]}`?)" if close else ""
@@ -334,4 +335,3 @@ def _unknown(key: str, where: str, known: frozenset[str], draft: int) -> str:
 
 def _name(draft: int) -> str:
     return {2020: "2020-12", 2019: "2019-09"}.get(draft, f"draft-0{draft}")
-

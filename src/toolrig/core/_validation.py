@@ -33,7 +33,7 @@ from toolrig.core._argument_errors import (
     too_deep,
 )
 from toolrig.core._errors import ErrorCode
-from toolrig.core._json_data import data_problems, loads_json
+from toolrig.core._json_data import ABSENT, data_problems, loads_json, value_at
 from toolrig.core._jsonable import clean_text
 from toolrig.core._preview import json_type_of, shown
 from toolrig.core._result import ErrorInfo
@@ -147,6 +147,8 @@ class ArgumentValidator:
             failure = exc
         except RecursionError:
             raise ArgumentsInvalid(too_deep(self.subject)) from None
+        except Exception as exc:  # a validator of the parameters' own types failed
+            raise ArgumentsInvalid(_validator_failed(self.subject, exc, self.hint())) from None
         if not strict:
             decoded = _decode_json_strings(arguments, failure)
             if decoded is not None:
@@ -261,7 +263,7 @@ class OutputValidator:
                 lines = [
                     f"- {format_path(tuple(err.get('loc', ())))}: "
                     f"{clean_text(str(err.get('msg', 'is invalid')))[:_MAX_MESSAGE]}, "
-                    f"got {shown(err['input'] if 'input' in err else None)}"
+                    f"got {shown(err.get('input'))}"
                     for err in _error_list(exc)[:MAX_PROBLEMS]
                 ]
             except Exception:
@@ -282,6 +284,13 @@ def invalid_output(subject: str, lines: list[str]) -> ErrorInfo:
     )
 
 
+def _validator_failed(subject: str, exc: Exception, hint: str) -> ErrorInfo:
+    problem = _plain_problem(
+        (), "validator_error", f"checking the arguments failed ({type(exc).__name__})"
+    )
+    return invalid_arguments(subject, [problem], 1, hint)
+
+
 def _error_list(exc: ValidationError) -> list[Any]:
     """pydantic's error list; without the inputs when they cannot be encoded (``errors()``
     encodes them, and text with lone surrogates makes it raise)."""
@@ -298,18 +307,9 @@ def _error_count(exc: ValidationError, listed: int) -> int:
         return listed
 
 
-_ABSENT = object()
-
-
 def _value_at(value: Any, loc: tuple[str | int, ...]) -> Any:
-    for part in loc:
-        if isinstance(value, Mapping) and part in value:
-            value = value[part]
-        elif isinstance(value, list | tuple) and isinstance(part, int) and part < len(value):
-            value = value[part]
-        else:
-            return None
-    return value
+    found = value_at(value, loc)
+    return None if found is ABSENT else found
 
 
 def _plain_problem(loc: tuple[str | int, ...], code: str, text: str) -> Problem:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from toolrig.core._errors import ErrorCode
+from toolrig.core._json_data import loads_json
 from toolrig.core._result import ToolResult, error_result
 from toolrig.providers._names import NameMap
 from toolrig.providers._schema_walk import restore_arguments
@@ -87,7 +88,7 @@ def make_call(
             arguments = {}
         else:
             try:
-                arguments = json.loads(text)
+                arguments = loads_json(text)  # nesting too deep is a ValueError too
             except ValueError as exc:
                 where = (
                     f" at line {exc.lineno}, column {exc.colno}"

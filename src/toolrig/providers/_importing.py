@@ -3,9 +3,12 @@
 Definitions found in the wild are often loose: types ``dict``, ``float``, ``tuple``, ``any``;
 an ``optional`` flag (``true``, ``"yes"``, or a list of names on the object); defaults of the
 wrong type (``"false"`` for a boolean), outside their ``enum``, or ``null`` on a type that
-refuses it; ``required`` names missing from ``properties``. :func:`normalize_parameters`
-turns them into standard JSON Schema with the meaning the author evidently had, and says what
-it changed in one :class:`SchemaNormalizedWarning` per tool; it never fails on such quirks.
+refuses it; an ``enum`` whose values contradict the ``type`` (``integer`` with ``["1", "2"]``);
+``required`` names missing from ``properties``. :func:`normalize_parameters` turns them into
+standard JSON Schema with the meaning the author evidently had, and says what it changed in
+one :class:`SchemaNormalizedWarning` per tool; it never fails on such quirks. A ``"default":
+null`` on a type that refuses null is the common way of writing "no default": it is dropped
+without a word.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 from toolrig.core._function_tool import Tool
 from toolrig.core._schema_compiler import SchemaCompileError, compile_schema
+from toolrig.core._validation import json_type_of
 
 __all__ = [
     "SchemaNormalizedWarning",
@@ -117,6 +121,8 @@ class _Normalizer:
         if "enum" in node and not isinstance(node["enum"], list):
             self.note(path, f"`enum` {node['enum']!r:.60} is not a list; dropped")
             del node["enum"]
+        if isinstance(node.get("enum"), list) and isinstance(node.get("type"), str):
+            self._enum(node, path)
         if "default" in node:
             self._default(node, path)
         return node
@@ -166,12 +172,32 @@ class _Normalizer:
         else:
             del node["required"]
 
+    def _enum(self, node: dict[str, Any], path: str) -> None:
+        """An ``enum`` whose values contradict the ``type`` would admit no value at all: its
+        values are read in that type when they all can be (``"1"`` for an integer), else the
+        type becomes the one the values have."""
+        kind: str = node["type"]
+        values: list[Any] = node["enum"]
+        if all(_of_type(v, kind) for v in values):
+            return
+        coerced = [v if _of_type(v, kind) else _coerce(v, kind) for v in values]
+        if all(c is not _NO for c in coerced) and len(set(map(repr, coerced))) == len(coerced):
+            self.note(path, f"enum {values!r:.60} read as {coerced!r:.60} (the type is {kind})")
+            node["enum"] = coerced
+            return
+        kinds = sorted({json_type_of(v) for v in values})
+        node["type"] = kinds[0] if len(kinds) == 1 else kinds
+        self.note(path, f"type {kind!r} contradicts enum {values!r:.60}; read as {node['type']!r}")
+
     def _default(self, node: dict[str, Any], path: str) -> None:
         default = node["default"]
         probe = {k: v for k, v in node.items() if k != "default"}
         if _valid(probe, default):
             return
-        if default is None or (isinstance(default, str) and default.strip() in ("None", "null")):
+        if default is None:  # "no default", as commonly written: nothing is lost
+            del node["default"]
+            return
+        if isinstance(default, str) and default.strip() in ("None", "null"):
             self.note(path, "default null on a type that refuses null; default dropped")
             del node["default"]
             return
@@ -223,6 +249,16 @@ def _valid(schema: Mapping[str, Any], value: Any) -> bool:
     except Exception:
         return False
     return True
+
+
+def _of_type(value: Any, kind: str) -> bool:
+    """Whether ``value`` is a JSON value of type ``kind`` (``2.0`` counts as an integer)."""
+    found = json_type_of(value)
+    if kind == "number":
+        return found in ("integer", "number")
+    if kind == "integer":
+        return found == "integer" or (isinstance(value, float) and value.is_integer())
+    return found == kind
 
 
 def _truthy(flag: Any) -> bool:

@@ -7,6 +7,7 @@ function here is called.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -41,16 +42,40 @@ def _answer(result: ToolResult) -> Any:
     return result.output if result.success else result.to_text()
 
 
+@functools.cache
+def _structured_tool() -> type[LangChainTool]:
+    """LangChain's ``StructuredTool``, handing every argument to the tool.
+
+    LangChain's own ``_run(self, *args, config, run_manager, **kwargs)`` would take arguments
+    named ``config`` and ``run_manager`` for itself (silently dropping them) and fail on one
+    named ``self``; these take ``self`` positionally only and no keyword of their own, so
+    LangChain passes neither its config nor its run manager, and every name reaches the tool.
+    """
+    base: Any = _require().StructuredTool
+
+    class _Structured(base):  # type: ignore[misc]
+        def _run(self, /, *args: Any, **kwargs: Any) -> Any:
+            return self.func(*args, **kwargs)
+
+        async def _arun(self, /, *args: Any, **kwargs: Any) -> Any:
+            return await self.coroutine(*args, **kwargs)
+
+    return _Structured
+
+
 def to_langchain_tools(executor: ToolExecutor) -> list[LangChainTool]:
     """One LangChain ``StructuredTool`` per action of the executor's tools.
 
     Calls go through ``executor`` (validation, timeouts, retries, hooks); a failed call returns
     the error text (code, message, hint) instead of raising, so an agent can correct itself.
+    Every parameter reaches the tool, whatever its name (``config``, ``run_manager`` and
+    ``self`` included).
     """
-    lc_tools = _require()
+    _require()
+    structured = _structured_tool()
     names = NameMap.from_tools(executor)
     return [
-        lc_tools.StructuredTool(
+        structured(
             name=entry.provider_name,
             description=entry.description or entry.provider_name,
             args_schema=copy.deepcopy(entry.action.parameters),

@@ -12,6 +12,7 @@ from typing import Any
 from toolrig.core._errors import ToolDefinitionError
 from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
+from toolrig.providers._export_memory import exported_strictly, note_export
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource
 from toolrig.providers._strict import StrictSchemaError, to_strict_schema
 
@@ -50,10 +51,12 @@ def to_openai_chat_tools(source: ToolSource, *, strict: bool = False) -> list[di
     """Chat Completions ``tools``: ``{"type": "function", "function": {...}}`` per action.
 
     With ``strict``, parameters are rewritten for strict mode (see
-    :func:`~toolrig.providers.to_strict_schema`); parse the calls with ``strict=True`` too.
+    :func:`~toolrig.providers.to_strict_schema`); the parsers of this process remember it.
     """
     names = NameMap.from_tools(source)
-    return [{"type": "function", "function": _function(e, strict)} for e in names]
+    tools = [{"type": "function", "function": _function(e, strict)} for e in names]
+    note_export(source, strict)
+    return tools
 
 
 def to_openai_responses_tools(source: ToolSource, *, strict: bool = False) -> list[dict[str, Any]]:
@@ -65,6 +68,7 @@ def to_openai_responses_tools(source: ToolSource, *, strict: bool = False) -> li
         function = _function(entry, strict)
         function["strict"] = strict
         tools.append({"type": "function", **function})
+    note_export(source, strict)
     return tools
 
 
@@ -83,14 +87,17 @@ def _chat_tool_calls(response: Any) -> list[Any]:
 
 
 def parse_openai_chat_calls(
-    response: Any, tools: ToolSource, *, strict: bool = False
+    response: Any, tools: ToolSource, *, strict: bool | None = None
 ) -> list[ParsedCall]:
     """The function calls of a Chat Completions response (first choice), ready to execute.
 
     Accepts the SDK's ``ChatCompletion``, a choice, a message, its ``tool_calls``, or the same as
     dicts. Arguments arrive as JSON text; text that is not JSON becomes an ``invalid_arguments``
-    result. Custom (non-function) tool calls are not toolrig's and are skipped.
+    result. Custom (non-function) tool calls are not toolrig's and are skipped. ``strict``
+    says whether the tools were exported in strict mode; by default, as this process last
+    exported them.
     """
+    strict = exported_strictly(tools, strict)
     names = NameMap.from_tools(tools)
     calls: list[ParsedCall] = []
     for item in _chat_tool_calls(response):
@@ -128,9 +135,11 @@ def _responses_items(response: Any) -> list[Any]:
 
 
 def parse_openai_responses_calls(
-    response: Any, tools: ToolSource, *, strict: bool = False
+    response: Any, tools: ToolSource, *, strict: bool | None = None
 ) -> list[ParsedCall]:
-    """The ``function_call`` items of a Responses API response, ready to execute."""
+    """The ``function_call`` items of a Responses API response, ready to execute (``strict``:
+    as for :func:`parse_openai_chat_calls`)."""
+    strict = exported_strictly(tools, strict)
     names = NameMap.from_tools(tools)
     calls: list[ParsedCall] = []
     for item in _responses_items(response):

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from toolrig.core._result import ToolResult
 from toolrig.providers import _anthropic, _gemini, _openai
 from toolrig.providers._calls import ParsedCall, execute_calls, execute_calls_sync
+from toolrig.providers._export_memory import exported_strictly
 from toolrig.providers._names import NameMap
 from toolrig.runtime._executor import ToolExecutor
 
@@ -27,6 +28,7 @@ Provider = Literal["openai", "openai-responses", "anthropic", "gemini"]
 @dataclass(frozen=True, slots=True)
 class _Format:
     parse: Callable[[Any, NameMap, bool], list[ParsedCall]]
+    """``(response, names, strict)``: the calls of the response."""
     format: Callable[[Sequence[ToolResult], Sequence[ParsedCall], NameMap], list[dict[str, Any]]]
 
 
@@ -60,21 +62,24 @@ def _format_for(provider: str) -> _Format:
 
 
 def parse_tool_calls(
-    response: Any, executor: ToolExecutor, *, provider: Provider, strict: bool = False
+    response: Any, executor: ToolExecutor, *, provider: Provider, strict: bool | None = None
 ) -> list[ParsedCall]:
     """The tool calls of ``response`` as ``provider`` shapes them, named for ``executor``."""
+    strict = exported_strictly(executor, strict)
     return _format_for(provider).parse(response, NameMap.from_tools(executor), strict)
 
 
 async def run_tool_calls(
-    response: Any, executor: ToolExecutor, *, provider: Provider, strict: bool = False
+    response: Any, executor: ToolExecutor, *, provider: Provider, strict: bool | None = None
 ) -> list[dict[str, Any]]:
     """Execute the tool calls in ``response`` and return the messages to send back.
 
-    ``strict`` must match how the tools were exported (OpenAI strict mode). No tool calls
+    ``strict`` says whether the tools were exported in OpenAI strict mode; by default, as this
+    process last exported them (pass it when they were exported elsewhere). No tool calls
     means no messages. Results come back in the order of the calls.
     """
     fmt = _format_for(provider)
+    strict = exported_strictly(executor, strict)
     names = NameMap.from_tools(executor)
     calls = fmt.parse(response, names, strict)
     results = await execute_calls(executor, calls)
@@ -82,10 +87,11 @@ async def run_tool_calls(
 
 
 def run_tool_calls_sync(
-    response: Any, executor: ToolExecutor, *, provider: Provider, strict: bool = False
+    response: Any, executor: ToolExecutor, *, provider: Provider, strict: bool | None = None
 ) -> list[dict[str, Any]]:
     """Blocking :func:`run_tool_calls`, for scripts."""
     fmt = _format_for(provider)
+    strict = exported_strictly(executor, strict)
     names = NameMap.from_tools(executor)
     calls = fmt.parse(response, names, strict)
     results = execute_calls_sync(executor, calls)

@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
+from toolrig.core._json_data import loads_json
 from toolrig.core._validation import json_type_of
 
 __all__ = [
@@ -206,7 +207,9 @@ def restore_arguments(
     """The arguments a model sent for a rewritten schema, put back in terms of ``schema``.
 
     * ``null`` for an optional parameter whose schema refuses ``null`` means "not given" and
-      is dropped (strict mode makes every parameter required and optional ones nullable);
+      is dropped (strict mode makes every parameter required and optional ones nullable); so
+      does, with ``json_text``, a ``null`` for an optional parameter exported as JSON text
+      (any value, say): a model gives JSON ``null`` there as the text ``"null"``;
     * with ``json_text``, a string given where ``schema`` describes a value exported as JSON
       text is decoded (it stays a string when it is not valid JSON, so validation reports it).
 
@@ -258,8 +261,12 @@ def _restore(
             sub = props.get(key)
             if sub is None:
                 out[key] = item
-            elif item is None and key not in required and not accepts_null(sub, defs):
-                changed = True
+            elif (
+                item is None
+                and key not in required
+                and (not accepts_null(sub, defs) or (json_text and is_opaque(sub, defs)))
+            ):
+                changed = True  # "not given": the parameter's default applies
             else:
                 new = _restore(item, sub, defs, json_text, depth + 1, top=False)
                 changed = changed or new is not item
@@ -275,7 +282,7 @@ def _restore(
 
 def _decode(text: str, node: Mapping[str, Any]) -> Any:
     try:
-        decoded = json.loads(text)
+        decoded = loads_json(text)
     except ValueError:
         return text
     types, _ = split_types(node)

@@ -23,8 +23,10 @@ class RefreshBatch:
     """One refresh: files read and built first, then every change swapped in at once.
 
     ``defs`` and ``files`` are the source's current definitions and the tool names of each
-    file; ``build`` turns a parsed definition into a tool; ``catalog`` is where tools live
-    (a name it holds that no file defines belongs to Python code).
+    file; ``build(parsed, replacing)`` turns a parsed definition into a tool (``replacing``: it
+    would replace a tool in service, so everything it needs is checked first, its code's
+    import included); ``catalog`` is where tools live (a name it holds that no file defines
+    belongs to Python code).
     """
 
     def __init__(
@@ -32,7 +34,7 @@ class RefreshBatch:
         *,
         defs: Mapping[str, ParsedDefinition],
         files: Mapping[Path, tuple[str, ...]],
-        build: Callable[[ParsedDefinition], BaseTool],
+        build: Callable[[ParsedDefinition, bool], BaseTool],
         catalog: Catalog,
     ) -> None:
         self._old_defs = defs
@@ -78,7 +80,7 @@ class RefreshBatch:
                 )
                 continue
             try:
-                tools.append((p, self._build(p)))
+                tools.append((p, self._build(p, name in self._old_defs)))
             except BuildError as exc:
                 errors.extend(error_at(path, p.node, loc, m, name) for loc, m in exc.problems)
         names = [p.definition.name for p in parsed]

@@ -53,6 +53,9 @@ class Targets:
     code: ActionTarget
     tool: BaseTool | None = None
     """The bound ``BaseTool`` instance: its options fill in what the definition leaves out."""
+    check: Callable[[], list[tuple[Loc, str]]] | None = None
+    """Imports the code named by import path for the actions built so far, and returns what
+    failed, located (``None``: nothing is imported)."""
 
 
 def build_tool(d: ToolDefinition, target: Targets | ActionTarget) -> BaseTool:

@@ -3,7 +3,9 @@ each action of a definition runs (:func:`definition_targets`).
 
 A missing executor answers ``not_found`` and one that fails to import answers
 ``execution_error``, both with the import error, when the tool is called. Failures are not
-cached, so fixing the code makes the next call work.
+cached, so fixing the code makes the next call work. A *reload* (a definition replacing one in
+service) imports the code first, through :attr:`Targets.check`, and is refused when that
+fails: a typo in an edited ``executor:`` never replaces a working tool.
 
 A ``BaseTool`` (class or instance) given as the code runs through its own
 :class:`~toolrig.core._action.Action`: its validation, its output check and its
@@ -23,7 +25,7 @@ from typing import Any
 from toolrig.core._action import Action, context_parameter
 from toolrig.core._base import BaseTool
 from toolrig.core._context import ToolContext  # at run time: read from an annotation
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._errors import ErrorCode, Loc, ToolError
 from toolrig.core._validation import ArgumentsInvalid
 from toolrig.registry._build import Code, Targets
 from toolrig.registry._definition import ToolDefinition
@@ -225,6 +227,12 @@ class LazyExecutor:
 
         return call
 
+    def prepare(self) -> None:
+        """Import the code now (as the first call would), so a reload can refuse code that
+        cannot be imported before it replaces a working tool; raises the
+        :class:`~toolrig.ToolError` a call would answer with."""
+        self._resolve()
+
     def _resolve(self) -> Runner:
         with self._lock:
             if self._runner is not None:
@@ -273,10 +281,13 @@ def definition_targets(d: ToolDefinition, bound: Any) -> Targets:
     if isinstance(bound, type):
         bound = bound()  # once: the actions of the tool share the instance
     imports: dict[str, _Import] = {}
+    made: list[tuple[Loc, LazyExecutor]] = []
 
-    def lazy(path: str, action: str, multi: bool) -> Callable[..., Any]:
+    def lazy(path: str, action: str, multi: bool, at: Loc) -> Callable[..., Any]:
         source = imports.setdefault(path, _Import(path))
-        return LazyExecutor(source, tool=d.name, action=action, multi=multi).as_function()
+        executor = LazyExecutor(source, tool=d.name, action=action, multi=multi)
+        made.append((at, executor))
+        return executor.as_function()
 
     def target(action: str, multi: bool) -> Code:
         if bound is not None:
@@ -285,11 +296,20 @@ def definition_targets(d: ToolDefinition, bound: Any) -> Targets:
         if multi and d.actions is not None:
             a = d.actions[action]
             if a.executor:
-                return lazy(a.executor, action, False)
+                return lazy(a.executor, action, False, ("actions", action, "executor"))
             if d.executor:
-                return lazy(d.executor, a.method or action, True)
+                return lazy(d.executor, a.method or action, True, ("executor",))
         elif d.executor:
-            return lazy(d.executor, action, False)
+            return lazy(d.executor, action, False, ("executor",))
         return unbound_executor(d.name)
 
-    return Targets(target, bound if isinstance(bound, BaseTool) else None)
+    def check() -> list[tuple[Loc, str]]:
+        problems: list[tuple[Loc, str]] = []
+        for at, executor in made:
+            try:
+                executor.prepare()
+            except ToolError as exc:
+                problems.append((at, exc.message))
+        return problems
+
+    return Targets(target, bound if isinstance(bound, BaseTool) else None, check)

@@ -2,7 +2,9 @@
 
 The source owns what the catalogue does not know: each tool's parsed definition, the tool names
 each file defines, and the Python code bound to definition names. Loading is validate-first: a
-file that fails keeps its previous tools in service.
+file that fails keeps its previous tools in service. A first load never imports the code named
+by ``executor:`` (that happens on the first call); a reload, which replaces a tool in service,
+imports it first and keeps the previous version when it cannot be imported.
 """
 
 from __future__ import annotations
@@ -155,12 +157,21 @@ class YamlSource:
                 self._files[parsed.path] = kept
 
     # -- building --------------------------------------------------------------------------
-    def _build(self, parsed: ParsedDefinition) -> BaseTool:
+    def _build(self, parsed: ParsedDefinition, replacing: bool = False) -> BaseTool:
+        """The tool of ``parsed``; when it would replace a tool in service (a reload), its code
+        named by import path is imported first and the build refused if that fails, so the
+        working version stays."""
         bound = self._bindings.get(parsed.definition.name)
         try:
-            return build_tool(parsed.definition, definition_targets(parsed.definition, bound))
+            targets = definition_targets(parsed.definition, bound)
+            tool = build_tool(parsed.definition, targets)
         except ExecutorNotFound as exc:
             raise BuildError([(("executor",), f"bound code does not fit: {exc}")]) from None
+        if replacing and targets.check is not None:
+            problems = targets.check()
+            if problems:
+                raise BuildError(problems)
+        return tool
 
     def _build_checked(self, parsed: ParsedDefinition, bound: Any) -> BaseTool:
         try:

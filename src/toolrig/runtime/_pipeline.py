@@ -37,8 +37,8 @@ from toolrig.core._suggest import not_found_message
 from toolrig.core._validation import ArgumentsInvalid
 from toolrig.runtime._calls import CallInfo
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
-from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._process import ProcessRunner
+from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._threads import WorkerPool
 
 __all__ = [
@@ -280,7 +280,13 @@ class Pipeline:
     ) -> ToolResult:
         """The call, blocking: in this thread when nothing can suspend, else on the
         background loop."""
-        if self._plain and action.plain and not max_retries and timeout is UNSET:
+        if (
+            self._plain
+            and action.plain
+            and not action.is_async
+            and not max_retries
+            and timeout is UNSET
+        ):
             return self._call_plain(action, args, call_id, strict, progress)
         if (
             not action.is_async

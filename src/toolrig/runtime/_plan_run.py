@@ -2,7 +2,9 @@
 
 A failing step fails its dependants with ``dependency_failed`` (policy ``skip_dependants``) or
 stops the plan (policy ``stop``: running steps finish, nothing new starts). With a store (an
-execution log), a re-run of the same plan id re-uses the outputs of steps that succeeded.
+execution log), a re-run of the same plan id re-uses the output of a step that succeeded when it
+would run the same tool, at the same version, with the same resolved arguments (see
+:mod:`._plan_reuse`); each step is recorded with the arguments it actually ran with.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from toolrig.core._result import ToolResult, error_result, success_result
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanError, PlanStep, resolve_references
 from toolrig.runtime._plan_check import CostFunction, PlanCheck, check_plan
+from toolrig.runtime._plan_reuse import RecordedSteps
 
 __all__ = ["PlanResult", "PlanRunner", "RunStore", "StepEvent", "StepStatus"]
 
@@ -42,6 +45,7 @@ class RunStore(Protocol):
         step_id: str | None = None,
         executor_type: str = "tool",
         cost: float | None = None,
+        tool_version: str | None = None,
     ) -> int: ...
 
     def query(self, *, run_id: str | None = None, status: str | None = None) -> list[Any]: ...
@@ -143,22 +147,27 @@ class PlanRunner:
         if not report.ok:
             raise PlanError(report.problems)
         t0 = time.perf_counter()
-        state = _RunState(plan, report, self._recorded_outputs(plan))
-        for step_id in state.outputs:
-            self._emit(state, step_id, StepStatus.REUSED, state.results[step_id])
+        state = _RunState(plan, report, self._recorded(plan))
         running: dict[asyncio.Task[ToolResult], PlanStep] = {}
         while True:
             ready = state.ready()
-            while ready:  # skipping a step can make others ready at once
+            while ready:  # skipping or re-using a step can make others ready at once
                 for step in ready:
                     blocked = state.blocked_by(step)
                     if blocked is not None:
                         self._finish(state, step, blocked, record=True)
                         continue
                     state.pending.pop(step.id)
+                    params = _resolved(step, state.outputs)
+                    if isinstance(params, ToolResult):  # a reference that does not resolve
+                        self._finish(state, step, params, record=True)
+                        continue
+                    state.params[step.id] = params
+                    if self._reuse(state, step, params):
+                        continue
                     self._emit(state, step.id, StepStatus.STARTED, None)
                     state.timings[step.id] = (time.perf_counter(), 0.0)
-                    task = asyncio.ensure_future(self._run_step(step, state.outputs))
+                    task = asyncio.ensure_future(self.executor.execute(step.call_name, params))
                     running[task] = step
                 ready = state.ready()
             if not running:
@@ -178,18 +187,36 @@ class PlanRunner:
             timings=dict(state.timings),
         )
 
-    async def _run_step(self, step: PlanStep, outputs: Mapping[str, Any]) -> ToolResult:
-        try:
-            params = resolve_references(step.params, outputs)
-        except LookupError as exc:
-            return error_result(
-                ErrorCode.INVALID_ARGUMENTS,
-                str(exc),
-                tool=step.tool,
-                action=step.action,
-                hint="The referenced output does not have that shape.",
-            )
-        return await self.executor.execute(step.call_name, params)
+    def _reuse(self, state: _RunState, step: PlanStep, params: Mapping[str, Any]) -> bool:
+        """Re-use the recorded result of ``step`` if it ran exactly this way; whether it did."""
+        action = self.executor.resolve(step.call_name)
+        if action is None or state.recorded is None:
+            return False
+        record = state.recorded.reusable(
+            step.id,
+            tool=action.tool,
+            action=action.name,
+            version=self._version(action.tool) or "",
+            arguments=params,
+        )
+        if record is None:
+            return False
+        result = success_result(
+            record.output,
+            tool=step.tool,
+            action=step.action,
+            tool_call_id=getattr(record, "tool_call_id", None),
+        )
+        state.results[step.id] = result
+        state.outputs[step.id] = record.output
+        state.reused.append(step.id)
+        self._emit(state, step.id, StepStatus.REUSED, result)
+        return True
+
+    def _version(self, tool: str) -> str | None:
+        """The version of ``tool`` in the executor's catalogue now (``None``: not there)."""
+        found = self.executor.catalog.find(tool)
+        return None if found is None else found.spec.version
 
     def _finish(
         self, state: _RunState, step: PlanStep, result: ToolResult, *, record: bool
@@ -206,8 +233,9 @@ class PlanRunner:
                     result,
                     run_id=state.plan.id,
                     step_id=step.id,
-                    input_data=dict(step.params),
+                    input_data=state.params.get(step.id, dict(step.params)),
                     cost=state.report.step_costs.get(step.id),
+                    tool_version=self._version(step.tool),
                 )
             except Exception:
                 logger.exception("could not record step %s of plan %s", step.id, state.plan.id)
@@ -237,39 +265,41 @@ class PlanRunner:
                 )
             )
 
-    def _recorded_outputs(self, plan: Plan) -> dict[str, Any]:
+    def _recorded(self, plan: Plan) -> RecordedSteps | None:
         if self.store is None:
-            return {}
-        ids = {s.id for s in plan.steps}
-        found: dict[str, Any] = {}
-        for record in self.store.query(run_id=plan.id, status="succeeded"):
-            step_id = getattr(record, "step_id", None)
-            if step_id in ids:
-                found[step_id] = record
-        return found
+            return None
+        records = self.store.query(run_id=plan.id, status="succeeded")
+        return RecordedSteps(records, (s.id for s in plan.steps))
+
+
+def _resolved(step: PlanStep, outputs: Mapping[str, Any]) -> dict[str, Any] | ToolResult:
+    """The step's arguments with their references resolved, or the result of a step whose
+    reference finds nothing."""
+    try:
+        return dict(resolve_references(step.params, outputs))
+    except LookupError as exc:
+        return error_result(
+            ErrorCode.INVALID_ARGUMENTS,
+            str(exc),
+            tool=step.tool,
+            action=step.action,
+            hint="The referenced output does not have that shape.",
+        )
 
 
 class _RunState:
-    def __init__(self, plan: Plan, report: PlanCheck, recorded: Mapping[str, Any]) -> None:
+    def __init__(self, plan: Plan, report: PlanCheck, recorded: RecordedSteps | None) -> None:
         self.plan = plan
         self.report = report
+        self.recorded = recorded
         self.pending = {s.id: s for s in plan.steps}
         self.results: dict[str, ToolResult] = {}
         self.outputs: dict[str, Any] = {}
+        self.params: dict[str, dict[str, Any]] = {}
+        """Each started step's arguments, references resolved (what it ran with)."""
         self.reused: list[str] = []
         self.timings: dict[str, tuple[float, float]] = {}
         self.stopped_by: str | None = None
-        for step_id, record in recorded.items():
-            step = plan.step(step_id)
-            self.pending.pop(step_id)
-            self.outputs[step_id] = record.output
-            self.results[step_id] = success_result(
-                record.output,
-                tool=step.tool,
-                action=step.action,
-                tool_call_id=getattr(record, "tool_call_id", None),
-            )
-            self.reused.append(step_id)
 
     def ready(self) -> list[PlanStep]:
         """Pending steps whose dependencies have all finished (in plan order)."""

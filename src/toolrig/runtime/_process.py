@@ -20,6 +20,7 @@ process leaves no runaway child behind.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
 import pickle
@@ -161,10 +162,8 @@ async def _read_all(loop: asyncio.AbstractEventLoop, fd: int) -> bytes:
 
 
 def _kill(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     _reaper.wait(pid)
 
 
@@ -256,10 +255,8 @@ def _child(
             data = pickle.dumps((False, _error_payload(unsendable, action.name)))
         _write_all(write_fd, data)
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(BaseException):
                 stream.flush()
-            except BaseException:
-                pass
     except BaseException:
         code = 70
     finally:
@@ -273,15 +270,11 @@ async def _awaited(awaitable: Any) -> Any:
 def _detach(parent: int) -> None:
     """Leave the parent's event loop and signal plumbing behind; die with the parent."""
     asyncio.events._set_running_loop(None)
-    try:
+    with contextlib.suppress(ValueError, OSError):
         signal.set_wakeup_fd(-1)  # a signal here must not wake the parent's loop
-    except (ValueError, OSError):
-        pass
     _die_with(parent)
-    try:
+    with contextlib.suppress(OSError):
         os.nice(_NICENESS)
-    except OSError:
-        pass
 
 
 def _die_with(parent: int) -> None:
@@ -326,4 +319,3 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-

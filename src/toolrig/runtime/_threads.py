@@ -136,7 +136,7 @@ class WorkerPool:
             else:
                 self._backlog += 1
         self._queue.put(job)
-        fut.add_done_callback(lambda f: f.cancelled() and self._abandon(job))
+        fut.add_done_callback(lambda f: self._abandon(job) if f.cancelled() else None)
         return fut
 
     def _can_grow(self) -> bool:

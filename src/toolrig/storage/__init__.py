@@ -5,6 +5,7 @@ The PostgreSQL log (psycopg is an optional extra) loads on first use of its name
 
 import typing as _typing
 
+from toolrig.storage._failures import LogWriteWarning, WriteFailure
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._open import open_log
 from toolrig.storage._record import ExecutionRecord, RecordStatus
@@ -18,9 +19,11 @@ _LAZY = {"PostgresExecutionLog": "toolrig.storage._postgres"}
 __all__ = [
     "ExecutionLog",
     "ExecutionRecord",
+    "LogWriteWarning",
     "PostgresExecutionLog",
     "RecordStatus",
     "SQLiteExecutionLog",
+    "WriteFailure",
     "default_log_path",
     "open_log",
 ]

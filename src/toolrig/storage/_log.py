@@ -2,28 +2,33 @@
 
 Backends implement five small methods (connect, migrate, insert, select, close); recording,
 querying and the LLM-facing summary are written once here.
+
+Writing never fails silently. Every value is encoded totally (see :mod:`._encode`); a record
+that still cannot be written (the database refuses it or is unreachable) is counted for its
+run (:meth:`ExecutionLog.failed_writes`, and a line of :meth:`ExecutionLog.get_summary`), told
+to the failure listeners and warned about (see :mod:`._failures`).
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import threading
 import time
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from toolrig.core._events import Outcome
-from toolrig.core._result import ToolResult, to_jsonable
+from toolrig.core._events import Listeners, Outcome
+from toolrig.core._result import ToolResult
 from toolrig.runtime._events import EventKind, ToolEvent
+from toolrig.storage._encode import dump_json, load_json, storable_number, storable_text
+from toolrig.storage._failures import LogWriteWarning, WriteFailure
 from toolrig.storage._record import ExecutionRecord, status_of
 from toolrig.storage._summary import summarise
 
 __all__ = ["ExecutionLog"]
-
-MAX_STORED_CHARS = 1_000_000
-"""Inputs and outputs longer than this (as JSON text) are stored cut, with a marker."""
 
 
 COLUMNS = (
@@ -43,27 +48,8 @@ COLUMNS = (
     "duration_ms",
     "attempts",
     "cost",
+    "tool_version",
 )
-
-
-def dump_json(value: Any) -> str | None:
-    """JSON text for storage; very long values are cut with a visible marker."""
-    if value is None:
-        return None
-    text = json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
-    if len(text) > MAX_STORED_CHARS:
-        cut = len(text) - MAX_STORED_CHARS
-        return json.dumps(
-            {"__truncated__": True, "chars_cut": cut, "head": text[:MAX_STORED_CHARS]}
-        )
-    return text
-
-
-def load_json(text: Any) -> Any:
-    """Inverse of :func:`dump_json` (backends may hand back decoded JSON already)."""
-    if text is None or not isinstance(text, str | bytes):
-        return text
-    return json.loads(text)
 
 
 class ExecutionLog(ABC):
@@ -73,6 +59,8 @@ class ExecutionLog(ABC):
         self._lock = threading.Lock()
         self._all: list[Any] = []
         self._local = threading.local()
+        self._failures: Listeners[WriteFailure] = Listeners()
+        self._failed: dict[str, int] = {}
 
     # -- what a backend provides ---------------------------------------------------------
     table: str = "executions"
@@ -142,34 +130,40 @@ class ExecutionLog(ABC):
         duration_ms: float | None = None,
         attempts: int = 1,
         cost: float | None = None,
+        tool_version: str | None = None,
     ) -> int:
-        """Record one execution; returns its id. Committed when this returns."""
+        """Record one execution; returns its id. Committed when this returns.
+
+        Any value is stored (see :mod:`._encode`); when the backend still refuses the record,
+        the failure is counted, told and warned about, then raised.
+        """
         status = status_of(status).value
         if not run_id:
             raise ValueError("run_id is required: it groups the records of one run")
-        now = time.time()
-        finished = now if finished_at is None else finished_at
-        started = finished - (duration_ms or 0.0) / 1000.0 if started_at is None else started_at
-        duration = (finished - started) * 1000.0 if duration_ms is None else duration_ms
-        row = (
-            run_id,
-            step_id,
-            tool_call_id,
-            executor,
-            executor_type,
-            action,
-            dump_json(input_data),
-            dump_json(output),
-            status,
-            error_code,
-            error_message,
-            started,
-            finished,
-            duration,
-            attempts,
-            cost,
-        )
-        return self._insert(row)
+        try:
+            row = _row(
+                run_id=run_id,
+                step_id=step_id,
+                tool_call_id=tool_call_id,
+                executor=executor,
+                executor_type=executor_type,
+                action=action,
+                input_data=input_data,
+                output=output,
+                status=status,
+                error_code=error_code,
+                error_message=error_message,
+                started_at=started_at,
+                finished_at=finished_at,
+                duration_ms=duration_ms,
+                attempts=attempts,
+                cost=cost,
+                tool_version=tool_version,
+            )
+            return self._insert(row)
+        except Exception as exc:
+            self._lost(run_id, executor, tool_call_id, step_id, exc)
+            raise
 
     def add_tool_result(
         self,
@@ -180,6 +174,7 @@ class ExecutionLog(ABC):
         step_id: str | None = None,
         executor_type: str = "tool",
         cost: float | None = None,
+        tool_version: str | None = None,
     ) -> int:
         """Record a :class:`~toolrig.ToolResult` with its metadata."""
         meta = result.metadata
@@ -203,16 +198,68 @@ class ExecutionLog(ABC):
             duration_ms=duration,
             attempts=meta.attempts if meta else 1,
             cost=cost if cost is not None else (meta.cost if meta else None),
+            tool_version=tool_version,
         )
 
     def recorder(self, run_id: str) -> Callable[[ToolEvent], None]:
-        """A listener for :meth:`ToolExecutor.add_listener` that records every finished call."""
+        """A listener for :meth:`ToolExecutor.add_listener` that records every finished call.
+
+        A record that cannot be written is counted, told and warned about (it never passes
+        unnoticed), and never raises into the executor.
+        """
 
         def record(event: ToolEvent) -> None:
             if event.kind in (EventKind.SUCCEEDED, EventKind.FAILED) and event.result is not None:
-                self.add_tool_result(event.result, run_id=run_id, input_data=event.arguments)
+                # a failure is already counted, told and warned about by add_result
+                with contextlib.suppress(Exception):
+                    self.add_tool_result(event.result, run_id=run_id, input_data=event.arguments)
 
         return record
+
+    # -- failed writes ---------------------------------------------------------------------
+    def add_failure_listener(self, listener: Callable[[WriteFailure], None]) -> None:
+        """``listener(failure)`` is told of every record this log could not write."""
+        self._failures.add(listener)
+
+    def remove_failure_listener(self, listener: Callable[[WriteFailure], None]) -> None:
+        """Stop telling ``listener``."""
+        self._failures.remove(listener)
+
+    def failed_writes(self, run_id: str | None = None) -> int:
+        """How many records (of ``run_id``, or of any run) this log object could not write."""
+        with self._lock:
+            return self._failed.get(run_id, 0) if run_id is not None else sum(self._failed.values())
+
+    def _lost(
+        self,
+        run_id: str,
+        executor: Any,
+        tool_call_id: Any,
+        step_id: Any,
+        exc: BaseException,
+    ) -> None:
+        """Count, tell and warn about a record that could not be written."""
+        try:
+            message = str(exc)
+        except Exception:
+            message = "(its message could not be rendered)"
+        failure = WriteFailure(
+            run_id=storable_text(run_id) or "",
+            executor=storable_text(executor) or "?",
+            tool_call_id=storable_text(tool_call_id),
+            step_id=storable_text(step_id),
+            error=f"{type(exc).__name__}: {storable_text(message)}",
+        )
+        with self._lock:
+            self._failed[failure.run_id] = self._failed.get(failure.run_id, 0) + 1
+        self._failures.emit(failure)
+        warnings.warn(
+            LogWriteWarning(
+                f"{self!r} could not record a call of {failure.executor!r} in run "
+                f"{failure.run_id!r}: {failure.error}"
+            ),
+            stacklevel=3,
+        )
 
     # -- reading -------------------------------------------------------------------------
     def query(
@@ -295,7 +342,11 @@ class ExecutionLog(ABC):
         not fit, the oldest successful results are dropped first and their number is said.
         """
         return summarise(
-            self.get_run(run_id), run_id, max_chars=max_chars, max_output_chars=max_output_chars
+            self.get_run(run_id),
+            run_id,
+            max_chars=max_chars,
+            max_output_chars=max_output_chars,
+            lost=self.failed_writes(run_id),
         )
 
     def __enter__(self) -> ExecutionLog:
@@ -308,6 +359,46 @@ class ExecutionLog(ABC):
     def _locked(self) -> Iterator[None]:
         with self._lock:
             yield
+
+
+def _row(
+    *,
+    started_at: float | None,
+    finished_at: float | None,
+    duration_ms: float | None,
+    input_data: Any,
+    output: Any,
+    attempts: Any,
+    cost: Any,
+    **text: Any,
+) -> tuple[Any, ...]:
+    """The values of one record in :data:`COLUMNS` order, each in a form every backend stores."""
+    now = time.time()
+    finished = storable_number(finished_at)
+    finished = now if finished is None else finished
+    duration = storable_number(duration_ms)
+    started = storable_number(started_at)
+    if started is None:
+        started = finished - (duration or 0.0) / 1000.0
+    if duration is None:
+        duration = (finished - started) * 1000.0
+    try:
+        tries = int(attempts)
+        if not 0 <= tries < 2**31:
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        tries = 1
+    values: dict[str, Any] = {key: storable_text(value) for key, value in text.items()}
+    values.update(
+        input_data=dump_json(input_data),
+        output=dump_json(output),
+        started_at=started,
+        finished_at=finished,
+        duration_ms=duration,
+        attempts=tries,
+        cost=storable_number(cost),
+    )
+    return tuple(values[column] for column in COLUMNS)
 
 
 def _record(row: Sequence[Any]) -> ExecutionRecord:

@@ -40,6 +40,8 @@ MIGRATIONS: tuple[str, ...] = (
     # the one outcome vocabulary (succeeded / failed / skipped)
     "UPDATE toolrig_executions SET status = 'succeeded' WHERE status = 'success';"
     "UPDATE toolrig_executions SET status = 'failed' WHERE status = 'error'",
+    # the version of the tool that ran (a plan re-uses a step only for the same version)
+    "ALTER TABLE toolrig_executions ADD COLUMN IF NOT EXISTS tool_version TEXT",
 )
 
 _LOCK_KEY = 0x746F6F6C726967  # advisory lock id used while migrating ("toolrig")

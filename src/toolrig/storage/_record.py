@@ -59,6 +59,8 @@ class ExecutionRecord:
     duration_ms: float
     attempts: int = 1
     cost: float | None = None
+    tool_version: str | None = None
+    """The version of the tool that ran, when the writer knew it."""
 
     @property
     def ok(self) -> bool:

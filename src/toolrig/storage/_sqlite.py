@@ -46,6 +46,8 @@ MIGRATIONS: tuple[str, ...] = (
     # 3: the one outcome vocabulary (succeeded / failed / skipped)
     "UPDATE executions SET status = 'succeeded' WHERE status = 'success';"
     "UPDATE executions SET status = 'failed' WHERE status = 'error';",
+    # 4: the version of the tool that ran (a plan re-uses a step only for the same version)
+    "ALTER TABLE executions ADD COLUMN tool_version TEXT;",
 )
 
 

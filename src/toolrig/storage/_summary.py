@@ -39,15 +39,24 @@ def _line(index: int, record: ExecutionRecord, max_output_chars: int) -> str:
 
 
 def summarise(
-    records: Sequence[ExecutionRecord], run_id: str, *, max_chars: int, max_output_chars: int
+    records: Sequence[ExecutionRecord],
+    run_id: str,
+    *,
+    max_chars: int,
+    max_output_chars: int,
+    lost: int = 0,
 ) -> str:
-    """At most ``max_chars`` characters; errors are kept, the oldest successes go first."""
+    """At most ``max_chars`` characters; errors are kept, the oldest successes go first.
+    ``lost`` results that could not be recorded are said in the header."""
     if max_chars < 80:
         raise ValueError("max_chars must be at least 80")
     failed = sum(not r.ok for r in records)
     header = f"Run {run_id}: {len(records)} results ({len(records) - failed} ok, {failed} failed)."
+    if lost:
+        header += f" {lost} more could not be recorded."
     if not records:
-        return f"Run {run_id}: no results yet."
+        empty = f"Run {run_id}: no results yet."
+        return f"{empty} {lost} could not be recorded." if lost else empty
     lines = [_line(i, r, max_output_chars) for i, r in enumerate(records, start=1)]
     keep = list(range(len(lines)))
     budget = max_chars - len(header) - 60

@@ -27,12 +27,23 @@ CHROMIUM_ARGS: Final = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
-    "--disable-quic",
     "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Nothing may leave except through the guard proxy, which only speaks TCP. WebRTC would
+    # send UDP (STUN, media) straight to any address a page names: with this policy it uses
+    # only proxied connections, and the page cannot change the policy.
+    "--force-webrtc-ip-handling-policy",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--enforce-webrtc-ip-permission-check",
+    # QUIC (HTTP/3, WebTransport) is UDP too; DNS prefetching and pings are not needed.
+    "--disable-quic",
+    "--dns-prefetch-disable",
+    "--no-pings",
 )
+"""Flags for every launch; the proxy itself is given to Playwright (all requests, loopback
+included, go through it)."""
 
 
 def find_chromium(preferred: str | None = None) -> str | None:

@@ -10,7 +10,9 @@ a name that resolves differently a moment later (DNS rebinding) cannot slip thro
 Forbidden unless allowed: every address that is not globally routable (private, loopback,
 link-local, shared, reserved, unspecified), multicast, and the cloud metadata addresses. The
 metadata addresses stay forbidden even with ``allow_private``; only an explicit ``allow`` entry
-opens them.
+opens them. An IPv6 address that carries an IPv4 address (mapped, compatible, NAT64, 6to4,
+Teredo, ISATAP: see ``_ip_embedding``) is judged by the IPv4 address too, so ``::7f00:1`` or
+``64:ff9b::a9fe:a9fe`` is refused like 127.0.0.1 or 169.254.169.254.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from urllib.parse import urljoin
 import httpx
 
 from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.tools._ip_embedding import embedding
 
 __all__ = [
     "METADATA_ADDRESSES",
@@ -80,28 +83,48 @@ class NetPolicy:
 
     def permits(self, address: IPAddress) -> bool:
         """Whether ``address`` may be connected to."""
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
         if any(address in net for net in self._networks):
             return True
+        if isinstance(address, ipaddress.IPv6Address):
+            form = embedding(address)
+            if form is not None:
+                if not form.inner:  # the IPv4 address cannot be located: refuse
+                    return False
+                inner = all(self.permits(v4) for v4 in form.inner)
+                return inner if form.spelling else inner and self._permits_plain(address)
+        return self._permits_plain(address)
+
+    def _permits_plain(self, address: IPAddress) -> bool:
         if address in METADATA_ADDRESSES or address.is_multicast or address.is_unspecified:
             return False
-        return self.allow_private or address.is_global
+        # Deprecated site-local IPv6 (fec0::/10) is routed within a site: private, whatever
+        # ``is_global`` says.
+        site_local = isinstance(address, ipaddress.IPv6Address) and address.is_site_local
+        return self.allow_private or (address.is_global and not site_local)
 
     def reason(self, address: IPAddress) -> str:
         """Why ``address`` is refused, in a few words."""
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
+        if isinstance(address, ipaddress.IPv6Address) and not any(
+            address in net for net in self._networks
+        ):
+            form = embedding(address)
+            if form is not None:
+                if not form.inner:
+                    return f"a {form.form} address, whose IPv4 address cannot be checked"
+                for v4 in form.inner:
+                    if not self.permits(v4):
+                        return f"a {form.form} form of {v4}, {self.reason(v4)}"
         if address in METADATA_ADDRESSES:
             return "a cloud metadata address"
         for test, words in (
             ("is_loopback", "a loopback address"),
             ("is_link_local", "a link-local address"),
+            ("is_site_local", "a site-local address"),
             ("is_multicast", "a multicast address"),
             ("is_unspecified", "the unspecified address"),
             ("is_private", "a private network address"),
         ):
-            if getattr(address, test):
+            if getattr(address, test, False):
                 return words
         return "not a public internet address"
 

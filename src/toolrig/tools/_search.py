@@ -4,8 +4,10 @@ Fast on large trees: folders are walked with ``os.scandir`` on folder descriptor
 ones pruned before they are entered; each file is opened relative to its folder's descriptor
 (never by a path that could have changed, see ``_walk``) and read whole as bytes in one call when
 its size allows, binaries (NUL in the first 8 KiB) are skipped, one compiled regex scans the whole
-text and line numbers are computed only around matches. Pipes, devices and (unless the sandbox
-allows them) files with several hard links are skipped without being read.
+text and line numbers are computed only around matches; a literal query first looks for its
+bytes (its lower case in the lower-cased bytes of ASCII text, for ``ignore_case``), so most
+files are never decoded. Pipes, devices and (unless the sandbox allows them) files with several
+hard links are skipped without being read.
 """
 
 from __future__ import annotations
@@ -132,6 +134,11 @@ class SearchTool(BaseTool):
                 hint="Search `.` (the whole workspace) or list folders first.",
             )
         needle = pattern.encode("utf-8") if literal and not ignore_case else None
+        # On ASCII text, an ASCII literal matches regardless of case exactly where its lower
+        # case occurs in the text's lower case (the Unicode case folds that make `re` differ,
+        # such as the Kelvin sign for "k", are not ASCII): a file without it is skipped before
+        # it is decoded and scanned.
+        folded = pattern.lower().encode() if literal and ignore_case and pattern.isascii() else None
         matches: list[Match] = []
         searched = 0
         if not stat.S_ISDIR(found.st_mode):
@@ -159,6 +166,8 @@ class SearchTool(BaseTool):
                 continue
             searched += 1
             if needle is not None and needle not in data:
+                continue
+            if folded is not None and data.isascii() and folded not in data.lower():
                 continue
             text = data.decode("utf-8", errors="replace")
             if _scan(rx, text, entry.rel, context_lines, limit, matches):

@@ -2,12 +2,15 @@
 
 Commands are argument lists run without a shell, so ``;``, ``&&``, ``|`` or ``$(...)`` inside an
 argument are plain text. A shell string is accepted only when the tool was created with
-``allow_shell=True``. The command runs in its own process group: on a timeout, on too much output
-or when the call is cancelled the whole group is killed, and so is anything it left running.
+``allow_shell=True``. The command runs in its own process group under a small supervisor (see
+``_supervise``): on a timeout, on too much output, when the call is cancelled, and when the
+command exits, every process it started is killed, including those that left the group with
+``setsid``. Where the supervisor cannot run (not Linux), the process group is killed instead.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -25,6 +28,7 @@ from toolrig.core._context import ToolContext
 from toolrig.core._errors import ErrorCode, ToolError
 from toolrig.core._spec import ToolAnnotations
 from toolrig.tools._sandbox import Sandbox
+from toolrig.tools._supervise import supervised, supervisor_available
 from toolrig.tools._text import cut_middle
 
 __all__ = ["ShellTool"]
@@ -32,6 +36,8 @@ __all__ = ["ShellTool"]
 DEFAULT_ENV: Final = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "USER")
 _CHUNK: Final = 65536
 _GRACE: Final = 0.5
+_STOP_WAIT: Final = 3.0
+"""Seconds the supervisor gets to kill everything before its whole group is killed instead."""
 
 
 class ExecuteOutput(TypedDict):
@@ -169,6 +175,14 @@ class ShellTool(BaseTool):
         return self._run(argv, str(folder), limit, stdin, ctx)
 
     def _argv(self, command: list[str] | str) -> list[str]:
+        parts = [command] if isinstance(command, str) else command
+        for index, part in enumerate(parts):
+            if "\x00" in part:
+                raise ToolError(
+                    f"argument {index} of the command contains a NUL character: {part!r}",
+                    code=ErrorCode.INVALID_ARGUMENTS,
+                    hint="Programs cannot receive NUL characters in arguments; remove it.",
+                )
         if isinstance(command, str):
             if not self.allow_shell:
                 raise ToolError(
@@ -210,9 +224,10 @@ class ShellTool(BaseTool):
         self, argv: list[str], cwd: str, limit: float, stdin: str | None, ctx: ToolContext | None
     ) -> ExecuteOutput:
         started = time.monotonic()
+        status_r, status_w = os.pipe() if supervisor_available() else (-1, -1)
         try:
             proc = subprocess.Popen(
-                argv,
+                argv if status_w < 0 else supervised(argv, status_w),
                 cwd=cwd,
                 env=self._environment(),
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -220,19 +235,13 @@ class ShellTool(BaseTool):
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=() if status_w < 0 else (status_w,),
             )
-        except FileNotFoundError:
-            raise ToolError(
-                f"Program `{argv[0]}` was not found.",
-                code=ErrorCode.NOT_FOUND,
-                hint="Check the name; give a path relative to the working folder for local "
-                "scripts, e.g. ./run.sh.",
-            ) from None
-        except PermissionError:
-            raise ToolError(
-                f"Program `{argv[0]}` cannot be run (not executable).",
-                code=ErrorCode.PERMISSION_DENIED,
-            ) from None
+        except OSError as exc:
+            raise _start_error(argv, exc.errno) from None
+        finally:
+            if status_w >= 0:
+                os.close(status_w)
         flood = threading.Event()
         assert proc.stdout is not None
         assert proc.stderr is not None
@@ -242,9 +251,11 @@ class ShellTool(BaseTool):
             threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
         reason = self._wait(proc, started + limit, flood, ctx)
         if reason is not None:
-            _kill_group(proc.pid)
-        exit_code = proc.wait()
-        # Whatever the command left running in its group must not outlive it or hold pipes.
+            _stop(proc, supervised=status_r >= 0)
+        exit_code: int | None = proc.wait()
+        if status_r >= 0:
+            exit_code = _read_status(status_r, argv)
+        # Whatever the command left running must not outlive it or hold pipes.
         if not (out.join(_GRACE) and err.join(_GRACE)):
             _kill_group(proc.pid)
             out.join(_GRACE)
@@ -297,6 +308,48 @@ def _feed(proc: subprocess.Popen[bytes], text: str) -> None:
 def _kill_group(pgid: int) -> None:
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+def _stop(proc: subprocess.Popen[bytes], *, supervised: bool) -> None:
+    """Kill the command and everything it started: the supervisor does it when there is one
+    (it alone knows the processes that left the group); its group is killed if it does not
+    finish in time, or when there is no supervisor."""
+    if supervised:
+        with suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        with suppress(subprocess.TimeoutExpired):
+            proc.wait(_STOP_WAIT)
+            return
+    _kill_group(proc.pid)
+
+
+def _read_status(fd: int, argv: list[str]) -> int | None:
+    """The command's exit code as the supervisor reported it (``None`` when it was stopped);
+    a start failure becomes the error the model reads."""
+    with os.fdopen(fd, "rb") as pipe:
+        text = pipe.read(64).decode("ascii", "replace").strip()
+    if text.startswith("E"):
+        raise _start_error(argv, int(text[1:] or 0))
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
+def _start_error(argv: list[str], code: int | None) -> ToolError:
+    if code == errno.ENOENT:
+        return ToolError(
+            f"Program `{argv[0]}` was not found.",
+            code=ErrorCode.NOT_FOUND,
+            hint="Check the name; give a path relative to the working folder for local "
+            "scripts, e.g. ./run.sh.",
+        )
+    if code in (errno.EACCES, errno.EPERM):
+        return ToolError(
+            f"Program `{argv[0]}` cannot be run (not executable).",
+            code=ErrorCode.PERMISSION_DENIED,
+        )
+    return ToolError(
+        f"Program `{argv[0]}` could not be started: {os.strerror(code or 0)}.",
+        code=ErrorCode.EXECUTION_ERROR,
+    )
 
 
 def _stopped(
