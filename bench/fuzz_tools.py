@@ -193,8 +193,7 @@ TOOLS: list[Any] = [add, power, echo, label, unique, risky, make, profile]
 
 def own_codes(name: str, arguments: Any) -> set[str | None]:
     """The codes a valid call of ``name`` may answer with (``None``: success)."""
-    if name == "risky" and isinstance(arguments, Mapping):
-        return {
-            {"tool_error": "rate_limited", "crash": "execution_error"}.get(arguments.get("mode"))
-        }
+    mode = arguments.get("mode") if name == "risky" and isinstance(arguments, Mapping) else None
+    if isinstance(mode, str):
+        return {{"tool_error": "rate_limited", "crash": "execution_error"}.get(mode)}
     return {None}

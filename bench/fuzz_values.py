@@ -164,7 +164,7 @@ class Values:
         rng = self.rng
         try:
             text = json.dumps(args)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             text = "{"
         pick = rng.randrange(5)
         if pick == 0:
@@ -219,16 +219,12 @@ def verdict(arguments: Any, validator: jsonschema.protocols.Validator) -> str:
     if arguments is None:
         arguments = {}
     elif isinstance(arguments, str):
-        text = arguments.strip()
-        if not text:
-            arguments = {}
-        else:
-            try:
-                arguments = json.loads(text, parse_constant=_refuse)
-            except RecursionError:
-                return LIMIT
-            except ValueError:
-                return INVALID
+        try:
+            arguments = json.loads(arguments, parse_constant=_refuse)
+        except RecursionError:
+            return LIMIT
+        except ValueError:
+            return INVALID
     if type(arguments) is not dict:
         return INVALID
     depth = _json_depth(arguments)
@@ -258,6 +254,24 @@ def conforms(values: Any, validator: jsonschema.protocols.Validator) -> bool | N
         return bool(validator.is_valid(_tame(values)))
     except RecursionError:
         return None
+
+
+def as_data(value: Any) -> Any:
+    """Validated values as the JSON data they stand for (sets and tuples as arrays, enums as
+    their values, models as objects); numbers are kept exactly as they are."""
+    from enum import Enum
+
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return as_data(value.model_dump())
+    if isinstance(value, Enum):
+        return as_data(value.value)
+    if isinstance(value, dict):
+        return {k: as_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [as_data(v) for v in value]
+    return value
 
 
 _HUGE = 10**4000  # as far past any bound here as a longer number, and printable

@@ -132,7 +132,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "src/toolrig/providers/_strict.py",
         "converted[name] = new if name in required else _nullable(new)",
         "converted[name] = new",
-        ("tests/providers/test_prov_export.py",),
+        ("tests/providers/test_prov_export.py", "tests/providers/test_prov_bfcl_corpus.py"),
     ),
     Mutation(
         "strict export accepts an open top level",
@@ -200,6 +200,7 @@ DB_GUARD = "tests/tools_web/test_db_guard.py"
 DB_TOOL = "tests/tools_web/test_db_tool.py"
 WEB_FETCH = "tests/tools_web/test_web_fetch.py"
 WEB_SEARCH = "tests/tools_web/test_web_search.py"
+ADDRESSES = "tests/tools/test_adversarial_addresses.py"
 
 TOOL_MUTATIONS: tuple[Mutation, ...] = (
     # -- the sandbox ---------------------------------------------------------------------
@@ -268,18 +269,20 @@ TOOL_MUTATIONS: tuple[Mutation, ...] = (
         (AUDIT_WEB, WEB_FETCH),
     ),
     Mutation(
-        "SSRF: IPv4-mapped IPv6 addresses not unwrapped",
+        "SSRF: IPv6 spellings of IPv4 addresses not unwrapped",
         NETGUARD,
-        "            address = address.ipv4_mapped\n        if any(",
-        "            pass\n        if any(",
-        (AUDIT_WEB, WEB_FETCH),
+        "            form = embedding(address)\n            if form is not None:\n"
+        "                if not form.inner:  # the IPv4 address cannot be located: refuse\n",
+        "            form = None\n            if form is not None:\n"
+        "                if not form.inner:  # the IPv4 address cannot be located: refuse\n",
+        (AUDIT_WEB, WEB_FETCH, ADDRESSES),
     ),
     Mutation(
         "SSRF: metadata addresses open with allow_private",
         NETGUARD,
         "        if address in METADATA_ADDRESSES or address.is_multicast",
         "        if address.is_multicast",
-        (AUDIT_WEB, WEB_FETCH),
+        (AUDIT_WEB, WEB_FETCH, ADDRESSES),
     ),
     Mutation(
         "redirects: hops after the first not checked",
@@ -551,9 +554,9 @@ def baseline(mutations: list[Mutation], scratch: Path) -> list[str]:
 def table(outcomes: list[Outcome]) -> str:
     rows = [("mutation", "killing test(s)", "killed")]
     for o in outcomes:
-        killers = ", ".join(_short(k) for k in o.killers[:3])
-        if len(o.killers) > 3:
-            killers += f" (+{len(o.killers) - 3} more)"
+        killers = ", ".join(_short(k) for k in o.killers[:2])
+        if len(o.killers) > 2:
+            killers += f" (+{len(o.killers) - 2} more)"
         if o.status == "killed":
             rows.append((o.mutation.name, killers, "yes"))
         else:

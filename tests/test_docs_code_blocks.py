@@ -2,7 +2,8 @@
 
 The blocks of one page run in order, in one fresh interpreter, sharing their names (a page
 reads as one session); top-level ``await`` works, as in a notebook. The page runs in an empty
-folder holding a link to ``examples/``, with its own execution log.
+folder holding a link to ``examples/`` and the empty folders the built-in tools' pages name
+(``workspace/``, ``docs/``), with ``examples/`` on the import path and its own execution log.
 
 Two HTML comments, on the line before a fence, change what happens to a block:
 
@@ -141,7 +142,8 @@ def test_the_python_blocks_of_a_page_run(page: Path, tmp_path: Path) -> None:
     spec = tmp_path / "blocks.json"
     spec.write_text(json.dumps([vars_of(b) for b in runnable]), encoding="utf-8")
     work = tmp_path / "work"
-    work.mkdir()
+    for folder in ("workspace", "docs"):  # the folders the built-in tools' pages name
+        (work / folder).mkdir(parents=True)
     (work / "examples").symlink_to(ROOT / "examples")
     env = {
         **os.environ,

@@ -41,11 +41,22 @@ def test_mypy_strict_sees_the_function_signature(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text(SAMPLE, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
-         "--cache-dir", str(tmp_path / "cache"), str(sample)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-error-summary",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(sample),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
         env={**os.environ, "MYPY_FORCE_COLOR": "0"},
-    )  # fmt: skip
+    )
     lines = [line for line in done.stdout.splitlines() if ": error:" in line]
     flagged = {int(line.split(":")[1]) for line in lines}
     expected = {n for n, line in enumerate(SAMPLE.splitlines(), 1) if "# error" in line}

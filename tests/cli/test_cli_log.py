@@ -77,10 +77,27 @@ def test_tail_follow_prints_records_written_later(tmp_path: Path) -> None:
     url = str(tmp_path / "log.sqlite3")
     _fill(url)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "toolrig.cli.main", "log", "tail", "-n", "1", "-f", "--log", url,
-         "--interval", "0.1", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env(),
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "toolrig.cli.main",
+            "log",
+            "tail",
+            "-n",
+            "1",
+            "-f",
+            "--log",
+            url,
+            "--interval",
+            "0.1",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env(),
+    )
     watchdog = threading.Timer(30, proc.kill)  # a read below never waits longer than this
     watchdog.start()
     try:

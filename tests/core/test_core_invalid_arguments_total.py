@@ -119,7 +119,7 @@ def _check(result: ToolResult) -> None:
 def test_hostile_arguments_give_a_clean_invalid_arguments(name: str, entry: str, case: str) -> None:
     args = REPRODUCERS[case]
     if name == "tagged" and case == "lone surrogates with unique items":
-        pytest.skip("a list[str] takes any text: no error to build")
+        args = {"tags": ["\ud800"], "count": "\ud800"}  # a list[str] takes any text
     _check(ENTRIES[entry](name, args))
 
 

@@ -4,7 +4,7 @@ checked as the schema language defines them."""
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
@@ -72,6 +72,20 @@ def test_an_int_enum_refuses_booleans() -> None:
     assert "level: expected 1 or 2, received true (boolean)" in result.error.message
     assert search.run(filters={}, level=2).output["level"] is Level.HIGH
     assert search.run({"filters": {}, "level": True}, strict=True).code == "invalid_arguments"
+
+
+def test_choices_among_integers_refuse_booleans_and_the_reverse() -> None:
+    @tool
+    def choose(
+        size: Literal[0, 1] = 0, flag: Literal[False] = False, mixed: Literal["a", 1] = 1
+    ) -> str:
+        """Choose."""
+        return f"{size!r} {flag!r} {mixed!r}"
+
+    assert "size: expected 0 or 1, received false" in choose.run(size=False).error.message
+    assert "flag: expected false, received 0" in choose.run(flag=0).error.message
+    assert 'mixed: expected "a" or 1, received true' in choose.run(mixed=True).error.message
+    assert choose.run(size=1, flag=False, mixed="a").output == "1 False 'a'"
 
 
 def test_nested_models_in_the_general_path_are_tightened_too() -> None:

@@ -164,3 +164,11 @@ def test_sqlite_authorizer_refuses_what_mode_ro_would_not_see(tmp_path: Path) ->
         tool.close()
     assert not outside.exists()
     assert os.listdir(tmp_path) == ["app.db"]
+
+
+def test_without_pglast_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pglast", None)  # an import of it now fails
+    with pytest.raises(ImportError, match=r"toolrig\[postgres\]"):
+        DbTool("postgresql+psycopg://nobody@127.0.0.1:1/none")

@@ -1,30 +1,25 @@
-"""``toolrig demo``: define tools the three ways, run good and bad calls, print the results.
+"""``toolrig demo``: the offline tour, one screen per section.
 
-Runs offline on embedded defaults; every call answers with a structured ``ToolResult``.
+1. the demo tools, defined the three ways, and what a model reads about one of them;
+2. good and bad calls: each answers with a structured result, errors worded for the model;
+3. a hundred concurrent calls;
+4. a plan over the example catalogue, recorded in the execution log (``_demo_plan``);
+5. the agent loop, when an LLM is configured.
+
+Runs on embedded defaults, without network or keys; nothing raises.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolrig import ToolExecutor, render_tools
-from toolrig.cli._demo_tools import build_executor
+if TYPE_CHECKING:
+    from rich.console import Console
 
-__all__ = ["add_demo_parser", "run_demo"]
+    from toolrig import ToolExecutor, ToolResult
 
-
-def add_demo_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Declare ``demo``."""
-    demo = commands.add_parser(
-        "demo",
-        help="tools defined three ways, good and bad calls, a plan over the example catalogue",
-    )
-    demo.add_argument("--no-prompt", action="store_true", help="do not print the tools' prompt")
-    demo.set_defaults(handler=lambda args: run_demo(show_prompt=not args.no_prompt))
-
+__all__ = ["CALLS", "add_demo_parser", "run_demo"]
 
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("add", {"a": 2, "b": "40"}),
@@ -38,116 +33,140 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("shout", {"text": "hello", "times": 9}),
     ("sarch", {"query": "x"}),
 ]
+"""The demo's calls: good ones, and the mistakes models make (a wrong type, a misspelt
+argument, a value out of range, a slow call, a missing note, a misspelt tool)."""
+
+_DEFINED_BY = {
+    "add": "@tool on a function",
+    "search": "@tool on an async function, with constraints and a timeout",
+    "notes": "a BaseTool class: decorated and declared actions",
+    "shout": "Tool(...) built from data at run time",
+}
+
+
+def add_demo_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Declare ``demo``."""
+    demo = commands.add_parser(
+        "demo",
+        help="the offline tour: tools, good and bad calls, a plan, the execution log",
+        description="Tools defined three ways, good and bad calls with their structured "
+        "results, 100 concurrent calls, a plan over the example catalogue recorded in the "
+        "execution log, and the agent loop when an LLM is configured. Offline.",
+    )
+    demo.add_argument("--no-prompt", action="store_true", help="do not show what the model reads")
+    demo.set_defaults(handler=lambda args: run_demo(show_prompt=not args.no_prompt))
 
 
 def run_demo(*, show_prompt: bool = True) -> int:
-    """Print the tools' prompt section, then each call's result; returns a process exit code."""
-    executor = build_executor()
-    if show_prompt:
-        print(render_tools(executor.catalog.specs()))
-        print()
-    print("== calls ==")
-    results = []
-    for name, args in CALLS:
-        result = executor.execute_sync(name, args)
-        results.append(result)
-        print(f"\n>>> {name}({args})")
-        print(result.render("pretty"))
-    failures = sum(not r.success for r in results)
-    print(f"\n{len(results) - failures} succeeded, {failures} failed as expected; nothing raised.")
-    batch = executor.execute_many_sync([("search", {"query": "web rag", "mode": "deep"})] * 100)
-    took = max(r.metadata.duration_ms for r in batch if r.metadata)
-    print(
-        f"100 concurrent searches: all succeeded={all(r.success for r in batch)}, "
-        f"slowest call {took:.2f} ms."
-    )
-    executor.close()
-    examples = _examples_dir()
+    """Run the tour; 0 when everything behaved as shown (bad calls failing is expected)."""
+    from toolrig.cli._demo_plan import examples_dir, run_agent_if_configured, run_catalog_plan
+    from toolrig.cli._demo_tools import build_executor
+    from toolrig.cli._output import out_console
+
+    console = out_console()
+    console.rule("[bold cyan]toolrig demo[/]: the tool layer for LLM agents, offline")
+    with build_executor() as executor:
+        _show_tools(console, executor, show_prompt=show_prompt)
+        _show_calls(console, executor)
+        _show_concurrency(console, executor)
+    examples = examples_dir()
     if examples is None:
-        print("\n(examples/ not found next to this installation: the plan demo is skipped)")
+        console.print("\n[dim](examples/ is not next to this installation: no plan demo)[/]")
         return 0
-    ok = _run_catalog_plan(examples)
-    _run_agent_if_configured(examples)
+    ok = run_catalog_plan(console, examples)
+    run_agent_if_configured(console, examples)
     return 0 if ok else 1
 
 
-def _examples_dir() -> Path | None:
-    """The project's ``examples`` folder: under the working directory, or beside the sources."""
-    for root in (Path.cwd(), Path(__file__).resolve().parents[3]):
-        if (root / "examples" / "catalog").is_dir():
-            return root / "examples"
-    return None
+def _show_tools(console: Console, executor: ToolExecutor, *, show_prompt: bool) -> None:
+    from rich.markup import escape
+    from rich.panel import Panel
+    from rich.table import Column, Table
 
+    from toolrig.core._prompt import render_tools
 
-def _run_catalog_plan(examples: Path) -> bool:
-    """Run the review-report plan over the example catalogue, recorded in the SQLite log."""
-    from toolrig.cli._catalog import load_registry
-    from toolrig.runtime._plan import Plan
-    from toolrig.runtime._plan_run import PlanRunner, StepEvent
-    from toolrig.storage._open import open_log
-
-    print("\n== a plan over the example catalogue (examples/catalog), recorded in SQLite ==")
-    registry = load_registry([str(examples / "catalog")], [str(examples)])
-    text = (examples / "plans" / "review_report.yaml").read_text(encoding="utf-8")
-    source = str(examples / "data" / "reviews.csv")
-    plan = Plan.from_yaml(
-        text.replace("examples/data/reviews.csv", source),
-        plan_id=f"review-report-{time.strftime('%Y%m%d-%H%M%S')}",
+    console.rule("[bold]1. Tools, defined three ways[/]", align="left")
+    table = Table(
+        Column("tool", style="bold cyan", no_wrap=True),
+        "defined by",
+        Column("call names (parameters)", style="green"),
+        box=None,
+        padding=(0, 2, 0, 0),
     )
-
-    def on_step(event: StepEvent) -> None:
-        if event.status != "started":
-            print(f"  [{event.done}/{event.total}] {event.step_id}: {event.status}")
-
-    with open_log() as log, ToolExecutor(registry) as executor:
-        runner = PlanRunner(executor, store=log, on_step=on_step)
-        check = runner.check(plan)
-        print(
-            f"{len(plan.steps)} steps in {len(check.layers)} layers, "
-            f"estimated cost {check.estimated_cost:.4f}"
+    for tool in executor.catalog.tools():
+        spec = tool.spec
+        calls = []
+        for name, action in spec.actions.items():
+            props = action.parameters.get("properties") or {}
+            required = set(action.parameters.get("required") or ())
+            args = ", ".join(p if p in required else f"{p}?" for p in props)
+            call = f"{spec.name}.{name}" if spec.is_multi_action else spec.name
+            calls.append(f"{call}({args})")
+        table.add_row(spec.name, _DEFINED_BY.get(spec.name, ""), escape("  ".join(calls)))
+    console.print(table)
+    if show_prompt:
+        add = executor.catalog.get("add")
+        prompt = Panel(
+            escape(render_tools([add])),
+            title="what a model reads of [cyan]add[/] (`toolrig show add`)",
+            title_align="left",
+            border_style="dim",
         )
-        result = runner.run_sync(plan)
-        print(
-            f"plan {'succeeded' if result.success else 'failed'} in {result.duration_ms:.0f} ms; "
-            f"recorded in {log!r}"
-        )
+        console.print(prompt)
+
+
+def _show_calls(console: Console, executor: ToolExecutor) -> list[ToolResult]:
+    from rich.markup import escape
+    from rich.table import Column, Table
+
+    console.print()
+    console.rule("[bold]2. Good and bad calls: every answer is a ToolResult[/]", align="left")
+    table = Table(
+        Column("call", no_wrap=True, max_width=38, overflow="ellipsis"),
+        Column("", no_wrap=True),
+        Column("output, or what the model reads", overflow="fold", ratio=1),
+        box=None,
+        padding=(0, 2, 0, 0),
+        expand=True,
+    )
+    results = []
+    for name, arguments in CALLS:
+        result = executor.execute_sync(name, arguments)
+        results.append(result)
+        call = f"[cyan]{escape(name)}[/]({escape(_arguments(arguments))})"
         if result.success:
-            print("\n" + str(result.outputs["report"]["content"]).strip())
-        print(
-            "\nWhat an LLM would be told of this run:\n"
-            + log.get_summary(plan.id, max_chars=1500, max_output_chars=110)
-        )
-    registry.close()
-    return result.success
-
-
-def _run_agent_if_configured(examples: Path) -> None:
-    """Let a configured LLM drive the same tools; say how to configure one otherwise."""
-    from toolrig.agent._config import LLMConfig, LLMConfigError
-    from toolrig.agent._loop import Agent
-    from toolrig.cli._catalog import load_registry
-    from toolrig.core._background import run_sync
-
-    print("\n== the agent loop ==")
-    try:
-        config = LLMConfig.resolve()
-    except LLMConfigError as exc:
-        print(f"skipped: {exc}")
-        return
-    registry = load_registry([str(examples / "catalog")], [str(examples)])
-    agent = Agent(
-        "Review analyst",
-        "You analyse customer reviews with the tools you have.",
-        config,
-        registry,
-        max_steps=8,
-        time_budget=300,
+            table.add_row(call, "[green]ok[/]", escape(result.to_text()))
+        else:
+            lines = result.to_text().split("\nHint:")[0].splitlines()
+            shown = "\n".join(lines[:2]) + (" …" if len(lines) > 2 else "")
+            table.add_row(call, "[red]error[/]", f"[red]{escape(shown)}[/]")
+    console.print(table)
+    failures = sum(not r.success for r in results)
+    console.print(
+        f"[green]{len(results) - failures} succeeded[/], [red]{failures} failed[/] as "
+        "expected; nothing raised."
     )
-    result = agent.run(f"Summarise the main complaints in {examples / 'data' / 'reviews.csv'}.")
-    print(
-        f"stopped: {result.stop_reason} after {len(result.steps)} steps, "
-        f"{result.usage.total_tokens} tokens"
+    return results
+
+
+def _arguments(arguments: dict[str, Any]) -> str:
+    """``a=2, b="40"``: a call's arguments as a person writes them."""
+    import json
+
+    return ", ".join(f"{key}={json.dumps(value)}" for key, value in arguments.items())
+
+
+def _show_concurrency(console: Console, executor: ToolExecutor) -> None:
+    import time
+
+    console.print()
+    console.rule("[bold]3. A hundred concurrent calls[/]", align="left")
+    started = time.perf_counter()
+    batch = executor.execute_many_sync([("search", {"query": "web rag", "mode": "deep"})] * 100)
+    took = (time.perf_counter() - started) * 1000
+    slowest = max(r.metadata.duration_ms for r in batch if r.metadata)
+    ok = all(r.success for r in batch)
+    console.print(
+        f"100 searches at once: {'[green]all succeeded[/]' if ok else '[red]some failed[/]'} "
+        f"in {took:.1f} ms; the slowest call took {slowest:.2f} ms."
     )
-    print(result.output or result.error or "(no output)")
-    run_sync(agent.aclose())
-    registry.close()

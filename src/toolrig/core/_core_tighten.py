@@ -9,14 +9,18 @@ copy of the core schema:
   (:mod:`toolrig.core._model_check`);
 * ``set[...]`` and ``frozenset[...]`` drop duplicates silently while the schema says
   ``uniqueItems``: a sequence whose items collapse is refused;
-* an ``IntEnum`` accepts ``true`` as ``1``: booleans are refused (the schema's ``enum`` lists
-  integers, and JSON's ``true`` is not ``1``).
+* an ``IntEnum`` or a ``Literal`` of integers accepts ``true`` as ``1`` (and a ``Literal`` of
+  booleans ``0`` as ``false``): the schema's ``enum`` lists integers, and JSON's ``true`` is not
+  ``1``, so the other kind is refused.
 
-Each check runs only where such a type is: other parameters cost what they did.
+Each check runs only where such a type is: other parameters cost what they did (plain ``int``
+parameters keep pydantic's lax reading of ``true`` as ``1``: a check on every integer would
+cost every call; strict calls refuse it).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sized
 from typing import Any, Final, cast
 
@@ -55,14 +59,20 @@ def _walk(node: Any, depth: int) -> Any:
 def _tightened(node: dict[str, Any]) -> dict[str, Any]:
     kind = node.get("type")
     if kind == "model":
-        check = model_check(node, tighten)
-        if check is not None:
-            return _wrap(node, check)
+        keys = model_check(node, tighten)
+        if keys is not None:
+            return _wrap(node, keys)
     elif kind in ("set", "frozenset"):
         return _wrap(node, _no_duplicates)
-    elif kind == "enum" and node.get("sub_type") == "int":
-        values = [getattr(member, "value", member) for member in node.get("members", ())]
-        return _wrap(node, _no_bool(values), "function-before")
+    elif kind in ("enum", "literal"):
+        values = (
+            [getattr(member, "value", member) for member in node.get("members", ())]
+            if kind == "enum"
+            else list(node.get("expected", ()))
+        )
+        check = _exact_kind(values, kind)
+        if check is not None:
+            return _wrap(node, check, "function-before")
     return node
 
 
@@ -93,12 +103,25 @@ def _no_duplicates(value: Any, handler: Callable[[Any], Any]) -> Any:
     return result
 
 
-def _no_bool(values: list[Any]) -> Callable[[Any], Any]:
-    expected = " or ".join(str(v) for v in values[:20])
+def _exact_kind(values: list[Any], kind: str) -> Callable[[Any], Any] | None:
+    """For choices among integers, a check refusing booleans; among booleans, refusing
+    integers (Python counts ``True == 1``, JSON does not). ``None`` when neither applies."""
+    bools = any(isinstance(v, bool) for v in values)
+    ints = any(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    if bools == ints:  # neither, or both: nothing can be mistaken
+        return None
+    expected = " or ".join(
+        json.dumps(v) if isinstance(v, bool | str) else str(v) for v in values[:20]
+    )
 
     def check(value: Any) -> Any:
-        if isinstance(value, bool):
-            raise PydanticCustomError("enum", "Input should be {expected}", {"expected": expected})
+        mistaken = (
+            isinstance(value, bool)
+            if ints
+            else (isinstance(value, int) and not isinstance(value, bool))
+        )
+        if mistaken:
+            raise PydanticCustomError(kind, "Input should be {expected}", {"expected": expected})
         return value
 
     return check

@@ -59,9 +59,16 @@ class Listeners(Generic[E]):
             try:
                 listener(event)
             except Exception:
-                logger.exception("listener %r failed on %r", listener, event)
+                logger.exception(
+                    "listener %s failed on a %s", _name(listener), type(event).__name__
+                )
 
     def emit_all(self, events: Iterable[E]) -> None:
         """Deliver ``events`` in order."""
         for event in events:
             self.emit(event)
+
+
+def _name(listener: object) -> str:
+    """A listener's name for the log (never its ``repr``, which may fail or recurse)."""
+    return str(getattr(listener, "__qualname__", None) or type(listener).__qualname__)

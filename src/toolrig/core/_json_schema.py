@@ -24,9 +24,7 @@ import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
-from typing import Any, Final, cast
-
-import jsonschema_rs
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from toolrig.core._json_data import plain
 from toolrig.core._schema_vocabulary import (
@@ -37,6 +35,9 @@ from toolrig.core._schema_vocabulary import (
     draft_of,
     keyword_problems,
 )
+
+if TYPE_CHECKING:
+    import jsonschema_rs
 
 __all__ = [
     "CACHE_SIZE",
@@ -164,6 +165,8 @@ def _cache_key(schema: Any) -> bytes | None:
 
 
 def _build(schema: Any) -> jsonschema_rs.Validator:
+    import jsonschema_rs  # imported with the first schema: importing toolrig need not pay for it
+
     try:
         return jsonschema_rs.validator_for(
             schema,

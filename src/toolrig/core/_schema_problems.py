@@ -10,9 +10,7 @@ the value found at the error's path in the arguments.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
-
-import jsonschema_rs
+from typing import TYPE_CHECKING, Any, Final
 
 from toolrig.core._argument_errors import (
     Problem,
@@ -28,7 +26,8 @@ from toolrig.core._suggest import closest
 
 __all__ = ["describe_problems", "schema_problems"]
 
-_K = jsonschema_rs.ValidationErrorKind
+if TYPE_CHECKING:
+    import jsonschema_rs
 _BRANCHES: Final = 5
 
 
@@ -69,11 +68,11 @@ def _line(path: str, text: str) -> str:
 def _problems(
     error: jsonschema_rs.ValidationError, root: Mapping[str, Any], enforced: Any, value: Any
 ) -> Iterator[Problem]:
-    kind = error.kind
+    kind: Any = error.kind  # its attributes depend on its class, told apart by name
     loc = tuple(error.instance_path)
-    if isinstance(kind, _K.Required):
+    if _kind(kind) == "Required":
         yield _missing(loc, kind.property, error.schema_path, root)
-    elif isinstance(kind, _K.AdditionalProperties | _K.UnevaluatedProperties):
+    elif _kind(kind) in ("AdditionalProperties", "UnevaluatedProperties"):
         names = _declared(schema_at(root, loc), root)
         for key in kind.unexpected[:20]:
             yield _unknown((*loc, key), names, value_at(value, (*loc, key)))
@@ -149,30 +148,30 @@ def _declared(node: Mapping[str, Any] | None, root: Mapping[str, Any]) -> list[s
 
 
 def _expected(error: jsonschema_rs.ValidationError, enforced: Any) -> str:
-    kind = error.kind
-    if isinstance(kind, _K.Type):
+    kind: Any = error.kind  # its attributes depend on its class, told apart by name
+    if _kind(kind) == "Type":
         return describe_type({"type": list(kind.types)})
-    if isinstance(kind, _K.Enum):
+    if _kind(kind) == "Enum":
         return describe_type({"enum": list(kind.options)})
-    if isinstance(kind, _K.Constant):
+    if _kind(kind) == "Constant":
         return describe_type({"const": kind.expected_value})
-    simple = _SIMPLE.get(type(kind))
+    simple = _SIMPLE.get(_kind(kind))
     if simple is not None:
         return str(simple(kind))
-    if isinstance(kind, _K.Contains):
+    if _kind(kind) == "Contains":
         return _contains(error, enforced)
-    if isinstance(kind, _K.PropertyNames):
+    if _kind(kind) == "PropertyNames":
         inner = kind.error
         name = preview(inner.instance, 40)
         return f"property names that are {_expected(inner, enforced)} ({name} is not)"
-    if isinstance(kind, _K.AnyOf | _K.OneOfNotValid):
-        word = "one of" if isinstance(kind, _K.AnyOf) else "exactly one of"
+    if _kind(kind) in ("AnyOf", "OneOfNotValid"):
+        word = "one of" if _kind(kind) == "AnyOf" else "exactly one of"
         return f"{word}: {_branches(kind.context, enforced, len(error.instance_path))}"
-    if isinstance(kind, _K.OneOfMultipleValid):
+    if _kind(kind) == "OneOfMultipleValid":
         return "exactly one of the allowed shapes, but the value matches several of them"
-    if isinstance(kind, _K.Not):
+    if _kind(kind) == "Not":
         return f"a value that does not match {preview(kind.schema, 60)}"
-    if isinstance(kind, _K.AdditionalItems | _K.UnevaluatedItems):
+    if _kind(kind) in ("AdditionalItems", "UnevaluatedItems"):
         return "no items beyond those the schema declares"
     return clean_text(str(error.message).split("\n", 1)[0])[:200]
 
@@ -212,28 +211,34 @@ def _contains(error: jsonschema_rs.ValidationError, enforced: Any) -> str:
     return "an array with at least one item matching its `contains` schema"
 
 
+def _kind(kind: Any) -> str:
+    """The class name of an error's kind (``Minimum``, ``OneOfNotValid``...); by name, so that
+    this module does not import the validator before a schema is compiled."""
+    return type(kind).__name__
+
+
 def _items(count: Any, word: str) -> str:
     if count == 1:
         return f"1 {word}"
     return f"{count} {'properties' if word == 'property' else word + 's'}"
 
 
-_SIMPLE: Final[dict[type, Any]] = {
-    _K.Minimum: lambda k: f"a number greater than or equal to {preview(k.limit)}",
-    _K.Maximum: lambda k: f"a number less than or equal to {preview(k.limit)}",
-    _K.ExclusiveMinimum: lambda k: f"a number greater than {preview(k.limit)}",
-    _K.ExclusiveMaximum: lambda k: f"a number less than {preview(k.limit)}",
-    _K.MultipleOf: lambda k: f"a multiple of {preview(k.multiple_of)}",
-    _K.MinLength: lambda k: f"a string of at least {_items(k.limit, 'character')}",
-    _K.MaxLength: lambda k: f"a string of at most {_items(k.limit, 'character')}",
-    _K.Pattern: lambda k: f"a string matching the pattern {preview(k.pattern, 100)}",
-    _K.Format: lambda k: f"a valid {clean_text(k.format)} string",
-    _K.MinItems: lambda k: f"an array of at least {_items(k.limit, 'item')}",
-    _K.MaxItems: lambda k: f"an array of at most {_items(k.limit, 'item')}",
-    _K.UniqueItems: lambda k: "an array without duplicate items",
-    _K.MinProperties: lambda k: f"an object with at least {_items(k.limit, 'property')}",
-    _K.MaxProperties: lambda k: f"an object with at most {_items(k.limit, 'property')}",
-    _K.FalseSchema: lambda k: "no value (nothing is allowed here)",
-    _K.BacktrackLimitExceeded: lambda k: "a string the pattern can be checked against in time",
-    _K.RegexEngineFailure: lambda k: "a string the pattern can be checked against",
+_SIMPLE: Final[dict[str, Any]] = {
+    "Minimum": lambda k: f"a number greater than or equal to {preview(k.limit)}",
+    "Maximum": lambda k: f"a number less than or equal to {preview(k.limit)}",
+    "ExclusiveMinimum": lambda k: f"a number greater than {preview(k.limit)}",
+    "ExclusiveMaximum": lambda k: f"a number less than {preview(k.limit)}",
+    "MultipleOf": lambda k: f"a multiple of {preview(k.multiple_of)}",
+    "MinLength": lambda k: f"a string of at least {_items(k.limit, 'character')}",
+    "MaxLength": lambda k: f"a string of at most {_items(k.limit, 'character')}",
+    "Pattern": lambda k: f"a string matching the pattern {preview(k.pattern, 100)}",
+    "Format": lambda k: f"a valid {clean_text(k.format)} string",
+    "MinItems": lambda k: f"an array of at least {_items(k.limit, 'item')}",
+    "MaxItems": lambda k: f"an array of at most {_items(k.limit, 'item')}",
+    "UniqueItems": lambda k: "an array without duplicate items",
+    "MinProperties": lambda k: f"an object with at least {_items(k.limit, 'property')}",
+    "MaxProperties": lambda k: f"an object with at most {_items(k.limit, 'property')}",
+    "FalseSchema": lambda k: "no value (nothing is allowed here)",
+    "BacktrackLimitExceeded": lambda k: "a string the pattern can be checked against in time",
+    "RegexEngineFailure": lambda k: "a string the pattern can be checked against",
 }

@@ -19,8 +19,9 @@ from toolrig.core._ids import new_call_id
 from toolrig.core._result import ToolResult
 from toolrig.core._runner import install_runner
 from toolrig.registry._catalog import Catalog, ToolLike
+from toolrig.runtime._call import UNSET, Middleware, Unset
 from toolrig.runtime._calls import ToolCall, as_tool_call
-from toolrig.runtime._pipeline import UNSET, Middleware, Pipeline, Unset
+from toolrig.runtime._pipeline import Pipeline
 from toolrig.runtime._retry import RetryPolicy
 
 __all__ = ["UNSET", "ToolExecutor", "default_executor"]

@@ -19,27 +19,34 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from collections.abc import Coroutine, Mapping
+from typing import Any
 
 from toolrig.core._action import Action
 from toolrig.core._background import run_sync
 from toolrig.core._base import BaseTool
 from toolrig.core._context import ProgressCallback, ToolContext
 from toolrig.core._errors import ErrorCode
-from toolrig.core._events import Listeners
 from toolrig.core._ids import new_call_id
-from toolrig.core._result import ErrorInfo, ResultMetadata, ToolResult, error_from_exception
+from toolrig.core._result import ErrorInfo, ToolResult, error_from_exception
 from toolrig.core._suggest import not_found_message
 from toolrig.core._validation import ArgumentsInvalid
+from toolrig.runtime._call import (
+    UNSET,
+    Call,
+    CallNext,
+    Middleware,
+    PostHook,
+    PreHook,
+    Unset,
+)
 from toolrig.runtime._calls import CallInfo
-from toolrig.runtime._events import EventKind, Listener, ToolEvent
-from toolrig.runtime._process import ProcessRunner
-from toolrig.runtime._retry import RetryPolicy
-from toolrig.runtime._threads import WorkerPool
+from toolrig.runtime._outcome import hook_error as _hook_error
+from toolrig.runtime._outcome import make_result as _result
+from toolrig.runtime._outcome import raised as _raised
+from toolrig.runtime._outcome import values_or as _values_or
+from toolrig.runtime._steps import PipelineSteps, logger
 
 __all__ = [
     "UNSET",
@@ -52,164 +59,18 @@ __all__ = [
     "Unset",
 ]
 
-logger = logging.getLogger("toolrig.executor")
 
-PreHook = Callable[[CallInfo], Mapping[str, Any] | Awaitable[Mapping[str, Any] | None] | None]
-"""``hook(call)`` before a call: return a mapping to replace the arguments, raise to refuse."""
-PostHook = Callable[[CallInfo, ToolResult], ToolResult | Awaitable[ToolResult | None] | None]
-"""``hook(call, result)`` after a call: return a result to replace it."""
-
-
-class Unset:
-    """The type of :data:`UNSET`: an option left out (the tool's or executor's default)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Final = Unset()
-"""Marks an option left out (use the tool's or executor's default); ``None`` means "none"."""
-
-
-@dataclass(slots=True, kw_only=True)
-class Call:
-    """A call whose arguments are valid, as middleware see it (they may change any field)."""
-
-    tool: BaseTool
-    action: Action
-    arguments: dict[str, Any]
-    """The validated arguments."""
-    tool_call_id: str
-    timeout: float | None
-    """Seconds each attempt may take (``None``: no limit)."""
-    max_retries: int
-    progress: ProgressCallback | None = None
-    started_at: float = 0.0
-    """When the call began (``time.time()``)."""
-    t0: float = 0.0
-    """When the call began (``time.perf_counter()``), for its duration."""
-
-    @property
-    def info(self) -> CallInfo:
-        """The call as hooks are told of it."""
-        return CallInfo(
-            tool=self.action.tool,
-            action=self.action.name,
-            tool_call_id=self.tool_call_id,
-            arguments=self.arguments,
-        )
-
-
-CallNext = Callable[[Call], Awaitable[ToolResult]]
-"""The rest of the pipeline, as a middleware calls it."""
-Middleware = Callable[[Call, CallNext], Awaitable[ToolResult]]
-"""``async def middleware(call, call_next) -> ToolResult``: wraps the attempts of each call."""
-
-
-class Pipeline:
+class Pipeline(PipelineSteps):
     """The call path and its policy: time limits, retries, strictness, hooks and middleware.
 
     ``default_timeout`` applies to tools without their own ``timeout`` (``None``: no limit).
     ``max_concurrency`` caps calls running at once on the async path (``None``: no cap).
     ``strict`` refuses type coercion (``"5"`` for an integer) unless overridden per call.
     ``state`` is handed to tools that ask for a :class:`~toolrig.ToolContext`.
+    ``max_workers`` bounds the worker threads of sync calls (and, separately, the child
+    processes of tools with ``isolation="process"``) running at once.
     """
 
-    def __init__(
-        self,
-        *,
-        default_timeout: float | None = None,
-        max_concurrency: int | None = None,
-        retry: RetryPolicy | None = None,
-        strict: bool = False,
-        validate_output: bool = True,
-        state: Mapping[str, Any] | None = None,
-        max_workers: int = 32,
-        middleware: Sequence[Middleware] = (),
-    ) -> None:
-        if max_concurrency is not None and max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1 (or None for no limit)")
-        if default_timeout is not None and default_timeout <= 0:
-            raise ValueError("default_timeout must be positive (or None for no limit)")
-        self._default_timeout = default_timeout
-        self.retry = retry or RetryPolicy()
-        self.strict = strict
-        self.validate_output = validate_output
-        self.state: Mapping[str, Any] = state or {}
-        self._max_concurrency = max_concurrency
-        self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
-        self._pool = WorkerPool(max_workers)
-        self._processes = ProcessRunner(max_workers)
-        self._pre: tuple[PreHook, ...] = ()
-        self._post: tuple[PostHook, ...] = ()
-        self._async_hooks = False
-        self._listeners: Listeners[ToolEvent] = Listeners()
-        self._listening = False  # a plain flag: testing the list itself costs a call per check
-        self._middleware: tuple[Middleware, ...] = ()
-        self._chain: CallNext | None = None
-        for item in middleware:
-            self.add_middleware(item)
-        self._plain = False
-        self._update_plain()
-
-    @property
-    def default_timeout(self) -> float | None:
-        """Seconds an attempt may take when its tool sets no ``timeout`` (``None``: no limit)."""
-        return self._default_timeout
-
-    @default_timeout.setter
-    def default_timeout(self, value: float | None) -> None:
-        if value is not None and value <= 0:
-            raise ValueError("default_timeout must be positive (or None for no limit)")
-        self._default_timeout = value
-        self._update_plain()
-
-    def _update_plain(self) -> None:
-        """Whether blocking calls of plain actions may take the straight-line path."""
-        self._plain = (
-            not self._pre
-            and not self._post
-            and self._chain is None
-            and self._max_concurrency is None
-            and self._default_timeout is None
-        )
-
-    # -- extension points ----------------------------------------------------------------
-    def add_pre_hook(self, hook: PreHook) -> None:
-        """``hook(call)`` runs before each call; returning a mapping replaces the arguments
-        (they are validated again); raising ``ToolError``/``PermissionError`` refuses the call."""
-        self._pre = (*self._pre, hook)
-        self._async_hooks = self._async_hooks or inspect.iscoroutinefunction(hook)
-        self._update_plain()
-
-    def add_post_hook(self, hook: PostHook) -> None:
-        """``hook(call, result)`` runs after each call; returning a result replaces it."""
-        self._post = (*self._post, hook)
-        self._async_hooks = self._async_hooks or inspect.iscoroutinefunction(hook)
-        self._update_plain()
-
-    def add_middleware(self, middleware: Middleware) -> None:
-        """Wrap the attempts of every valid call; the first added is the outermost."""
-        self._middleware = (*self._middleware, middleware)
-        chain: CallNext = self._attempts_of
-        for outer in reversed(self._middleware):
-            chain = _link(outer, chain)
-        self._chain = chain
-        self._update_plain()
-
-    def add_listener(self, listener: Listener) -> None:
-        """``listener(event)`` is told when calls start, succeed, fail and are retried."""
-        self._listeners.add(listener)
-        self._listening = True
-
-    def remove_listener(self, listener: Listener) -> None:
-        """Stop telling ``listener``."""
-        self._listeners.remove(listener)
-        self._listening = bool(self._listeners)
-
-    # -- running a given tool ------------------------------------------------------------
     async def run_tool(
         self,
         tool: BaseTool,
@@ -244,11 +105,6 @@ class Pipeline:
             return self._not_found(tool.spec.name, message, call_id, action=str(action))
         return self._run_now(tool, bound, arguments, call_id, UNSET, strict, None, None)
 
-    def close(self) -> None:
-        """Stop the worker threads (running calls finish first)."""
-        self._pool.shutdown()
-
-    # -- the pipeline --------------------------------------------------------------------
     def _start(
         self,
         tool: BaseTool,
@@ -480,95 +336,6 @@ class Pipeline:
         self._report(action, values, result)
         return result
 
-    async def _attempts_of(self, call: Call) -> ToolResult:
-        """The innermost step of the middleware chain."""
-        return await self._attempts(
-            call.action,
-            call.arguments,
-            call.tool_call_id,
-            call.timeout,
-            call.max_retries,
-            call.progress,
-            False,
-            call.tool.spec.isolation == "process",
-            call.started_at or time.time(),
-            call.t0 or time.perf_counter(),
-        )
-
-    async def _attempts(
-        self,
-        action: Action,
-        values: dict[str, Any],
-        call_id: str,
-        limit: float | None,
-        retries: int,
-        progress: ProgressCallback | None,
-        inline: bool,
-        isolated: bool,
-        started_at: float,
-        t0: float,
-    ) -> ToolResult:
-        """Run the action until it succeeds, fails for good, or runs out of retries: in this
-        thread (``inline``), in a child process (``isolated``), awaited (async) or on a worker
-        thread (sync)."""
-        attempt = 1
-        while True:
-            ctx = (
-                None
-                if action.context_param is None
-                else self._context(action, call_id, attempt, limit, progress)
-            )
-            output: Any = None
-            error: ErrorInfo | None
-            try:
-                if inline:
-                    output = action.call(values, ctx)
-                elif isolated:
-                    run = self._processes.run(action, values, ctx)
-                    if limit is None:
-                        output = await run
-                    else:
-                        output = await _with_timeout(run, limit, action, ctx)
-                elif action.is_async:
-                    if limit is None:
-                        output = await action.call(values, ctx)
-                    else:
-                        output = await _with_timeout(action.call(values, ctx), limit, action, ctx)
-                elif limit is None:
-                    output = await self._pool.run(action.call, values, ctx)
-                else:
-                    output = await _with_timeout(
-                        self._pool.run(action.call, values, ctx), limit, action, ctx
-                    )
-            except asyncio.CancelledError:
-                task = None if inline else asyncio.current_task()
-                if task is not None and task.cancelling():
-                    if ctx is not None:
-                        ctx.cancel_event.set()
-                    raise  # the caller's own cancellation is not ours to swallow
-                error = ErrorInfo(
-                    code=ErrorCode.CANCELLED, message=f"`{action.name}` was cancelled."
-                )
-            except _CallTimedOut as exc:
-                error = ErrorInfo(
-                    code=ErrorCode.TIMEOUT,
-                    message=str(exc),
-                    retryable=True,
-                    hint="The tool took too long; try a smaller request or try again later.",
-                )
-            except Exception as exc:
-                error = _raised(exc, action)
-            else:
-                error = self._checked(action, output)
-            delay = self._retry_delay(action, error, call_id, attempt, retries, started_at, t0)
-            if delay is None:
-                return _result(action, output, error, call_id, started_at, t0, attempt)
-            if inline:  # driven in the caller's thread, with no event loop to yield to
-                time.sleep(delay)  # noqa: ASYNC251
-            else:
-                await asyncio.sleep(delay)
-            attempt += 1
-
     async def _apply_pre(
         self, action: Action, values: dict[str, Any], call_id: str, strict: bool
     ) -> dict[str, Any]:
@@ -607,222 +374,3 @@ class Pipeline:
                 result = replaced
         self._report(action, values, result)
         return result
-
-    def _started(self, action: Action, call_id: str, values: Mapping[str, Any]) -> None:
-        self._listeners.emit(
-            ToolEvent(
-                kind=EventKind.STARTED,
-                tool=action.tool,
-                action=action.name,
-                tool_call_id=call_id,
-                attempt=1,
-                arguments=values,
-            )
-        )
-
-    def _checked(self, action: Action, output: Any) -> ErrorInfo | None:
-        """The error of an output that breaks the action's declared output type, if any."""
-        checker = action.output_validator
-        return None if checker is None or not self.validate_output else checker.check(output)
-
-    def _report(self, action: Action, values: Mapping[str, Any] | None, result: ToolResult) -> None:
-        """The outcome event, and a log line."""
-        if self._listening:
-            self._listeners.emit(
-                ToolEvent(
-                    kind=EventKind.SUCCEEDED if result.success else EventKind.FAILED,
-                    tool=action.tool,
-                    action=action.name,
-                    tool_call_id=result.metadata.tool_call_id if result.metadata else "",
-                    attempt=result.metadata.attempts if result.metadata else 1,
-                    arguments=values,
-                    result=result,
-                )
-            )
-        if result.error is not None:
-            if logger.isEnabledFor(logging.INFO):
-                logger.info(
-                    "%s failed [%s]: %s",
-                    action.name,
-                    result.error.code,
-                    result.error.message.splitlines()[0] if result.error.message else "",
-                )
-        elif logger.isEnabledFor(logging.DEBUG):
-            logger.debug("%s succeeded", action.name)
-
-    def _not_found(
-        self, name: str, message: str, call_id: str, *, action: str | None = None
-    ) -> ToolResult:
-        """The one structured answer to a call of something that does not exist."""
-        result = ToolResult(
-            success=False,
-            error=ErrorInfo(
-                code=ErrorCode.NOT_FOUND,
-                message=message,
-                hint="Call one of the available tools by its exact name.",
-            ),
-            metadata=ResultMetadata(
-                tool=str(name),
-                action=action,
-                tool_call_id=call_id,
-                started_at=time.time(),
-                duration_ms=0.0,
-            ),
-        )
-        if self._listening:
-            self._listeners.emit(
-                ToolEvent(
-                    kind=EventKind.FAILED,
-                    tool=str(name),
-                    action=action or "",
-                    tool_call_id=call_id,
-                    attempt=0,
-                    result=result,
-                )
-            )
-        return result
-
-    # -- policy --------------------------------------------------------------------------
-    def _limit(self, tool: BaseTool, timeout: float | Unset | None) -> float | None:
-        if not isinstance(timeout, Unset):
-            return timeout
-        own = tool.spec.timeout
-        return own if own is not None else self._default_timeout
-
-    def _semaphore(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        sem = self._semaphores.get(loop)
-        if sem is None:
-            assert self._max_concurrency is not None
-            sem = self._semaphores[loop] = asyncio.Semaphore(self._max_concurrency)
-        return sem
-
-    def _context(
-        self,
-        action: Action,
-        call_id: str,
-        attempt: int,
-        limit: float | None,
-        progress: ProgressCallback | None,
-    ) -> ToolContext:
-        return ToolContext(
-            tool=action.tool,
-            action=action.name,
-            tool_call_id=call_id,
-            attempt=attempt,
-            deadline=None if limit is None else time.monotonic() + limit,
-            state=self.state,
-            _progress=progress,
-        )
-
-    def _retry_delay(
-        self,
-        action: Action,
-        error: ErrorInfo | None,
-        call_id: str,
-        attempt: int,
-        retries: int,
-        started_at: float,
-        t0: float,
-    ) -> float | None:
-        """Seconds to wait before another attempt (telling listeners), or ``None`` to stop."""
-        if error is None or not self.retry.should_retry(error, attempt, retries):
-            return None
-        delay = self.retry.delay(attempt)
-        if self._listening:
-            self._listeners.emit(
-                ToolEvent(
-                    kind=EventKind.RETRIED,
-                    tool=action.tool,
-                    action=action.name,
-                    tool_call_id=call_id,
-                    attempt=attempt,
-                    delay=delay,
-                    result=_result(action, None, error, call_id, started_at, t0, attempt),
-                )
-            )
-        return delay
-
-
-def _link(middleware: Middleware, call_next: CallNext) -> CallNext:
-    async def step(call: Call) -> ToolResult:
-        return await middleware(call, call_next)
-
-    return step
-
-
-def _result(
-    action: Action,
-    output: Any,
-    error: ErrorInfo | None,
-    call_id: str,
-    started_at: float,
-    t0: float,
-    attempts: int,
-) -> ToolResult:
-    """The result with its metadata (duration measured from ``t0``; none when ``t0`` is 0)."""
-    # Same as ``ToolResult(..., metadata=ResultMetadata(...))`` at two thirds of the cost: a
-    # fresh slotted object filled slot by slot skips packing keywords for ``__init__``. Every
-    # field is set here; a test compares the outcome with the constructors' field by field.
-    meta = _new(ResultMetadata)
-    meta.tool = action.tool
-    meta.action = action.name
-    meta.tool_call_id = call_id
-    meta.started_at = started_at
-    meta.duration_ms = (time.perf_counter() - t0) * 1000.0 if t0 else 0.0
-    meta.attempts = attempts
-    meta.cost = None
-    meta.extra = None
-    result = _new(ToolResult)
-    result.success = error is None
-    result.output = None if error is not None else output
-    result.error = error
-    result.metadata = meta
-    return result
-
-
-_new = object.__new__
-
-
-def _hook_error(exc: BaseException, action: Action) -> ErrorInfo:
-    """The error for a hook that refused (``PermissionError``) or failed."""
-    if isinstance(exc, PermissionError):
-        return ErrorInfo(
-            code=ErrorCode.PERMISSION_DENIED,
-            message=f"The call to `{action.name}` was refused: {exc}",
-        )
-    return error_from_exception(exc, action.name)
-
-
-def _raised(exc: Exception, action: Action) -> ErrorInfo:
-    """The error for an exception the tool raised."""
-    logger.debug("tool %s raised", action.tool, exc_info=True)
-    return error_from_exception(exc, action.name)
-
-
-def _values_or(args: Any) -> Mapping[str, Any] | None:
-    """``args`` when it is a mapping (what hooks and events are shown), else ``None``."""
-    return args if isinstance(args, Mapping) else None
-
-
-async def _with_timeout(
-    awaitable: Awaitable[Any], limit: float, action: Action, ctx: ToolContext | None
-) -> Any:
-    cm = asyncio.timeout(limit)
-    try:
-        async with cm:
-            return await awaitable
-    except TimeoutError:
-        if not cm.expired():
-            raise  # the tool's own TimeoutError
-        if ctx is not None:
-            ctx.cancel_event.set()
-        if inspect.iscoroutine(awaitable):
-            awaitable.close()
-        raise _CallTimedOut(limit, action) from None
-
-
-class _CallTimedOut(Exception):
-    def __init__(self, limit: float, action: Action) -> None:
-        self.limit = limit
-        super().__init__(f"`{action.name}` did not finish within {limit:g} s")

@@ -20,6 +20,7 @@ separate process (``isolation="process"``) can be stopped at once whatever it do
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import ctypes
@@ -102,7 +103,10 @@ class WorkerPool:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads: set[threading.Thread] = set()
-        self._idle = 0  # workers waiting with no job reserved for them
+        self._idle: collections.deque[None] = collections.deque()
+        """One entry per worker waiting with no job reserved for it: taken without the lock
+        (``deque.pop`` is atomic), so handing a job to an idle worker never waits for one
+        that is booking the end of its previous job."""
         self._backlog = 0  # queued jobs no worker is reserved for
         self._abandoned = 0  # workers still running a job that was given up on
         self._started = 0
@@ -126,18 +130,26 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
         job = _Job(loop, fut, contextvars.copy_context(), func, args)
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("worker pool is closed")
-            if self._idle > 0:
-                self._idle -= 1  # reserved for this job
-            elif len(self._threads) - self._abandoned < self._max and self._can_grow():
-                self._start_worker()
-            else:
-                self._backlog += 1
+        if self._closed:
+            raise RuntimeError("worker pool is closed")
+        try:
+            self._idle.pop()  # an idle worker, reserved for this job
+        except IndexError:
+            self._reserve()
         self._queue.put(job)
         fut.add_done_callback(lambda f: self._abandon(job) if f.cancelled() else None)
         return fut
+
+    def _reserve(self) -> None:
+        """Find a worker for a job when none was idle: start one, or queue the job."""
+        with self._lock:
+            try:
+                self._idle.pop()  # one became idle meanwhile
+            except IndexError:
+                if len(self._threads) - self._abandoned < self._max and self._can_grow():
+                    self._start_worker()
+                else:
+                    self._backlog += 1
 
     def _can_grow(self) -> bool:
         return len(self._threads) < 2 * self._max
@@ -219,7 +231,7 @@ class WorkerPool:
             if len(self._threads) - self._abandoned > self._max:
                 self._threads.discard(threading.current_thread())
                 return False  # the pool grew past this worker while it was stuck
-            self._idle += 1
+            self._idle.append(None)
             return True
 
     def shutdown(self) -> None:

@@ -127,7 +127,7 @@ class DocumentTool(BaseTool):
         written: int | None = None
         if output_path is not None:
             target = self.sandbox.resolve(output_path)
-            if os.path.lexists(target) and not overwrite:
+            if self.sandbox.lstat(target) is not None and not overwrite:
                 raise ToolError(
                     f"`{self.sandbox.relative(target)}` already exists.",
                     code=ErrorCode.INVALID_ARGUMENTS,

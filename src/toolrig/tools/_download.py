@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
@@ -138,9 +139,11 @@ class DownloadTool(BaseTool):
         name = _SAFE_NAME.sub("_", url.path.rstrip("/").rsplit("/", 1)[-1]).strip("._")
         name = name or "download"
         target = self.sandbox.resolve(path or name)
-        if target.is_dir():
+        found = self.sandbox.lstat(target)
+        if found is not None and stat.S_ISDIR(found.st_mode):
             target = self.sandbox.resolve(os.path.join(path or ".", name))
-        if os.path.lexists(target) and not overwrite:
+            found = self.sandbox.lstat(target)
+        if found is not None and not overwrite:
             raise ToolError(
                 f"`{self.sandbox.relative(target)}` already exists.",
                 code=ErrorCode.INVALID_ARGUMENTS,

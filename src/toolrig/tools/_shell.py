@@ -14,6 +14,7 @@ import errno
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -165,7 +166,8 @@ class ShellTool(BaseTool):
         """
         argv = self._argv(command)
         folder = self.sandbox.resolve(cwd)
-        if not folder.is_dir():
+        found = self.sandbox.lstat(folder)
+        if found is None or not stat.S_ISDIR(found.st_mode):
             raise ToolError(
                 f"working folder `{cwd}` is not a folder in the workspace",
                 code=ErrorCode.NOT_FOUND,

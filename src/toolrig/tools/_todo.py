@@ -170,9 +170,8 @@ class TodoTool(BaseTool):
         with self._lock:
             dfd = self.sandbox.open_dir(self.path.parent, create=True)
             try:
-                fd = os.open(
-                    lock_path.name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666, dir_fd=dfd
-                )
+                flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+                fd = os.open(lock_path.name, flags, 0o666, dir_fd=dfd)
             finally:
                 os.close(dfd)
             try:
