@@ -2,8 +2,9 @@
 """Break the promises the tests keep, one at a time, and check that a test notices.
 
 Each mutation replaces one exact piece of text in one file of a scratch copy of the project
-(``src/``, ``tests/`` and the files the tests read; the working tree is never touched), then
-runs the tests named for it against that copy (``PYTHONPATH=<copy>/src``). A mutation is
+(``src/``, ``tests/`` and the files the tests read; the working tree is never touched, and
+every copy is made from one snapshot taken at the start), then runs the tests named for it
+against that copy (``PYTHONPATH=<copy>/src``). A mutation is
 *killed* when at least one of those tests fails; the table names the tests that did. When the
 text to replace is no longer in the file (the code changed), the row says ``stale``: rewrite the
 mutation against the current code. The tests are first run on an unmutated copy: a test that
@@ -447,18 +448,20 @@ class Outcome:
     detail: str = ""
 
 
-def _copy_tree(dest: Path) -> Path:
+def _copy_tree(dest: Path, source: Path = ROOT) -> Path:
+    """A copy of ``source``'s files that the tests need, at ``dest/main`` (``dest/shared``
+    points at the project's ``../shared``, which the tests read)."""
     main = dest / "main"
     main.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".mypy_cache")
     for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, main / name, ignore=ignore, symlinks=True)
-        elif source.is_file():
-            shutil.copy2(source, main / name)
+        item = source / name
+        if item.is_dir():
+            shutil.copytree(item, main / name, ignore=ignore, symlinks=True)
+        elif item.is_file():
+            shutil.copy2(item, main / name)
     shared = ROOT.parent / "shared"
-    if shared.is_dir():  # tests read ../shared/corpora
+    if shared.is_dir():
         (dest / "shared").symlink_to(shared)
     return main
 
@@ -515,9 +518,9 @@ def _short(test_id: str) -> str:
     return f"{module.rsplit('.', 1)[-1]}::{name}"
 
 
-def run_one(mutation: Mutation, scratch: Path) -> Outcome:
+def run_one(mutation: Mutation, scratch: Path, snapshot: Path) -> Outcome:
     t0 = time.monotonic()
-    copy = _copy_tree(scratch)
+    copy = _copy_tree(scratch, snapshot)
     target = copy / mutation.file
     text = target.read_text(encoding="utf-8") if target.exists() else ""
     count = text.count(mutation.old)
@@ -538,9 +541,9 @@ def run_one(mutation: Mutation, scratch: Path) -> Outcome:
     return Outcome(mutation, "error", failed, seconds, f"pytest exit {code}: {output[-600:]}")
 
 
-def baseline(mutations: list[Mutation], scratch: Path) -> list[str]:
+def baseline(mutations: list[Mutation], scratch: Path, snapshot: Path) -> list[str]:
     """Tests of ``mutations`` that fail on the unmutated code (they would prove nothing)."""
-    copy = _copy_tree(scratch)
+    copy = _copy_tree(scratch, snapshot)
     tests = tuple(dict.fromkeys(t for m in mutations for t in m.tests))
     report = scratch / "report.xml"
     code, output = _run_tests(copy, tests, report)
@@ -583,8 +586,11 @@ def main(argv: list[str] | None = None) -> int:
         print("no mutation matches", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="toolrig-mutants-") as tmp:
+        # Every run starts from this one snapshot, so all of them see the same code even when
+        # the working tree changes meanwhile.
+        snapshot = _copy_tree(Path(tmp) / "snapshot")
         if not args.no_baseline:
-            broken = baseline(chosen, Path(tmp) / "baseline")
+            broken = baseline(chosen, Path(tmp) / "baseline", snapshot)
             if broken:
                 print("These tests fail without any mutation; fix them first:", file=sys.stderr)
                 for name in broken:
@@ -592,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
         outcomes = []
         for i, mutation in enumerate(chosen):
-            outcome = run_one(mutation, Path(tmp) / f"m{i}")
+            outcome = run_one(mutation, Path(tmp) / f"m{i}", snapshot)
             outcomes.append(outcome)
             shutil.rmtree(Path(tmp) / f"m{i}", ignore_errors=True)
             print(f"[{i + 1}/{len(chosen)}] {outcome.status:<8} {mutation.name}", flush=True)

@@ -1,6 +1,6 @@
 """A folder swapped for a symlink at a chosen moment of a tool's walk, deterministically.
 
-The original reproducer held the walk on a named pipe called ``.gitignore`` inside ``d/``,
+The known way to win this race holds the walk on a named pipe called ``.gitignore`` inside ``d/``,
 renamed ``d``, put a symlink to an outside folder in its place and released the pipe. The tools
 no longer block on a pipe (it is refused without waiting), so the same interleaving is forced
 here by a hook on ``os.open`` / ``os.scandir``: the swap runs synchronously, inside the tool's

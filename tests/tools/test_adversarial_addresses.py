@@ -1,7 +1,7 @@
 """Adversarial suite, address spellings: every way of writing a loopback, private, link-local or
-cloud metadata address that the audit and this suite know of is refused by the address policy,
-for a bare address and in a URL (no connection is made: the check happens before), and the
-same forms of public addresses still pass."""
+cloud metadata address known here is refused by the address policy, for a bare address and in
+a URL (no connection is made: the check happens before), and the same forms of public
+addresses still pass."""
 
 from __future__ import annotations
 

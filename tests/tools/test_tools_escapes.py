@@ -92,7 +92,7 @@ def test_a_detached_child_dies_when_the_command_exits(shell: ShellTool, how: str
 def test_a_fork_loop_is_stopped_whole(shell: ShellTool) -> None:
     seconds = _seconds()
     command = f"while :; do setsid sleep {seconds} & sleep 0.01; done"
-    result = shell.execute("execute", command=command, timeout=1)
+    result = shell.execute("execute", command=command, timeout=0.5)
     assert result.code == "timeout"
     assert survivors(seconds) == []
 

@@ -10,7 +10,7 @@ is total: it returns the arguments or raises :class:`ArgumentsInvalid`, whatever
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolrig.core._argument_errors import (
@@ -41,14 +41,20 @@ _READABLE = (ValueError, TypeError, OverflowError, RecursionError)
 class SchemaArgumentValidator:
     """Validates a call's arguments against a parameter schema compiled by jsonschema-rs."""
 
-    __slots__ = ("_compiled", "_defaults", "_hint", "schema", "subject")
+    __slots__ = ("_compiled", "_fill", "_hint", "schema", "subject")
 
     def __init__(self, compiled: JsonSchema, schema: Mapping[str, Any], subject: str) -> None:
         self._compiled = compiled
         self.schema = schema
         self.subject = subject
-        self._defaults = Defaults(schema)
+        self._fill: Callable[[dict[str, Any]], dict[str, Any]] = self._first_fill
         self._hint: str | None = None
+
+    def _first_fill(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Plan the defaults (on the first valid call: defining a tool need not pay for it),
+        then fill them as every later call will."""
+        self._fill = Defaults(self.schema).fill
+        return self._fill(arguments)
 
     @property
     def compiled(self) -> bool:
@@ -62,7 +68,7 @@ class SchemaArgumentValidator:
             arguments = self._as_object(arguments, strict)
         try:
             if plain(arguments) and self._compiled.validator.is_valid(arguments):
-                return self._defaults.fill(arguments)
+                return self._fill(arguments)
         except _READABLE:
             pass
         try:
@@ -111,7 +117,7 @@ class SchemaArgumentValidator:
                 coerced = coerce(compiled, arguments)
                 if coerced is not None:
                     if compiled.is_valid(coerced):
-                        return self._defaults.fill(coerced)
+                        return self._fill(coerced)
                     if plain(coerced):
                         arguments = coerced
             try:

@@ -221,6 +221,17 @@ class _Reaper:
 _reaper = _Reaper()
 
 
+def _new_reaper() -> None:
+    """In a forked child: the parent's reaper thread does not exist here (nor its lock's
+    holder); a call isolated from inside an isolated call gets a reaper of its own."""
+    global _reaper
+    _reaper = _Reaper()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_reaper)
+
+
 def _child(
     action: Action,
     values: dict[str, Any],

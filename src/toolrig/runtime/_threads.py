@@ -24,8 +24,10 @@ import collections
 import contextlib
 import contextvars
 import ctypes
+import os
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -111,6 +113,15 @@ class WorkerPool:
         self._abandoned = 0  # workers still running a job that was given up on
         self._started = 0
         self._closed = False
+        _pools.add(self)
+
+    def _forget_workers(self) -> None:
+        """In a forked child: none of the parent's workers exist here; start afresh."""
+        self._queue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads = set()
+        self._idle = collections.deque()
+        self._backlog = self._abandoned = 0
 
     @property
     def size(self) -> int:
@@ -241,3 +252,15 @@ class WorkerPool:
             threads = list(self._threads)
         for _ in threads:
             self._queue.put(_STOP)
+
+
+_pools: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for pool in list(_pools):
+        pool._forget_workers()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
