@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from toolrig import ToolContext, ToolDefinitionError, ToolError, ToolExecutor, tool
+from toolrig.runtime._threads import ABANDONED_PER_WORKER
 
 WAIT = 5.0  # seconds: the bound of every wait here
 
@@ -99,10 +100,10 @@ async def test_stuck_workers_never_starve_later_calls() -> None:
             after = await executor.execute("quick", timeout=1.0)
             assert after.success, after.error  # not queued behind the two stuck workers
             assert time.perf_counter() - t0 < 1.0
-            # runaway calls cannot grow the pool without end
-            more = await executor.execute_many([("stuck", {})] * 4, timeout=0.1)
+            # runaway calls cannot grow the pool without end: past the bound they wait
+            more = await executor.execute_many([("stuck", {})] * 12, timeout=0.1)
             assert all(r.code == "timeout" for r in more)
-            assert executor._pool.size <= 4
+            assert executor._pool.size <= (1 + ABANDONED_PER_WORKER) * 2
         finally:
             release.set()
 
@@ -246,6 +247,26 @@ async def test_an_isolated_call_answers_like_any_other() -> None:
         context = await executor.execute("with_context")
         assert context.output == {"tool": "with_context", "attempt": 1, "state": {"k": "v"}}
         assert (await executor.execute("awaited", {"n": 21})).output == 42
+
+
+@tool(isolation="process", timeout=WAIT)
+def nap(seconds: float) -> float:
+    """Sleep in a child process."""
+    time.sleep(seconds)
+    return seconds
+
+
+@needs_fork
+async def test_isolated_calls_at_once_do_not_wait_for_each_other() -> None:
+    with ToolExecutor([nap]) as executor:
+        t0 = time.perf_counter()
+
+        async def timed(seconds: float) -> float:
+            assert (await executor.execute("nap", {"seconds": seconds})).success
+            return time.perf_counter() - t0
+
+        quick, slow = await asyncio.gather(timed(0.05), timed(0.6))
+    assert quick < 0.4 < slow  # the quick child's answer is not held back by the slow one
 
 
 @needs_fork

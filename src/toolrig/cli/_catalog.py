@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_catalog_options",
+    "add_demo_tools",
     "add_import_paths",
     "check_paths",
     "load_registry",
@@ -97,11 +98,21 @@ def open_catalog(args: argparse.Namespace, command: str) -> Registry:
     when ``--demo`` is given or no catalogue is."""
     registry = load_registry(args.catalog, args.import_path, command=command)
     if getattr(args, "demo", False) or not args.catalog:
-        from toolrig.cli._demo_tools import demo_tools
+        add_demo_tools(registry)
+    return registry
 
+
+def add_demo_tools(registry: Registry) -> None:
+    """Add the demo tools; a catalogue tool of the same name is an input error."""
+    from toolrig.cli._demo_tools import demo_tools
+    from toolrig.core._errors import ToolDefinitionError
+
+    try:
         for tool in demo_tools():
             registry.add(tool)
-    return registry
+    except ToolDefinitionError as exc:
+        registry.close()
+        raise CliError(f"--demo: {exc}") from None
 
 
 def load_usage(index: ToolIndex, url: str) -> str | None:

@@ -78,22 +78,19 @@ def build_registry(paths: Sequence[str], *, demo: bool, watch: bool, as_json: bo
     """A registry holding the demo tools (when asked, or when no path is given) and the tools
     of ``paths`` (each must exist: :class:`CliError` otherwise); folders are watched when
     ``watch``, and each reload is printed. Problems in single files are printed."""
-    from toolrig.cli._catalog import check_paths, report_problems
+    from toolrig.cli._catalog import add_demo_tools, check_paths, report_problems
     from toolrig.cli._serve_report import ReloadReport
     from toolrig.registry._registry import Registry
 
     check_paths(paths, "path")
     registry = Registry()
-    if demo or not paths:
-        from toolrig.cli._demo_tools import demo_tools
-
-        for tool in demo_tools():
-            registry.add(tool)
     for raw in paths:
         path = Path(raw)
         report = registry.watch(path).report if watch and path.is_dir() else registry.load(path)
         if report is not None:
             report_problems("serve", report)
+    if demo or not paths:
+        add_demo_tools(registry)
     if watch:  # after the first load, so only reloads are reported
         registry.add_change_listener(ReloadReport(as_json=as_json))
     return registry

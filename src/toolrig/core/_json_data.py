@@ -40,7 +40,13 @@ DataProblem = tuple[tuple[str | int, ...], str, str]
 def plain(value: Any) -> bool:
     """True when ``value`` holds no ``NaN``/``Infinity`` and is nested at most
     :data:`MAX_DATA_DEPTH` deep. Types the validator cannot read make it raise instead."""
-    if type(value) is dict or isinstance(value, dict | list | tuple):
+    if type(value) is dict:  # arguments: most often flat, so look at the values here first
+        for item in value.values():
+            if type(item) not in _SCALARS:
+                break
+        else:
+            return True
+    if isinstance(value, dict | list | tuple):
         try:
             return _plain(value, 1)
         except RecursionError:

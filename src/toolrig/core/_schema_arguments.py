@@ -41,10 +41,11 @@ _READABLE = (ValueError, TypeError, OverflowError, RecursionError)
 class SchemaArgumentValidator:
     """Validates a call's arguments against a parameter schema compiled by jsonschema-rs."""
 
-    __slots__ = ("_compiled", "_fill", "_hint", "schema", "subject")
+    __slots__ = ("_compiled", "_fill", "_hint", "_is_valid", "schema", "subject")
 
     def __init__(self, compiled: JsonSchema, schema: Mapping[str, Any], subject: str) -> None:
         self._compiled = compiled
+        self._is_valid = compiled.validator.is_valid
         self.schema = schema
         self.subject = subject
         self._fill: Callable[[dict[str, Any]], dict[str, Any]] = self._first_fill
@@ -67,7 +68,7 @@ class SchemaArgumentValidator:
         if type(arguments) is not dict:
             arguments = self._as_object(arguments, strict)
         try:
-            if plain(arguments) and self._compiled.validator.is_valid(arguments):
+            if plain(arguments) and self._is_valid(arguments):
                 return self._fill(arguments)
         except _READABLE:
             pass

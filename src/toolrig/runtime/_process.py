@@ -83,26 +83,33 @@ class ProcessRunner:
         return sem
 
 
+_pipes: set[int] = set()
+"""The pipe ends of the calls in flight. A child closes those of the other calls: holding a
+copy of another call's write end would keep that call from seeing its child's end."""
+_pipes_lock = threading.Lock()
+
+
 async def _run(action: Action, values: dict[str, Any], ctx: ToolContext | None) -> Any:
     loop = asyncio.get_running_loop()
     parent = os.getpid()
-    read_fd, write_fd = os.pipe()
-    try:
-        pid = _fork()
-    except BaseException:
-        os.close(read_fd)
-        os.close(write_fd)
-        raise
+    with _pipes_lock:  # no pipe is made between another call's pipe and its fork
+        read_fd, write_fd = os.pipe()
+        _pipes.update((read_fd, write_fd))
+        try:
+            pid = _fork()
+        except BaseException:
+            _close(read_fd, write_fd)
+            raise
     if pid == 0:
-        _child(action, values, ctx, parent, (read_fd, write_fd))
-    os.close(write_fd)
+        _child(action, values, ctx, parent, write_fd)
+    _close(write_fd)
     try:
         data = await _read_all(loop, read_fd)
     except BaseException:
         _kill(pid)  # the caller gave up: stop the child now, whatever it is doing
         raise
     finally:
-        os.close(read_fd)
+        _close(read_fd)
     status = _reaper.wait(pid)
     try:
         ok, payload = pickle.loads(data)
@@ -121,6 +128,12 @@ async def _run(action: Action, values: dict[str, Any], ctx: ToolContext | None) 
         details=payload["details"],
         retryable=payload["retryable"],
     )
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        _pipes.discard(fd)
+        os.close(fd)
 
 
 def _fork() -> int:
@@ -237,14 +250,15 @@ def _child(
     values: dict[str, Any],
     ctx: ToolContext | None,
     parent: int,
-    pipe: tuple[int, int],
+    write_fd: int,
 ) -> NoReturn:
     """The child's whole life: run the call, send the outcome, leave without cleaning up
     anything of the parent's."""
     code = 0
-    read_fd, write_fd = pipe
     try:
-        os.close(read_fd)
+        for fd in _pipes - {write_fd}:  # this call's read end, and other calls' pipes
+            with contextlib.suppress(OSError):
+                os.close(fd)
         _detach(parent)
         if ctx is not None:
             ctx._progress = None  # the parent's listeners are not reachable from here

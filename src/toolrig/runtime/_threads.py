@@ -9,10 +9,11 @@ Accounting is exact: a job submitted while a worker is idle *reserves* that work
 a burst of calls starts one worker per call (up to ``max_workers``) instead of queueing behind
 the first. When a caller gives up on a job (its time limit passed, or it was cancelled), the
 job is *abandoned*: its worker stops counting towards ``max_workers``, so the pool grows past
-it and later calls never queue behind stuck ones (at most ``max_workers`` abandoned workers at
-once, so runaway calls cannot start threads without end). A job still running :data:`GRACE`
-seconds later is interrupted: an exception is raised in its thread, which stops Python code at
-its next instruction (``finally`` blocks and context managers still run). Code
+it and later calls never queue behind stuck ones (up to :data:`ABANDONED_PER_WORKER` times
+``max_workers`` abandoned workers at once, so runaway calls cannot start threads without end:
+past that, calls wait for a worker, within their own time limit). A job still running
+:data:`GRACE` seconds later is interrupted: an exception is raised in its thread, which stops
+Python code at its next instruction (``finally`` blocks and context managers still run). Code
 blocked in a C call (a sleep, a socket read, a long regex) stops when that call returns; only a
 separate process (``isolation="process"``) can be stopped at once whatever it does.
 """
@@ -36,6 +37,9 @@ __all__ = ["CallAbandoned", "WorkerPool"]
 _STOP = object()
 _QUEUED, _RUNNING, _SKIP, _ABANDONED, _DONE = range(5)
 GRACE = 0.05
+ABANDONED_PER_WORKER = 4
+"""How many abandoned workers the pool may hold per ``max_workers`` (32 -> 128) before calls
+wait for one: a bound on the threads runaway calls can leave behind."""
 """Seconds an abandoned call has to stop by itself (its ``ctx.cancelled`` is set at once)
 before it is interrupted."""
 
@@ -94,8 +98,8 @@ class _Job:
 
 
 class WorkerPool:
-    """Daemon worker threads, started on demand up to ``max_workers`` (plus as many again in
-    place of abandoned ones), kept while idle."""
+    """Daemon worker threads, started on demand up to ``max_workers`` (plus up to
+    :data:`ABANDONED_PER_WORKER` times as many in place of abandoned ones), kept while idle."""
 
     def __init__(self, max_workers: int = 32, name: str = "toolrig-worker") -> None:
         if max_workers < 1:
@@ -163,7 +167,7 @@ class WorkerPool:
                     self._backlog += 1
 
     def _can_grow(self) -> bool:
-        return len(self._threads) < 2 * self._max
+        return len(self._threads) < (1 + ABANDONED_PER_WORKER) * self._max
 
     def _start_worker(self) -> None:
         """Start a worker reserved for one queued job (the lock is held)."""
