@@ -266,7 +266,9 @@ async def test_isolated_calls_at_once_do_not_wait_for_each_other() -> None:
             return time.perf_counter() - t0
 
         quick, slow = await asyncio.gather(timed(0.05), timed(0.6))
-    assert quick < 0.4 < slow  # the quick child's answer is not held back by the slow one
+    # the quick child's answer is not held back by the slow one: it comes first (held back,
+    # it would come after the slow one's), however long a loaded machine takes to fork
+    assert quick < slow and slow >= 0.6
 
 
 @needs_fork

@@ -47,6 +47,7 @@ from toolrig.runtime._outcome import make_result as _result
 from toolrig.runtime._outcome import raised as _raised
 from toolrig.runtime._outcome import values_or as _values_or
 from toolrig.runtime._steps import PipelineSteps, logger
+from toolrig.runtime._threads import grace_for as _grace
 
 __all__ = [
     "UNSET",
@@ -213,7 +214,7 @@ class Pipeline(PipelineSteps):
             if action.is_async:
                 output = await action.call(values, ctx)
             else:
-                output = await self._pool.run(action.call, values, ctx)
+                output = await self._pool.run(action.call, values, ctx, grace=_grace(ctx))
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():

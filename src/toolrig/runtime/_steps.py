@@ -33,6 +33,7 @@ from toolrig.runtime._outcome import with_timeout as _with_timeout
 from toolrig.runtime._process import ProcessRunner
 from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._threads import WorkerPool
+from toolrig.runtime._threads import grace_for as _grace
 
 __all__ = ["PipelineSteps"]
 
@@ -193,10 +194,13 @@ class PipelineSteps:
                     else:
                         output = await _with_timeout(action.call(values, ctx), limit, action, ctx)
                 elif limit is None:
-                    output = await self._pool.run(action.call, values, ctx)
+                    output = await self._pool.run(action.call, values, ctx, grace=_grace(ctx))
                 else:
                     output = await _with_timeout(
-                        self._pool.run(action.call, values, ctx), limit, action, ctx
+                        self._pool.run(action.call, values, ctx, grace=_grace(ctx)),
+                        limit,
+                        action,
+                        ctx,
                     )
             except asyncio.CancelledError:
                 task = None if inline else asyncio.current_task()

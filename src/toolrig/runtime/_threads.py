@@ -11,11 +11,12 @@ the first. When a caller gives up on a job (its time limit passed, or it was can
 job is *abandoned*: its worker stops counting towards ``max_workers``, so the pool grows past
 it and later calls never queue behind stuck ones (up to :data:`ABANDONED_PER_WORKER` times
 ``max_workers`` abandoned workers at once, so runaway calls cannot start threads without end:
-past that, calls wait for a worker, within their own time limit). A job still running
-:data:`GRACE` seconds later is interrupted: an exception is raised in its thread, which stops
-Python code at its next instruction (``finally`` blocks and context managers still run). Code
-blocked in a C call (a sleep, a socket read, a long regex) stops when that call returns; only a
-separate process (``isolation="process"``) can be stopped at once whatever it does.
+past that, calls wait for a worker, within their own time limit). The job is interrupted (at
+once, or :data:`GRACE` seconds later if it can see it was given up on): an exception is raised
+in its thread, which stops Python code at its next instruction (``finally`` blocks and context
+managers still run). Code blocked in a C call (a sleep, a socket read, a long regex) stops when
+that call returns; only a separate process (``isolation="process"``) can be stopped at once
+whatever it does.
 """
 
 from __future__ import annotations
@@ -37,11 +38,18 @@ __all__ = ["CallAbandoned", "WorkerPool"]
 _STOP = object()
 _QUEUED, _RUNNING, _SKIP, _ABANDONED, _DONE = range(5)
 GRACE = 0.05
+"""Seconds an abandoned call that can see it was given up on (it takes a ``ToolContext``,
+whose ``cancelled`` turns true at once) has to stop by itself before it is interrupted; a call
+that cannot see it is interrupted at once."""
 ABANDONED_PER_WORKER = 4
 """How many abandoned workers the pool may hold per ``max_workers`` (32 -> 128) before calls
 wait for one: a bound on the threads runaway calls can leave behind."""
-"""Seconds an abandoned call has to stop by itself (its ``ctx.cancelled`` is set at once)
-before it is interrupted."""
+
+
+def grace_for(ctx: object) -> float:
+    """The grace period of a call given its context: :data:`GRACE` for a call that has one
+    (it can see ``ctx.cancelled``), none for one that cannot notice."""
+    return 0.0 if ctx is None else GRACE
 
 
 class CallAbandoned(BaseException):
@@ -137,10 +145,14 @@ class WorkerPool:
         """Workers still running a call that was given up on."""
         return self._abandoned
 
-    def run(self, func: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+    def run(
+        self, func: Callable[..., Any], *args: Any, grace: float = GRACE
+    ) -> asyncio.Future[Any]:
         """Run ``func(*args)`` on a worker; the returned future resolves on the running loop.
 
-        Cancelling the future (a time limit, the caller's cancellation) abandons the job.
+        Cancelling the future (a time limit, the caller's cancellation) abandons the job; it is
+        interrupted if still running ``grace`` seconds later (``0``: at once, for code that
+        cannot notice it was given up on).
         """
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
@@ -152,7 +164,7 @@ class WorkerPool:
         except IndexError:
             self._reserve()
         self._queue.put(job)
-        fut.add_done_callback(lambda f: self._abandon(job) if f.cancelled() else None)
+        fut.add_done_callback(lambda f: self._abandon(job, grace) if f.cancelled() else None)
         return fut
 
     def _reserve(self) -> None:
@@ -178,9 +190,9 @@ class WorkerPool:
         self._threads.add(thread)
         thread.start()
 
-    def _abandon(self, job: _Job) -> None:
+    def _abandon(self, job: _Job, grace: float) -> None:
         """The caller gave up on ``job``: free its place in the pool; stop it if it is still
-        running after the grace period."""
+        running after ``grace`` seconds."""
         with self._lock:
             if job.state == _QUEUED:
                 job.state = _SKIP  # the worker that takes it skips it
@@ -190,7 +202,10 @@ class WorkerPool:
                 if self._backlog > 0 and self._can_grow():
                     self._backlog -= 1
                     self._start_worker()
-                job.loop.call_later(GRACE, self._stop, job)
+                if grace > 0:
+                    job.loop.call_later(grace, self._stop, job)
+                else:
+                    _interrupt(job.ident)
 
     def _stop(self, job: _Job) -> None:
         with self._lock:
