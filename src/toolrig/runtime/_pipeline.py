@@ -214,7 +214,7 @@ class Pipeline(PipelineSteps):
             if action.is_async:
                 output = await action.call(values, ctx)
             else:
-                output = await self._pool.run(action.call, values, ctx, grace=_grace(ctx))
+                output = await self._pool.call(action.call, values, ctx, grace=_grace(ctx))
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():

@@ -194,10 +194,10 @@ class PipelineSteps:
                     else:
                         output = await _with_timeout(action.call(values, ctx), limit, action, ctx)
                 elif limit is None:
-                    output = await self._pool.run(action.call, values, ctx, grace=_grace(ctx))
+                    output = await self._pool.call(action.call, values, ctx, grace=_grace(ctx))
                 else:
                     output = await _with_timeout(
-                        self._pool.run(action.call, values, ctx, grace=_grace(ctx)),
+                        self._pool.call(action.call, values, ctx, grace=_grace(ctx)),
                         limit,
                         action,
                         ctx,

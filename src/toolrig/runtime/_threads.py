@@ -145,18 +145,24 @@ class WorkerPool:
         """Workers still running a call that was given up on."""
         return self._abandoned
 
-    def run(
-        self, func: Callable[..., Any], *args: Any, grace: float = GRACE
-    ) -> asyncio.Future[Any]:
-        """Run ``func(*args)`` on a worker; the returned future resolves on the running loop.
+    async def call(self, func: Callable[..., Any], *args: Any, grace: float = GRACE) -> Any:
+        """``func(*args)``, run on a worker.
 
-        Cancelling the future (a time limit, the caller's cancellation) abandons the job; it is
-        interrupted if still running ``grace`` seconds later (``0``: at once, for code that
-        cannot notice it was given up on).
+        Cancelling the awaiting task (a time limit, the caller's cancellation) abandons the job;
+        it is interrupted if still running ``grace`` seconds later (``0``: at once, for code
+        that cannot notice it was given up on).
         """
+        job = self._submit(func, args)
+        try:
+            return await job.fut
+        except asyncio.CancelledError:
+            self._abandon(job, grace)
+            raise
+
+    def _submit(self, func: Callable[..., Any], args: tuple[Any, ...]) -> _Job:
+        """Queue ``func(*args)`` for a worker; its future resolves on the running loop."""
         loop = asyncio.get_running_loop()
-        fut: asyncio.Future[Any] = loop.create_future()
-        job = _Job(loop, fut, contextvars.copy_context(), func, args)
+        job = _Job(loop, loop.create_future(), contextvars.copy_context(), func, args)
         if self._closed:
             raise RuntimeError("worker pool is closed")
         try:
@@ -164,8 +170,7 @@ class WorkerPool:
         except IndexError:
             self._reserve()
         self._queue.put(job)
-        fut.add_done_callback(lambda f: self._abandon(job, grace) if f.cancelled() else None)
-        return fut
+        return job
 
     def _reserve(self) -> None:
         """Find a worker for a job when none was idle: start one, or queue the job."""
