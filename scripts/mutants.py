@@ -82,14 +82,14 @@ MUTATIONS: tuple[Mutation, ...] = (
     # -- time limits ---------------------------------------------------------------------
     Mutation(
         "tool's own timeout ignored",
-        f"{RUNTIME}/_pipeline.py",
+        f"{RUNTIME}/_steps.py",
         "        return own if own is not None else self._default_timeout\n",
         "        return self._default_timeout\n",
         (TIMEOUTS,),
     ),
     Mutation(
         "per-call timeout ignored when the tool has its own",
-        f"{RUNTIME}/_pipeline.py",
+        f"{RUNTIME}/_steps.py",
         "        if not isinstance(timeout, Unset):\n            return timeout\n"
         "        own = tool.spec.timeout\n",
         "        own = tool.spec.timeout\n"
@@ -98,7 +98,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "executor default timeout overrides the tool's own",
-        f"{RUNTIME}/_pipeline.py",
+        f"{RUNTIME}/_steps.py",
         "        return own if own is not None else self._default_timeout\n",
         "        return self._default_timeout if self._default_timeout is not None else own\n",
         (TIMEOUTS,),

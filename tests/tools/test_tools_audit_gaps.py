@@ -108,7 +108,8 @@ def test_a_file_swapped_for_a_symlink_during_a_search_is_not_read(
     root.mkdir()
     (outside / "secret.txt").write_text("needle from outside\n", encoding="utf-8")
     (root / "a.txt").write_text("needle inside\n", encoding="utf-8")
-    real_read = search_module.read_regular
+    from toolrig.tools._fd import read_regular as real_read  # what the search calls
+
     swapped: list[str] = []
 
     def swap_then_read(name: str, dir_fd: int, *args: Any, **kwargs: Any) -> bytes:
