@@ -85,8 +85,7 @@ class Pipeline(PipelineSteps):
         call_id = tool_call_id or new_call_id()
         bound = tool.get_action(action)
         if bound is None:
-            message = not_found_message(f"{tool.spec.name}.{action}", {tool.spec.name: tool.spec})
-            return self._not_found(tool.spec.name, message, call_id, action=str(action))
+            return self._missing_action(tool, action, call_id)
         return await self._start(tool, bound, arguments, call_id, UNSET, strict, None, None)
 
     def run_tool_sync(
@@ -102,9 +101,13 @@ class Pipeline(PipelineSteps):
         call_id = tool_call_id or new_call_id()
         bound = tool.get_action(action)
         if bound is None:
-            message = not_found_message(f"{tool.spec.name}.{action}", {tool.spec.name: tool.spec})
-            return self._not_found(tool.spec.name, message, call_id, action=str(action))
+            return self._missing_action(tool, action, call_id)
         return self._run_now(tool, bound, arguments, call_id, UNSET, strict, None, None)
+
+    def _missing_action(self, tool: BaseTool, action: str, call_id: str) -> ToolResult:
+        """The not-found answer to an action ``tool`` does not have."""
+        message = not_found_message(f"{tool.spec.name}.{action}", {tool.spec.name: tool.spec})
+        return self._not_found(tool.spec.name, message, call_id, action=str(action))
 
     def _start(
         self,
