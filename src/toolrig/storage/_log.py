@@ -16,40 +16,22 @@ import threading
 import time
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from toolrig.core._events import Listeners, Outcome
 from toolrig.core._result import ToolResult
 from toolrig.runtime._events import EventKind, ToolEvent
-from toolrig.storage._encode import dump_json, load_json, storable_number, storable_text
+from toolrig.storage._encode import storable_text
 from toolrig.storage._failures import LogWriteWarning, WriteFailure
 from toolrig.storage._record import ExecutionRecord, status_of
+from toolrig.storage._rows import COLUMNS, from_row, to_row
 from toolrig.storage._summary import summarise
 
 __all__ = ["ExecutionLog"]
 
 
-COLUMNS = (
-    "run_id",
-    "step_id",
-    "tool_call_id",
-    "executor",
-    "executor_type",
-    "action",
-    "input_data",
-    "output",
-    "status",
-    "error_code",
-    "error_message",
-    "started_at",
-    "finished_at",
-    "duration_ms",
-    "attempts",
-    "cost",
-    "tool_version",
-)
 
 
 class ExecutionLog(ABC):
@@ -141,7 +123,7 @@ class ExecutionLog(ABC):
         if not run_id:
             raise ValueError("run_id is required: it groups the records of one run")
         try:
-            row = _row(
+            row = to_row(
                 run_id=run_id,
                 step_id=step_id,
                 tool_call_id=tool_call_id,
@@ -296,7 +278,7 @@ class ExecutionLog(ABC):
             raise ValueError("limit must be positive")
         order = "id DESC" if newest_first else "id ASC"
         rows = self._select(" AND ".join(clauses) or "1 = 1", params, order, limit)
-        return [_record(row) for row in rows]
+        return [from_row(row) for row in rows]
 
     def tool_usage(
         self, *, since: float | None = None, successful_only: bool = True
@@ -359,50 +341,3 @@ class ExecutionLog(ABC):
     def _locked(self) -> Iterator[None]:
         with self._lock:
             yield
-
-
-def _row(
-    *,
-    started_at: float | None,
-    finished_at: float | None,
-    duration_ms: float | None,
-    input_data: Any,
-    output: Any,
-    attempts: Any,
-    cost: Any,
-    **text: Any,
-) -> tuple[Any, ...]:
-    """The values of one record in :data:`COLUMNS` order, each in a form every backend stores."""
-    now = time.time()
-    finished = storable_number(finished_at)
-    finished = now if finished is None else finished
-    duration = storable_number(duration_ms)
-    started = storable_number(started_at)
-    if started is None:
-        started = finished - (duration or 0.0) / 1000.0
-    if duration is None:
-        duration = (finished - started) * 1000.0
-    try:
-        tries = int(attempts)
-        if not 0 <= tries < 2**31:
-            raise ValueError
-    except (TypeError, ValueError, OverflowError):
-        tries = 1
-    values: dict[str, Any] = {key: storable_text(value) for key, value in text.items()}
-    values.update(
-        input_data=dump_json(input_data),
-        output=dump_json(output),
-        started_at=started,
-        finished_at=finished,
-        duration_ms=duration,
-        attempts=tries,
-        cost=storable_number(cost),
-    )
-    return tuple(values[column] for column in COLUMNS)
-
-
-def _record(row: Sequence[Any]) -> ExecutionRecord:
-    values = dict(zip(("id", *COLUMNS), row, strict=True))
-    values["input_data"] = load_json(values["input_data"])
-    values["output"] = load_json(values["output"])
-    return ExecutionRecord(**values)
