@@ -200,7 +200,11 @@ def _json_depth(value: Any) -> int | None:
             except UnicodeEncodeError:
                 return None
             continue
-        if kind is list:
+        if kind is list or kind is tuple:
+            # A tuple is the Python form of an array: toolrig's JSON conversion writes it as one,
+            # both validators read it as one (strict calls too), and ``as_data`` turns it into
+            # one for the check of accepted calls. Counting it as "not JSON" here made a strict
+            # call with a tuple a "wrong error code" that no reading of the schema supports.
             stack.extend((v, depth + 1) for v in item)
             continue
         if kind is dict:
@@ -283,7 +287,7 @@ def _tame(value: Any) -> Any:
     kind = type(value)
     if kind is int and value.bit_length() > 13_000:
         return _HUGE if value > 0 else -_HUGE
-    if kind is list:
+    if kind is list or kind is tuple:  # ``jsonschema`` counts only a list as an array
         return [_tame(v) for v in value]
     if kind is dict:
         return {k: _tame(v) for k, v in value.items()}

@@ -21,159 +21,246 @@ tools.
 from __future__ import annotations
 
 import argparse
-import csv
-import hashlib
 import json
 import math
 import os
 import random
-import re
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from toolrig.core._spec import ActionSpec, ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 from toolrig.search._dense import clear_query_cache, load_embedders
+from toolrig.storage import open_log
+from toolrig.storage._requests import RequestLog
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPORA = ROOT.parent / "shared" / "corpora"
-METATOOL = CORPORA / "metatool"
-BFCL = CORPORA / "bfcl"
-MODES = ("lexical", "dense", "fused")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from retrieval_data import (
+    BFCL,
+    PlainBM25,
+    Query,
+    bfcl_specs,
+    dev_samples,
+    is_dev,
+    load_bfcl,
+    load_metatool,
+    metatool_specs,
+    safe,
+    words_of,
+)
 
-Query = tuple[str, list[str]]
-
-
-def safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.\- ]", "_", name)
-
-
-def is_dev(query: str) -> bool:
-    """The fixed dev slice: 30% of the queries, by a hash of the text."""
-    return int(hashlib.sha1(query.encode()).hexdigest()[:8], 16) % 10 < 3
-
-
-def load_metatool() -> tuple[dict[str, str], list[Query], list[Query]]:
-    tools = {safe(k): v for k, v in json.loads((METATOOL / "plugin_des.json").read_text()).items()}
-    with open(METATOOL / "all_clean_data.csv", newline="", encoding="utf-8") as f:
-        single = [(row["Query"], [safe(row["Tool"])]) for row in csv.DictReader(f)]
-    multi = [
-        (d["query"], [safe(t) for t in d["tool"]])
-        for d in json.loads((METATOOL / "multi_tool_query_golden.json").read_text())
-    ]
-    return tools, single, multi
-
-
-def sample_requests(dev: list[Query], tools: dict[str, str], n: int) -> dict[str, list[str]]:
-    """Up to ``n`` dev-slice requests per tool (the first ones in hash order)."""
-    out: dict[str, list[str]] = {name: [] for name in tools}
-    for query, gold in sorted(dev, key=lambda x: hashlib.sha1(x[0].encode()).hexdigest()):
-        if len(out[gold[0]]) < n:
-            out[gold[0]].append(query)
-    return out
-
-
-def usage_counts(dev: list[Query]) -> dict[str, int]:
-    """Calls per tool, had each dev-slice request been answered by its gold tool."""
-    counts: dict[str, int] = {}
-    for _, gold in dev:
-        counts[gold[0]] = counts.get(gold[0], 0) + 1
-    return counts
-
-
-def specs(tools: dict[str, str], examples: dict[str, list[str]] | None = None) -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            name=name,
-            description=text,
-            examples=tuple((examples or {}).get(name, ())),
-            actions={name: ActionSpec(name=name, description=text)},
-        )
-        for name, text in tools.items()
-    ]
-
+specs = metatool_specs
 
 # -- quality ---------------------------------------------------------------------------------
-KEYS = ("r@1", "r@5", "r@10", "ndcg@10", "all@5")
+KEYS = ("r@1", "r@5", "r@10", "ndcg@10")
 
 
 def add_scores(sums: dict[str, float], ranked: list[str], gold: list[str]) -> None:
     wanted = set(gold)
+    ranked = list(dict.fromkeys(ranked))  # variants of one function count once
     for k in (1, 5, 10):
         sums[f"r@{k}"] += len(wanted & set(ranked[:k])) / len(wanted)
-    sums["all@5"] += float(wanted <= set(ranked[:5]))
-    dcg = sum(1 / math.log2(i + 2) for i, t in enumerate(ranked) if t in wanted)
+    dcg = sum(1 / math.log2(i + 2) for i, t in enumerate(ranked[:10]) if t in wanted)
     ideal = sum(1 / math.log2(i + 2) for i in range(min(len(wanted), 10)))
     sums["ndcg@10"] += dcg / ideal
 
 
-Row = tuple[str, str, ToolIndex, str]  # catalogue label, ranking label, index, mode
+def simulated_log(dev: Sequence[Query], path: Path) -> RequestLog:
+    """An execution log's request pairs, as a deployment that served the dev-slice requests
+    (each with its gold tools, successfully) would have stored them."""
+    log = open_log(str(path))
+    requests = RequestLog(log, enabled=True)
+    for query, gold in dev:
+        for tool in gold:
+            requests.record(query, tool, run_id="simulated")
+    return requests
 
 
-def evaluate(rows: list[Row], queries: Sequence[Query]) -> list[dict[str, float]]:
-    """Metrics in percent per row. Each query is embedded once per model (the vector is
-    shared by every index and mode)."""
+Ranker = Callable[[str], list[str]]
+
+
+def index_ranker(
+    index: ToolIndex, mode: str = "fused", base: dict[str, str] | None = None
+) -> Ranker:
+    def rank(query: str) -> list[str]:
+        hits = index.search(query, k=10, mode=mode, group="tool")  # type: ignore[arg-type]
+        return [base.get(h.tool, h.tool) if base else h.tool for h in hits]
+
+    return rank
+
+
+def evaluate(rows: list[tuple[str, Ranker]], queries: Sequence[Query]) -> list[dict[str, float]]:
+    """Metrics in percent per row (each query's vector is shared by every index)."""
     sums = [dict.fromkeys(KEYS, 0.0) for _ in rows]
     for query, gold in queries:
-        for (_, _, index, mode), row_sums in zip(rows, sums, strict=True):
-            hits = index.search(query, k=10, mode=mode)  # type: ignore[arg-type]
-            add_scores(row_sums, [h.tool for h in hits], gold)
-    return [{key: 100 * v / len(queries) for key, v in row.items()} for row in sums]
+        for (_, rank), row_sums in zip(rows, sums, strict=True):
+            add_scores(row_sums, rank(query), gold)
+    return [{key: 100 * v / max(len(queries), 1) for key, v in row.items()} for row in sums]
+
+
+def shuffled(counts: dict[str, int], names: list[str]) -> dict[str, int]:
+    """The same counts given to other tools (the control of the usage prior)."""
+    values = [counts.get(n, 0) for n in names]
+    random.Random(3).shuffle(values)
+    return {n: v for n, v in zip(names, values, strict=True) if v}
+
+
+def catalogue_rows(
+    label: str,
+    make: Callable[[dict[str, list[str]] | None], list[ToolSpec]],
+    docs: dict[str, str],
+    dev: list[Query],
+    samples: int,
+    log_path: Path,
+    config: SearchConfig,
+    base: dict[str, str] | None = None,
+) -> list[tuple[str, Ranker]]:
+    """The rows of one catalogue: baselines, descriptions only, samples, prior, learned."""
+    embedders = load_embedders(config.embedders)
+    plain = PlainBM25(docs)
+    catalogue = make(None)
+    index = ToolIndex(catalogue, config=config, embedders=embedders)
+    rows: list[tuple[str, Ranker]] = [
+        (
+            "BM25 (plain, name + description)",
+            lambda q: [base.get(t, t) if base else t for t in plain.rank(q)],
+        ),
+        ("BM25F", index_ranker(index, "lexical", base)),
+        ("descriptions only", index_ranker(index, "fused", base)),
+    ]
+    if samples:
+        with_samples = ToolIndex(
+            make(dev_samples(dev, docs, samples)), config=config, embedders=embedders
+        )
+        rows.append(
+            (f"+ {samples} sample requests per tool", index_ranker(with_samples, "fused", base))
+        )
+    counts: dict[str, int] = {}
+    for _, gold in dev:
+        for tool in gold:
+            counts[tool] = counts.get(tool, 0) + 1
+    prior = ToolIndex(catalogue, config=config, embedders=embedders)
+    prior.set_usage(counts)
+    rows.append(("+ global usage prior (dev counts)", index_ranker(prior, "fused", base)))
+    control = ToolIndex(catalogue, config=config, embedders=embedders)
+    control.set_usage(shuffled(counts, list(docs)))
+    rows.append(("+ same counts shuffled (control)", index_ranker(control, "fused", base)))
+    learned = ToolIndex(catalogue, config=config, embedders=embedders)
+    learned.learn_from(simulated_log(dev, log_path))
+    rows.append(("+ learned pairs (dev-slice log)", index_ranker(learned, "fused", base)))
+    fast_config = SearchConfig(embedders=("static",))
+    fast = ToolIndex(catalogue, config=fast_config, embedders=load_embedders(fast_config.embedders))
+    rows.append(("fast (BM25F + static), descriptions", index_ranker(fast, "fused", base)))
+    return [(f"{label}|{name}", rank) for name, rank in rows]
+
+
+def keep(rows: list[tuple[str, Ranker]], only: str) -> list[tuple[str, Ranker]]:
+    words = [w for w in only.split(",") if w]
+    return [r for r in rows if not words or any(w in r[0] for w in words)]
+
+
+def configured(settings: Sequence[str]) -> SearchConfig:
+    """``SearchConfig`` with ``name=value`` overrides (``bm25f.FIELD=w``, ``bm25f.k1=x``,
+    ``bm25f.common.name=share``, ``minilm=w`` for a dense weight), for tuning on the dev slice."""
+    import dataclasses
+
+    config = SearchConfig()
+    bm25f = config.bm25f
+    weights, dense, common = dict(bm25f.weights), dict(config.dense_weights), dict(bm25f.common)
+    top: dict[str, object] = {}
+    extra: dict[str, float] = {}
+    for item in settings:
+        key, _, raw = item.partition("=")
+        value = json.loads(raw)
+        if key.startswith("bm25f.common."):
+            common[key.removeprefix("bm25f.common.")] = value
+        elif key in ("bm25f.k1", "bm25f.default_b"):
+            extra[key.removeprefix("bm25f.")] = value
+        elif key.startswith("bm25f."):
+            weights[key.removeprefix("bm25f.")] = value
+        elif key in dense:
+            dense[key] = value
+        else:
+            top[key] = value
+    bm25f = dataclasses.replace(bm25f, weights=weights, common=common, **extra)  # type: ignore[arg-type]
+    return dataclasses.replace(config, bm25f=bm25f, dense_weights=dense, **top)  # type: ignore[arg-type]
 
 
 def quality(args: argparse.Namespace) -> None:
     tools, single, multi = load_metatool()
     dev_single = [q for q in single if is_dev(q[0])]
+    dev_multi = [q for q in multi if is_dev(q[0])]
+    pooled, questions = load_bfcl()
+    bfcl_queries = [(text, gold) for _, text, gold in questions]
+    bfcl_dev = [(text, gold) for qid, text, gold in questions if is_dev(qid)]
+    bfcl_test = [(text, gold) for qid, text, gold in questions if not is_dev(qid)]
     test_single = [q for q in single if not is_dev(q[0])]
     test_multi = [q for q in multi if not is_dev(q[0])]
-    if args.quick:
-        test_single = random.Random(0).sample(test_single, 1500)
+    learn_single, learn_bfcl = dev_single, bfcl_dev
+    if args.dev:  # tuning: learn from one half of the dev slice, measure on the other
+        test_single = [q for i, q in enumerate(dev_single) if i % 2]
+        test_multi = dev_multi
+        bfcl_test = [q for i, q in enumerate(bfcl_dev) if i % 2]
+        learn_single = [q for i, q in enumerate(dev_single) if not i % 2]
+        learn_bfcl = [q for i, q in enumerate(bfcl_dev) if not i % 2]
+    if args.limit:
+        test_single = random.Random(0).sample(test_single, min(args.limit, len(test_single)))
+    part = "dev slice (tuning)" if args.dev else "held out"
     print(
-        f"MetaTool: {len(tools)} tools; held-out queries: {len(test_single)} single-tool, "
-        f"{len(test_multi)} two-tool (dev slice: {len(single) - len(test_single)} / "
-        f"{len(multi) - len(test_multi)} not reported)\n"
+        f"MetaTool: {len(tools)} tools; {part}: {len(test_single)} single-tool, "
+        f"{len(test_multi)} two-tool requests. BFCL pooled: {len(pooled)} tools "
+        f"({len(bfcl_queries)} questions); {part}: {len(bfcl_test)} questions\n"
     )
-    embedders = load_embedders()
-    fast = SearchConfig(embedders=("static",))
-    fast_embedders = load_embedders(fast.embedders)
-    configs = [("descriptions only", specs(tools))]
-    if args.examples:
-        examples = sample_requests(dev_single, tools, args.examples)
-        configs.append((f"with {args.examples} sample requests", specs(tools, examples)))
-    usage = usage_counts(dev_single)
-    rows: list[Row] = []
-    for (label, catalogue), counts in [(c, None) for c in configs] + [(c, usage) for c in configs]:
-        if counts is not None:
-            label = label.replace("with ", "") + " + usage"
-        index = ToolIndex(catalogue, embedders=embedders)
-        quick = ToolIndex(catalogue, config=fast, embedders=fast_embedders)
-        if counts is not None:
-            index.set_usage(counts)
-            quick.set_usage(counts)
-        rows += [(label, mode, index, mode) for mode in MODES]
-        rows.append((label, "fast", quick, "fused"))
+    config = configured(args.set)
+    base = {name: fn["base"] for name, fn in pooled.items()}
+    work = Path(tempfile.mkdtemp(prefix="toolrig-bench-logs-"))
+    meta_rows = catalogue_rows(
+        "MetaTool",
+        lambda ex: metatool_specs(tools, ex),
+        {n: f"{words_of(n)} {d}" for n, d in tools.items()},
+        learn_single,
+        args.examples,
+        work / "metatool.sqlite3",
+        config,
+    )
+    bfcl_docs = {
+        n: f"{words_of(fn['name'])} {fn.get('description', '')}" for n, fn in pooled.items()
+    }
+    bfcl_rows = catalogue_rows(
+        "BFCL",
+        lambda ex: bfcl_specs(pooled, ex),
+        bfcl_docs,
+        [(q, [n for n, fn in pooled.items() if fn["base"] in gold][:4]) for q, gold in learn_bfcl],
+        2,
+        work / "bfcl.sqlite3",
+        config,
+        base,
+    )
+    meta_rows, bfcl_rows = keep(meta_rows, args.only), keep(bfcl_rows, args.only)
     t0 = time.perf_counter()
-    single_scores = evaluate(rows, test_single)
-    multi_scores = evaluate(rows, test_multi)
-    header = (
-        f"{'catalogue':<26}{'ranking':<9}| {'R@1':>5} {'R@5':>5} {'R@10':>5} {'nDCG':>5} "
-        f"| {'R@1':>5} {'R@5':>5} {'R@10':>5} {'nDCG':>5} {'both@5':>6}"
-    )
-    print(f"{'':<35}| single-tool (held out)    | two-tool (held out)")
+    tables = [
+        ("MetaTool single-tool", meta_rows, evaluate(meta_rows, test_single)),
+        ("MetaTool two-tool", meta_rows, evaluate(meta_rows, test_multi)),
+        ("BFCL pooled", bfcl_rows, evaluate(bfcl_rows, bfcl_test)),
+    ]
+    header = f"{'set':<22}{'ranking':<38}| {'R@1':>5} {'R@5':>5} {'R@10':>5} {'nDCG@10':>7}"
+    print(f"({part})")
     print(header)
     print("-" * len(header))
-    for (label, ranking, _, _), s, m in zip(rows, single_scores, multi_scores, strict=True):
-        print(
-            f"{label:<26}{ranking:<9}| {s['r@1']:5.1f} {s['r@5']:5.1f} {s['r@10']:5.1f} "
-            f"{s['ndcg@10']:5.1f} | {m['r@1']:5.1f} {m['r@5']:5.1f} {m['r@10']:5.1f} "
-            f"{m['ndcg@10']:5.1f} {m['all@5']:6.1f}"
-        )
+    for name, rows, scores in tables:
+        for (label, _), s in zip(rows, scores, strict=True):
+            print(
+                f"{name:<22}{label.split('|', 1)[1]:<38}| {s['r@1']:5.1f} {s['r@5']:5.1f} "
+                f"{s['r@10']:5.1f} {s['ndcg@10']:7.1f}"
+            )
+        print()
     print(
-        "\nlexical: BM25F; dense: MiniLM + static embeddings; fused: BM25F + both (default);"
-        " fast: BM25F + static embeddings only; + usage: with the usage prior"
+        "BM25F: words only; descriptions only: BM25F + MiniLM + static embeddings (default);"
+        " samples: dev-slice requests as each tool's examples; prior: dev-slice call counts;"
+        " learned: (request, tool) pairs of a log that served the dev-slice requests"
     )
     print(f"(evaluated in {time.perf_counter() - t0:.0f} s)\n", flush=True)
 
@@ -226,12 +313,12 @@ def speed(args: argparse.Namespace) -> None:
     embedders = load_embedders()
     fast_config = SearchConfig(embedders=("static",))
     fast_embedders = load_embedders(fast_config.embedders)
-    sizes = [len(tools)] + ([] if args.quick else [10_000])
+    sizes = [len(tools), 1_000] + ([] if args.quick else [10_000])
     # vectors stored by the quality run must not make the first index look fast
     os.environ["TOOLRIG_CACHE_DIR"] = tempfile.mkdtemp(prefix="toolrig-bench-speed-")
     clear_vector_handles()
     print(
-        f"{'catalogue':<12}{'index words':>12}{'embeddings':>12}{'from disk':>11} | "
+        f"{'catalogue':<12}{'index words':>12}{'embeddings':>12}{'first build':>12}{'from disk':>11} | "
         f"{'ranking':<8}{'p50 ms':>8}{'p95 ms':>8}{'cpu p50':>9}"
     )
     for size in sizes:
@@ -273,7 +360,8 @@ def speed(args: argparse.Namespace) -> None:
                 wall.append((time.perf_counter() - t0) * 1000)
                 cpu.append((time.thread_time() - c0) * 1000)
             print(
-                f"{len(catalogue):<12,}{words_s:>11.2f}s{embed_s:>11.1f}s{disk_s:>10.2f}s"
+                f"{len(catalogue):<12,}{words_s:>11.2f}s{embed_s:>11.1f}s"
+                f"{words_s + embed_s:>11.1f}s{disk_s:>10.2f}s"
                 f" | {label:<8}"
                 f"{percentile(wall, 0.5):>8.2f}{percentile(wall, 0.95):>8.2f}"
                 f"{percentile(cpu, 0.5):>9.2f}",
@@ -296,10 +384,17 @@ def main() -> None:
         os.environ.setdefault(var, "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may be downloaded
     # a fresh cache folder: the int8 model copy and the document vectors are made in this run
-    os.environ["TOOLRIG_CACHE_DIR"] = tempfile.mkdtemp(prefix="toolrig-bench-")
+    if not os.environ.get("TOOLRIG_CACHE_DIR"):
+        os.environ["TOOLRIG_CACHE_DIR"] = tempfile.mkdtemp(prefix="toolrig-bench-")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--examples", type=int, default=5, help="sample requests per tool")
     parser.add_argument("--quick", action="store_true", help="sample queries; 199 tools only")
+    parser.add_argument("--dev", action="store_true", help="measure on the dev slice (tuning)")
+    parser.add_argument("--set", action="append", default=[], help="SearchConfig override k=v")
+    parser.add_argument("--only", default="", help="comma-separated row labels to keep")
+    parser.add_argument(
+        "--limit", type=int, default=0, help="sample this many single-tool requests"
+    )
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args()

@@ -29,6 +29,7 @@ ORDER = (
     "storage",
     "search",
     "agent",
+    "testing",
     "distributed",
     "mcp",
     "tools",

@@ -8,6 +8,7 @@ import pytest
 from scripted_llm import ScriptedLLM, Turn
 
 from toolrig.agent import LLMConfig, make_client
+from toolrig.testing import FunctionModel, ScriptedModel
 from toolrig.tools import LLMTool
 
 
@@ -41,21 +42,22 @@ def test_analyze_returns_validated_json_and_retries_once() -> None:
         "required": ["sentiment"],
     }
 
-    def retry(request: dict[str, Any]) -> Turn:
-        assert "previous answer was rejected" in request["messages"][-1]["content"]
-        return Turn(text='```json\n{"sentiment": "positive"}\n```')
+    def model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+        if "previous answer was rejected" in messages[-1]["content"]:
+            return '```json\n{"sentiment": "positive"}\n```'
+        return '{"sentiment": "great"}'
 
-    with ScriptedLLM([Turn(text='{"sentiment": "great"}'), retry]) as server:
-        result = llm_tool(server).execute(
-            "analyze", text="I love it", instructions="Sentiment?", output_schema=schema
-        )
-    assert server.errors == []
-    assert result.output == {"sentiment": "positive"}
+    client = FunctionModel(model)
+    result = LLMTool(client).execute(
+        "analyze", text="I love it", instructions="Sentiment?", output_schema=schema
+    )
+    assert result.output == {"sentiment": "positive"} and len(client.requests) == 2
 
 
 def test_analyze_gives_up_after_one_retry() -> None:
-    with ScriptedLLM([Turn(text="not json"), Turn(text="still not")]) as server:
-        result = llm_tool(server).execute("analyze", text="x", instructions="y")
+    client = ScriptedModel(["not json", "still not"])
+    result = LLMTool(client).execute("analyze", text="x", instructions="y")
+    assert client.remaining == 0
     assert result.code == "invalid_output" and "after a retry" in result.error.message
 
 

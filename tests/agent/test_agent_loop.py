@@ -12,7 +12,7 @@ import pytest
 from scripted_llm import ScriptedLLM, Turn, tool_names, tool_results
 
 from toolrig import ToolExecutor, tool
-from toolrig.agent import Agent, LLMConfig, decide_next_action, make_client
+from toolrig.agent import Agent, AgentRunError, LLMConfig, decide_next_action, make_client
 from toolrig.storage import SQLiteExecutionLog
 
 PROVIDERS = ["openai", "anthropic"]
@@ -166,9 +166,11 @@ def test_time_budget() -> None:
     assert result.stop_reason == "time_budget"
 
 
-def test_server_errors_are_reported_not_raised() -> None:
+def test_server_errors_raise_or_are_reported_on_request() -> None:
     with ScriptedLLM([]) as server:  # answers 500 to everything
-        result = agent("openai", server).run("Anything?")
+        with pytest.raises(AgentRunError, match="InternalServerError"):
+            agent("openai", server).run("Anything?")
+        result = agent("openai", server, raise_on_error=False).run("Anything?")
     assert result.stop_reason == "error" and "InternalServerError" in (result.error or "")
 
 
@@ -313,11 +315,10 @@ def test_an_agent_on_an_executor_runs_calls_through_it() -> None:
     with ScriptedLLM(script) as server:
         shopper = Agent("Shopper", "You compute.", config("anthropic", server), executor)
         assert shopper.executor is executor
-        offered = shopper._offered("2 times 3?", None)
-        assert [t.spec.name for t in offered] == ["multiply", "attempt_completion"]
         result = shopper.run("2 times 3?")
         asyncio.run(shopper.aclose())
     assert server.errors == [] and result.stop_reason == "completion"
+    assert tool_names(server.requests[0]) == ["multiply", "attempt_completion"]
     assert seen == ["multiply", "attempt_completion"]
     assert executor.tool_names() == ["multiply"]
     assert executor.execute_sync("multiply", {"a": 1, "b": 2}).output == 2.0  # still open

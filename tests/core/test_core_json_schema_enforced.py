@@ -229,7 +229,10 @@ def test_safe_coercion_outside_strict_mode() -> None:
     over = t.run({"n": "50"})  # coerced, then still checked in full
     assert "n: expected a number less than or equal to 10, received 50" in over.error.message
     assert t.run('{"n": 3}').output == {"n": 3}  # arguments as JSON text
-    assert not accepts(t, '{"n": 3}', strict=True)
+    # the whole arguments as JSON text are the wire form, strict or not; the values inside are
+    # still read strictly
+    assert t.run('{"n": 3}', strict=True).output == {"n": 3}
+    assert not accepts(t, '{"n": "3"}', strict=True)
 
 
 def test_defaults_are_filled_where_unambiguous() -> None:

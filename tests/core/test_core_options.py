@@ -38,6 +38,7 @@ OPTIONS: dict[str, Any] = {
     "timeout": 5.0,
     "max_retries": 2,
     "isolation": "process",
+    "runs_on": "heavy",
     "dependencies": ("parser",),
     "cost": ToolCost(base_cost=0.5),
     "examples": ("add 1 and 2",),
@@ -57,6 +58,7 @@ annotations: {read_only: true, idempotent: true}
 timeout: 5
 max_retries: 2
 isolation: process
+runs_on: heavy
 dependencies: [parser]
 cost: {base_cost: 0.5}
 examples: [add 1 and 2]

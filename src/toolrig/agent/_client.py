@@ -7,7 +7,7 @@ user prompt, the model's turns and the tool results, so nothing is lost in trans
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import ToolSource
 
-__all__ = ["Conversation", "LLMClient", "LLMTurn", "Usage"]
+__all__ = ["Conversation", "LLMClient", "LLMTurn", "StreamEvent", "TextDelta", "Usage"]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -46,6 +46,17 @@ class LLMTurn:
     usage: Usage = field(default_factory=Usage)
     stop_reason: str | None = None
     raw: Any = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta:
+    """A piece of the model's text, as it arrives while a turn streams."""
+
+    text: str
+
+
+StreamEvent = TextDelta | LLMTurn
+"""What :meth:`LLMClient.stream` yields: text deltas, then the one complete turn."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -84,6 +95,20 @@ class LLMClient(ABC):
     async def complete(self, conversation: Conversation, tools: ToolSource | None) -> LLMTurn:
         """Ask the model for its next turn, offering ``tools`` (tools, a catalogue, an executor
         or a :class:`~toolrig.providers.NameMap`); the turn is not yet appended."""
+
+    async def stream(
+        self, conversation: Conversation, tools: ToolSource | None
+    ) -> AsyncIterator[StreamEvent]:
+        """Like :meth:`complete`, streamed: :class:`TextDelta` events as the text arrives, then
+        exactly one complete :class:`LLMTurn` (the same turn ``complete`` would return).
+
+        Clients whose SDK streams override this; the default asks :meth:`complete` and yields
+        its text as one delta.
+        """
+        turn = await self.complete(conversation, tools)
+        if turn.text:
+            yield TextDelta(text=turn.text)
+        yield turn
 
     @abstractmethod
     def add_turn(self, conversation: Conversation, turn: LLMTurn) -> None:

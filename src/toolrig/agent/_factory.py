@@ -16,12 +16,17 @@ __all__ = ["make_client"]
 
 
 def make_client(config: LLMConfig | None = None, **settings: Any) -> LLMClient:
-    """A client for ``config`` (or settings resolved by :meth:`LLMConfig.resolve`)."""
+    """A client for ``config`` (or settings resolved by :meth:`LLMConfig.resolve`):
+    ``provider="openai"`` (Chat Completions), ``"openai-responses"`` or ``"anthropic"``."""
     resolved = config or LLMConfig.resolve(**settings)
     if resolved.provider == "anthropic":
         from toolrig.agent._anthropic_client import AnthropicClient
 
         return AnthropicClient(resolved)
+    if resolved.provider == "openai-responses":
+        from toolrig.agent._responses_client import OpenAIResponsesClient
+
+        return OpenAIResponsesClient(resolved)
     from toolrig.agent._openai_client import OpenAIClient
 
     return OpenAIClient(resolved)

@@ -1,80 +1,59 @@
-"""The agent loop: the model chooses the next tools, toolrig runs them, until the task is done.
+"""``Agent``: an LLM that uses tools, in conversations that outlive a process.
 
-Each turn sends the conversation with the tools' schemas; the model's tool calls run through
-the executor (concurrently); their results, errors included, go back so the model can correct
-itself. The loop ends when the model answers without a tool call, calls
-``attempt_completion``, or spends its step or time budget. Every turn and every call is
-recorded in the execution log when one is given.
+The agent holds what does not change between runs (the client, the executor, the toolsets, the
+output type, the approval policy, the session store); each run gets its prompt or history, its
+``deps``, its toolsets and its decisions on held calls, and is driven by :class:`AgentRun`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 import uuid
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import Any, Generic
 
-from toolrig.agent._client import LLMClient, LLMTurn, Usage
-from toolrig.agent._completion import COMPLETION_TOOL, attempt_completion
+from typing_extensions import TypeVar
+
+from toolrig.agent._approval import ApprovalPolicy, Decision, install_gate
+from toolrig.agent._client import Conversation, LLMClient
+from toolrig.agent._completion import COMPLETION_TOOL
 from toolrig.agent._config import LLMConfig
+from toolrig.agent._events import AgentEvent, FinalOutput
 from toolrig.agent._factory import make_client
+from toolrig.agent._output import OutputSpec
+from toolrig.agent._pending import HeldTurn, check_decisions
+from toolrig.agent._result import AgentResult, AgentRunError, RunContext
+from toolrig.agent._run import AgentRun
+from toolrig.agent._toolsets import CatalogToolset, Toolset, as_toolset
 from toolrig.core._background import run_sync
 from toolrig.core._base import BaseTool
-from toolrig.core._events import Outcome
 from toolrig.core._result import ToolResult
-from toolrig.providers._calls import ParsedCall
 from toolrig.registry._catalog import Catalog
-from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._sessions import SessionState, SessionStore, session_store
 
-__all__ = ["Agent", "AgentResult", "AgentStep", "StopReason"]
+__all__ = ["Agent"]
 
-StopReason = Literal["answer", "completion", "max_steps", "time_budget", "error"]
+DepsT = TypeVar("DepsT", default=None)
+OutputT = TypeVar("OutputT", default=str)
 
-
-@dataclass(slots=True, kw_only=True)
-class AgentStep:
-    """One model turn and the tool calls it made."""
-
-    index: int
-    text: str | None
-    calls: list[dict[str, Any]] = field(default_factory=list)
-    results: list[ToolResult] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    duration_ms: float = 0.0
+Toolsets = Toolset | Catalog | ToolExecutor | Sequence[Toolset]
 
 
-@dataclass(slots=True, kw_only=True)
-class AgentResult:
-    """What a run produced: the final output, every step, the tokens used and why it stopped."""
-
-    run_id: str
-    output: str | None
-    stop_reason: StopReason
-    steps: list[AgentStep]
-    usage: Usage
-    error: str | None = None
-
-    @property
-    def completed(self) -> bool:
-        """True when the model finished the task (an answer or ``attempt_completion``)."""
-        return self.stop_reason in ("answer", "completion")
-
-
-class Agent:
+class Agent(Generic[DepsT, OutputT]):
     """An LLM that uses tools: ``Agent(name, role, model, tools).run(prompt)``.
 
     ``model`` is a model name (the endpoint comes from the environment or config file, see
     :class:`~toolrig.agent.LLMConfig`), an :class:`LLMConfig`, or a ready :class:`LLMClient`.
     ``tools`` are tools (or functions), a :class:`~toolrig.registry.Catalog` such as a
     ``Registry`` (followed live), or a :class:`~toolrig.ToolExecutor` whose policy (time
-    limits, retries, middleware) the calls then follow. The agent offers ``attempt_completion``
-    besides them without adding it to a catalogue it was given. ``tools_per_turn`` shows the
-    model only that many tools per turn, those that tool search finds for the task (for
-    catalogues too big for one prompt).
+    limits, retries, middleware) every call follows. ``toolsets`` replaces what the model is
+    offered (by default every tool of ``tools``); a run may replace it again.
+    ``output_type`` types the final answer (a pydantic model, a dataclass, a scalar);
+    ``deps_type`` names the type of the ``deps`` each run hands its tools. ``approval`` holds
+    the calls it names until a person decides. ``log`` records every turn and call, and keeps
+    sessions so that a conversation continues in another process. A failed run raises
+    :class:`AgentRunError` unless ``raise_on_error=False``.
     """
 
     def __init__(
@@ -84,28 +63,50 @@ class Agent:
         model: str | LLMConfig | LLMClient | None = None,
         tools: ToolExecutor | Catalog | Iterable[BaseTool | Callable[..., Any]] = (),
         *,
+        output_type: type[OutputT] | None = None,
+        deps_type: type[DepsT] | None = None,
+        toolsets: Toolsets | None = None,
+        approval: ApprovalPolicy | None = None,
         max_steps: int = 10,
         time_budget: float | None = None,
         log: ExecutionLog | None = None,
+        sessions: SessionStore | None = None,
         instructions: str | None = None,
         tools_per_turn: int | None = None,
+        output_retries: int = 1,
+        raise_on_error: bool = True,
         **llm_settings: Any,
     ) -> None:
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
+        if tools_per_turn is not None and tools_per_turn < 1:
+            raise ValueError("tools_per_turn must be at least 1 (or None for every tool)")
+        if output_retries < 0:
+            raise ValueError("output_retries must be 0 or more")
         self.name = name
         self.role = role
         self.max_steps = max_steps
         self.time_budget = time_budget
         self.log = log
         self.instructions = instructions
-        if tools_per_turn is not None and tools_per_turn < 1:
-            raise ValueError("tools_per_turn must be at least 1 (or None for every tool)")
+        self.output_retries = output_retries
+        self.raise_on_error = raise_on_error
+        self.deps_type = deps_type
+        self._output: OutputSpec[OutputT] = OutputSpec(str if output_type is None else output_type)
+        self.approval = approval
+        self.sessions: SessionStore = sessions or session_store(log)
+        """Where conversations are kept between runs (the log's database, or memory)."""
         self._owns_executor = not isinstance(tools, ToolExecutor)
         self.executor: ToolExecutor = (
             tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
         )
         """Runs the model's calls (built here unless one was given)."""
+        if approval is not None:
+            install_gate(self.executor)
+        self.toolset: Toolset = (
+            CatalogToolset(self.executor.catalog) if toolsets is None else as_toolset(toolsets)
+        )
+        """What the model is offered unless a run says otherwise."""
         self.tools_per_turn = tools_per_turn
         self._index: Any = None
         if tools_per_turn is not None:
@@ -127,6 +128,11 @@ class Agent:
         return self.executor.catalog
 
     @property
+    def output_type(self) -> Any:
+        """The type of a run's output."""
+        return self._output.output_type
+
+    @property
     def system_prompt(self) -> str:
         """What the model is told about itself and how to finish."""
         parts = [f"You are {self.name}. {self.role}".strip()]
@@ -137,122 +143,154 @@ class Agent:
             "If a tool answers with an error, read it and correct the call. When the task is "
             f"done, call `{COMPLETION_TOOL}` with the final result."
         )
+        if self._output.instructions:
+            parts.append(self._output.instructions)
         return "\n\n".join(parts)
 
-    def run(self, prompt: str, *, run_id: str | None = None) -> AgentResult:
+    # -- running ----------------------------------------------------------------------------
+    def run(
+        self,
+        prompt: str | None = None,
+        *,
+        history: Sequence[Mapping[str, Any]] | None = None,
+        session_id: str | None = None,
+        deps: DepsT | None = None,
+        toolsets: Toolsets | None = None,
+        approvals: Mapping[str, Decision] | None = None,
+        run_id: str | None = None,
+        raise_on_error: bool | None = None,
+    ) -> AgentResult[OutputT]:
         """Blocking :meth:`arun`."""
-        return run_sync(self.arun(prompt, run_id=run_id))
-
-    async def arun(self, prompt: str, *, run_id: str | None = None) -> AgentResult:
-        """Run until the task is done or a budget is spent."""
-        run_id = run_id or f"agent-{uuid.uuid4().hex[:12]}"
-        deadline = None if self.time_budget is None else time.monotonic() + self.time_budget
-        conversation = self.client.start(prompt, system=self.system_prompt)
-        steps: list[AgentStep] = []
-        usage = Usage()
-        last_text: str | None = None
-        for index in range(1, self.max_steps + 1):
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                return AgentResult(
-                    run_id=run_id,
-                    output=last_text,
-                    stop_reason="time_budget",
-                    steps=steps,
-                    usage=usage,
-                )
-            t0 = time.perf_counter()
-            try:
-                offered = self._offered(prompt, last_text)
-                async with asyncio.timeout(remaining):
-                    turn = await self.client.complete(conversation, offered)
-            except TimeoutError:
-                return AgentResult(
-                    run_id=run_id,
-                    output=last_text,
-                    stop_reason="time_budget",
-                    steps=steps,
-                    usage=usage,
-                )
-            except Exception as exc:  # the SDK already retried; report instead of raising
-                message = f"{type(exc).__name__}: {exc}"
-                self._record_turn(run_id, index, None, message, t0)
-                return AgentResult(
-                    run_id=run_id,
-                    output=last_text,
-                    stop_reason="error",
-                    steps=steps,
-                    usage=usage,
-                    error=message,
-                )
-            usage.add(turn.usage)
-            last_text = turn.text or last_text
-            self.client.add_turn(conversation, turn)
-            self._record_turn(run_id, index, turn, None, t0)
-            step = AgentStep(
-                index=index,
-                text=turn.text,
-                usage=turn.usage,
-                calls=[_describe(c) for c in turn.calls],
+        return run_sync(
+            self.arun(
+                prompt,
+                history=history,
+                session_id=session_id,
+                deps=deps,
+                toolsets=toolsets,
+                approvals=approvals,
+                run_id=run_id,
+                raise_on_error=raise_on_error,
             )
-            steps.append(step)
-            if not turn.calls:
-                step.duration_ms = (time.perf_counter() - t0) * 1000
-                return AgentResult(
-                    run_id=run_id, output=turn.text, stop_reason="answer", steps=steps, usage=usage
-                )
-            results = await self._execute(turn.calls)
-            self._count_uses(results)
-            step.results = results
-            step.duration_ms = (time.perf_counter() - t0) * 1000
-            self._record_results(run_id, index, turn, results)
-            self.client.add_results(conversation, turn, results)
-            done = _completion(turn, results)
-            if done is not None:
-                return AgentResult(
-                    run_id=run_id, output=done, stop_reason="completion", steps=steps, usage=usage
-                )
-        return AgentResult(
-            run_id=run_id, output=last_text, stop_reason="max_steps", steps=steps, usage=usage
         )
 
-    def _offered(self, prompt: str, last_text: str | None) -> list[BaseTool]:
-        """The tools shown this turn: all of them, or the ``tools_per_turn`` that fit best; and
-        ``attempt_completion``."""
-        catalog = self.catalog
-        completion = catalog.find(COMPLETION_TOOL) or attempt_completion
-        if self._index is None or self.tools_per_turn is None:
-            return [t for t in catalog.tools() if t is not completion] + [completion]
-        from toolrig.search._request import MAX_QUERY_CHARS
+    run_sync = run
 
-        query = (prompt if not last_text else f"{prompt}\n{last_text}")[:MAX_QUERY_CHARS]
-        if not query.strip():
-            return [t for t in catalog.tools() if t is not completion] + [completion]
-        hits = self._index.search(query, k=self.tools_per_turn, group="tool")
-        chosen = [catalog.find(h.tool) for h in hits if h.tool != COMPLETION_TOOL]
-        return [t for t in chosen if t is not None] + [completion]
+    async def arun(
+        self,
+        prompt: str | None = None,
+        *,
+        history: Sequence[Mapping[str, Any]] | None = None,
+        session_id: str | None = None,
+        deps: DepsT | None = None,
+        toolsets: Toolsets | None = None,
+        approvals: Mapping[str, Decision] | None = None,
+        run_id: str | None = None,
+        raise_on_error: bool | None = None,
+    ) -> AgentResult[OutputT]:
+        """Run until the task is done, calls wait for approval, or a budget is spent.
 
-    async def _execute(self, calls: list[ParsedCall]) -> list[ToolResult]:
-        """Run the turn's calls concurrently through the executor, in the calls' order (a result
-        standing for a call that could not run is passed through). ``attempt_completion`` runs
-        here when the catalogue has no tool of that name."""
+        ``prompt`` is the user's message; ``history`` earlier messages (e.g. a result's
+        ``all_messages``); ``session_id`` continues a stored conversation (and names the
+        one this run stores). ``approvals`` decides each call a stopped run held, by call id.
+        """
+        result: AgentResult[OutputT] | None = None
+        async for event in self._events(
+            prompt, history, session_id, deps, toolsets, approvals, run_id, False
+        ):
+            if isinstance(event, FinalOutput):
+                result = event.result
+        assert result is not None
+        return self._checked(result, raise_on_error)
 
-        async def run(call: ParsedCall) -> ToolResult:
-            if isinstance(call, ToolResult):
-                return call
-            if call.name == COMPLETION_TOOL and COMPLETION_TOOL not in self.catalog:
-                return await self.executor.run_tool(
-                    attempt_completion,
-                    COMPLETION_TOOL,
-                    call.arguments,
-                    tool_call_id=call.tool_call_id,
-                )
-            return await self.executor.execute(
-                call.name, call.arguments, tool_call_id=call.tool_call_id
+    async def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        history: Sequence[Mapping[str, Any]] | None = None,
+        session_id: str | None = None,
+        deps: DepsT | None = None,
+        toolsets: Toolsets | None = None,
+        approvals: Mapping[str, Decision] | None = None,
+        run_id: str | None = None,
+        raise_on_error: bool | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """:meth:`arun`, telling each event as it happens: text deltas, tool calls started and
+        finished, calls held for approval, and last :class:`FinalOutput`."""
+        async for event in self._events(
+            prompt, history, session_id, deps, toolsets, approvals, run_id, True
+        ):
+            if isinstance(event, FinalOutput):
+                self._checked(event.result, raise_on_error)
+            yield event
+
+    async def _events(
+        self,
+        prompt: str | None,
+        history: Sequence[Mapping[str, Any]] | None,
+        session_id: str | None,
+        deps: Any,
+        toolsets: Toolsets | None,
+        approvals: Mapping[str, Decision] | None,
+        run_id: str | None,
+        streaming: bool,
+    ) -> AsyncIterator[AgentEvent]:
+        """The run, from the stored session (if any) to the saved one."""
+        session_id = session_id or f"session-{uuid.uuid4().hex[:12]}"
+        state = self.sessions.load(session_id) or SessionState(session_id=session_id)
+        if history is not None and state.messages:
+            raise ValueError(
+                f"session {session_id!r} already holds {len(state.messages)} messages; "
+                "continue it without history=, or start a new session"
             )
+        held = HeldTurn.from_data(state.pending) if state.pending else None
+        if held is not None or approvals is not None:
+            check_decisions(held.held if held else [], approvals or {})
+        messages = [dict(m) for m in (history if history is not None else state.messages)]
+        if prompt is None and held is None and not messages:
+            raise ValueError("give a prompt, a history or a session to continue")
+        conversation = Conversation(system=self.system_prompt, messages=messages)
+        start = len(messages)
+        run = AgentRun(
+            self,
+            conversation,
+            prompt=prompt,
+            ctx=RunContext(
+                deps=deps,
+                run_id=run_id or f"agent-{uuid.uuid4().hex[:12]}",
+                session_id=session_id,
+            ),
+            toolset=self.toolset if toolsets is None else as_toolset(toolsets),
+            output=self._output,
+            held=held,
+            decisions=approvals,
+            streaming=streaming,
+        )
+        async for event in run.events():
+            yield event
+        result = run.result
+        assert result is not None
+        self.sessions.save(
+            SessionState(
+                session_id=session_id,
+                messages=conversation.messages,
+                pending=None if run.held is None else run.held.to_data(),
+                version=state.version,
+            )
+        )
+        result.all_messages = list(conversation.messages)
+        result.new_messages = conversation.messages[start:]
+        yield FinalOutput(result=result)
 
-        return list(await asyncio.gather(*(run(call) for call in calls)))
+    def _checked(
+        self, result: AgentResult[OutputT], raise_on_error: bool | None
+    ) -> AgentResult[OutputT]:
+        should_raise = self.raise_on_error if raise_on_error is None else raise_on_error
+        if result.stop_reason == "error" and should_raise:
+            raise AgentRunError(result)
+        return result
 
+    # -- housekeeping -------------------------------------------------------------------------
     def _count_uses(self, results: list[ToolResult]) -> None:
         if self._index is None:
             return
@@ -268,61 +306,3 @@ class Agent:
         if self._owns_executor:
             self.executor.close()
         await self.client.aclose()
-
-    def _record_turn(
-        self, run_id: str, index: int, turn: LLMTurn | None, error: str | None, t0: float
-    ) -> None:
-        if self.log is None:
-            return
-        output = (
-            None
-            if turn is None
-            else {
-                "text": turn.text,
-                "tool_calls": [_describe(c) for c in turn.calls],
-                "input_tokens": turn.usage.input_tokens,
-                "output_tokens": turn.usage.output_tokens,
-            }
-        )
-        self.log.add_result(
-            self.client.model,
-            "llm",
-            self.client.provider,
-            None,
-            output,
-            Outcome.FAILED if error else Outcome.SUCCEEDED,
-            error,
-            run_id=run_id,
-            step_id=f"turn{index}",
-            duration_ms=(time.perf_counter() - t0) * 1000,
-        )
-
-    def _record_results(
-        self, run_id: str, index: int, turn: LLMTurn, results: list[ToolResult]
-    ) -> None:
-        if self.log is None:
-            return
-        for call, result in zip(turn.calls, results, strict=True):
-            arguments = call.arguments if isinstance(call, ToolCall) else None
-            self.log.add_tool_result(
-                result, run_id=run_id, step_id=f"turn{index}", input_data=arguments
-            )
-
-
-def _describe(call: ToolCall | ToolResult) -> dict[str, Any]:
-    if isinstance(call, ToolCall):
-        return {"name": call.name, "arguments": call.arguments, "id": call.tool_call_id}
-    meta = call.metadata
-    return {
-        "name": meta.tool if meta else "?",
-        "id": meta.tool_call_id if meta else None,
-        "error": call.error.code if call.error else None,
-    }
-
-
-def _completion(turn: LLMTurn, results: list[ToolResult]) -> str | None:
-    for call, result in zip(turn.calls, results, strict=True):
-        if isinstance(call, ToolCall) and call.name == COMPLETION_TOOL and result.success:
-            output = result.output
-            return str(output.get("result", "")) if isinstance(output, dict) else str(output)
-    return None

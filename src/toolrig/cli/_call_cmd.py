@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, CliError, add_json_option
+from toolrig.cli._remote_opts import add_broker_options, attach_remote
 
 if TYPE_CHECKING:
     from toolrig.core._result import ToolResult
@@ -43,6 +44,7 @@ def add_call_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "--strict", action="store_true", help="refuse arguments that would need converting"
     )
     call.add_argument("--timeout", type=float, metavar="SECONDS", help="override the time limit")
+    add_broker_options(call)
     add_catalog_options(call, demo_default=True)
     add_json_option(call)
     call.set_defaults(handler=run_call)
@@ -82,6 +84,7 @@ def run_call(args: argparse.Namespace) -> int:
 
     arguments = parse_arguments(args.pairs, args.args)
     with open_catalog(args, "call") as registry, ToolExecutor(registry) as executor:
+        attach_remote(executor, args)
         timeout = UNSET if args.timeout is None else args.timeout
         result = executor.execute_sync(
             args.tool, arguments, strict=args.strict or None, timeout=timeout

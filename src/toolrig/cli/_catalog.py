@@ -115,6 +115,24 @@ def add_demo_tools(registry: Registry) -> None:
         raise CliError(f"--demo: {exc}") from None
 
 
+def load_learned(index: ToolIndex, url: str) -> str | None:
+    """Give ``index`` the (request, tool) pairs stored in the execution log at ``url`` (see
+    ``ToolIndex.learn``); what went wrong, or ``None``."""
+    from toolrig.storage._open import open_log
+    from toolrig.storage._requests import RequestLog
+
+    if not url.startswith(("postgresql://", "postgres://")):
+        path = Path(url.removeprefix("sqlite:///"))
+        if not path.is_file():
+            return f"no execution log at {str(path)!r}"
+    try:
+        with open_log(url) as log:
+            index.learn((p.request, p.tool) for p in reversed(RequestLog(log).pairs()))
+    except Exception as exc:  # a locked, corrupt or unreachable log: say so, do not trace
+        return f"{url}: {exc}"
+    return None
+
+
 def load_usage(index: ToolIndex, url: str) -> str | None:
     """Give ``index`` the call counts of the execution log at ``url`` (its usage prior); what
     went wrong, or ``None``."""

@@ -42,6 +42,12 @@ def add_search_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         help="rank tools called often in this execution log a little higher "
         "(a SQLite file or a postgresql:// URL)",
     )
+    search.add_argument(
+        "--learn-from",
+        metavar="URL",
+        help="rank higher the tools that requests like this one led to, as stored in this "
+        "execution log's request pairs (a SQLite file or a postgresql:// URL)",
+    )
     search.add_argument("--tools", action="store_true", help="one result per tool, not action")
     add_json_option(search)
     search.set_defaults(handler=run_search_command)
@@ -52,7 +58,7 @@ def run_search_command(args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Column, Table
 
-    from toolrig.cli._catalog import load_registry, load_usage
+    from toolrig.cli._catalog import load_learned, load_registry, load_usage
     from toolrig.cli._output import CliError, out_console
     from toolrig.search._index import ToolIndex
 
@@ -72,6 +78,10 @@ def run_search_command(args: argparse.Namespace) -> int:
         problem = load_usage(index, args.usage_log)
         if problem:
             raise CliError(f"cannot read tool usage: {problem}")
+    if args.learn_from:
+        problem = load_learned(index, args.learn_from)
+        if problem:
+            raise CliError(f"cannot read request pairs: {problem}")
     try:
         hits = index.search(
             args.query,

@@ -16,7 +16,7 @@ from toolrig.cli._output import EXIT_OK, CliError, add_json_option
 if TYPE_CHECKING:
     from toolrig.registry._registry import Registry
 
-__all__ = ["add_serve_parser", "build_registry", "run_serve"]
+__all__ = ["add_serve_parser", "build_registry", "open_server", "run_serve"]
 
 
 def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +29,12 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "log; JSON lines with --json), and so is each hot reload with --watch. A path that "
         "does not exist, or a port that cannot be bound, exits 2.",
     )
-    serve.add_argument("paths", nargs="*", metavar="PATH", help="YAML tool files or folders")
+    serve.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="YAML tool files or folders, or Python files defining `tools`",
+    )
     serve.add_argument("--demo", action="store_true", help="also serve the built-in demo tools")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (127.0.0.1)")
@@ -70,6 +75,19 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="URL",
         help="record every call in this execution log (SQLite path or postgresql:// URL)",
     )
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP: no sessions, one JSON answer per request, so several processes or hosts "
+        "can serve behind one address (no progress, logs or change notices reach clients)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="HTTP: serve from N processes sharing the port (implies --stateless)",
+    )
     add_json_option(serve)
     serve.set_defaults(handler=run_serve)
 
@@ -79,6 +97,7 @@ def build_registry(paths: Sequence[str], *, demo: bool, watch: bool, as_json: bo
     of ``paths`` (each must exist: :class:`CliError` otherwise); folders are watched when
     ``watch``, and each reload is printed. Problems in single files are printed."""
     from toolrig.cli._catalog import add_demo_tools, check_paths, report_problems
+    from toolrig.cli._python_tools import is_python_file, load_python_tools
     from toolrig.cli._serve_report import ReloadReport
     from toolrig.registry._registry import Registry
 
@@ -86,6 +105,10 @@ def build_registry(paths: Sequence[str], *, demo: bool, watch: bool, as_json: bo
     registry = Registry()
     for raw in paths:
         path = Path(raw)
+        if is_python_file(path):  # tools defined in Python (see _python_tools)
+            for item in load_python_tools(path).tools:
+                registry.add(item)
+            continue
         report = registry.watch(path).report if watch and path.is_dir() else registry.load(path)
         if report is not None:
             report_problems("serve", report)
@@ -110,6 +133,14 @@ def run_serve(args: argparse.Namespace) -> int:
         token = os.environ.get(args.token_env)
         if not token:
             raise CliError(f"${args.token_env} is empty or unset")
+    if (args.stateless or args.workers != 1) and args.transport != "http":
+        raise CliError("--stateless and --workers serve over HTTP: add --transport http")
+    if args.workers < 1:
+        raise CliError("--workers must be at least 1")
+    if args.workers > 1:
+        from toolrig.cli._serve_workers import run_workers
+
+        return run_workers(args, token)
     from toolrig.cli._catalog import add_import_paths
 
     add_import_paths(args.import_path)
@@ -128,6 +159,7 @@ def run_serve(args: argparse.Namespace) -> int:
                 path=args.path,
                 name=args.name,
                 on_ready=announce,
+                stateless=args.stateless,
             )
         except UnsafeBindError as exc:
             raise CliError(str(exc)) from None
@@ -156,7 +188,11 @@ def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.Exit
         log = stack.enter_context(open_log_for_writing(args.log))
         calls.add_listener(log.recorder(f"serve-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"))
     if not args.meta_tools:
-        return stack.enter_context(contextlib.closing(ToolServer(registry, calls, name=args.name)))
+        from toolrig.cli._python_tools import python_server_options
+
+        options = python_server_options(args.paths)
+        server = ToolServer(registry, calls, name=args.name, **options)
+        return stack.enter_context(contextlib.closing(server))
     from toolrig.cli._catalog import load_usage
     from toolrig.registry._catalog import Catalog
     from toolrig.search._index import ToolIndex
@@ -168,3 +204,14 @@ def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.Exit
         raise CliError(f"cannot read tool usage: {problem}")
     front = Catalog(meta_tools(index, calls))
     return stack.enter_context(contextlib.closing(ToolServer(front, name=args.name)))
+
+
+def open_server(args: argparse.Namespace, stack: contextlib.ExitStack) -> Any:
+    """The MCP server that ``toolrig serve`` with ``args`` runs, its registry and log closed
+    with ``stack`` (what each ``--workers`` process builds for itself)."""
+    from toolrig.cli._catalog import add_import_paths
+
+    add_import_paths(args.import_path)
+    registry = build_registry(args.paths, demo=args.demo, watch=args.watch, as_json=args.json)
+    stack.callback(registry.close)
+    return _server(registry, args, stack)

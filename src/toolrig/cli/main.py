@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     from toolrig.cli._serve import add_serve_parser
     from toolrig.cli._tools_cmd import add_tools_parsers
     from toolrig.cli._validate_cmd import add_validate_parser
+    from toolrig.cli._worker_cmd import add_worker_parser
 
     parser = argparse.ArgumentParser(
         prog="toolrig",
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_log_parser(commands)
     add_search_parser(commands)
     add_serve_parser(commands)
+    add_worker_parser(commands)
     add_completion_parser(commands, parser)
     return parser
 

@@ -91,6 +91,7 @@ class BaseTool:
     timeout: ClassVar[float | None]
     max_retries: ClassVar[int]
     isolation: ClassVar[str]
+    runs_on: ClassVar[str | None]
     dependencies: ClassVar[Sequence[str]]
     cost: ClassVar[ToolCost | None]
     examples: ClassVar[Sequence[str]]

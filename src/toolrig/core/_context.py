@@ -3,20 +3,43 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic
 
-__all__ = ["ToolContext"]
+from typing_extensions import TypeVar
+
+from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._interaction import (
+    LOG_LEVELS,
+    Elicitation,
+    Interaction,
+    LogLevel,
+    SampleMessage,
+    current_interaction,
+)
+
+__all__ = ["RUN_DEPS", "ToolContext"]
 
 ProgressCallback = Callable[[float, float | None, str | None], None]
 
+DepsT = TypeVar("DepsT", default=Any)
+
+RUN_DEPS: ContextVar[Any] = ContextVar("toolrig_run_deps", default=None)
+"""The dependencies of the run making the current calls (an agent run sets it for its calls)."""
+
+
+def _run_deps() -> Any:
+    return RUN_DEPS.get()
+
 
 @dataclass(slots=True, kw_only=True)
-class ToolContext:
+class ToolContext(Generic[DepsT]):
     """What the executor tells a running tool. Injected, never shown to the model.
 
-    Declare it as a parameter (``ctx: ToolContext``) to receive it.
+    Declare it as a parameter (``ctx: ToolContext``, or ``ctx: ToolContext[MyDeps]`` to type
+    :attr:`deps`) to receive it.
     """
 
     tool: str
@@ -27,8 +50,14 @@ class ToolContext:
     """``time.monotonic()`` value after which the call is abandoned, if it has a timeout."""
     state: Mapping[str, Any] = field(default_factory=dict)
     """Shared objects the application gave the executor (clients, settings, ...)."""
+    deps: DepsT = field(default_factory=_run_deps)
+    """The dependencies of the run making this call (``agent.run(..., deps=...)``), read when
+    the call starts; ``None`` outside a run."""
     cancel_event: threading.Event = field(default_factory=threading.Event)
     _progress: ProgressCallback | None = None
+    interaction: Interaction = field(default_factory=current_interaction)
+    """Where :meth:`log`, :meth:`elicit` and :meth:`sample` go (set by whoever runs the call,
+    see :func:`~toolrig.core.tool_interaction`)."""
 
     @property
     def cancelled(self) -> bool:
@@ -41,3 +70,46 @@ class ToolContext:
         """Report progress (e.g. 3 of 10) to whoever listens (CLI, MCP client)."""
         if self._progress is not None:
             self._progress(progress, total, message)
+
+    def log(self, level: LogLevel, message: Any, *, logger: str | None = None) -> None:
+        """Send a log message (MCP: to the client, at or above the level it chose; elsewhere:
+        Python's ``logging``). ``level`` is a syslog severity such as ``"info"``."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        self.interaction.log(level, message, logger)
+
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
+        """Ask a person for input shaped by ``schema`` (a flat JSON Schema object); returns
+        their answer, or raises a ``permission_denied`` :class:`~toolrig.ToolError` when
+        nothing here can ask anyone."""
+        elicitor = self.interaction.elicitor
+        if elicitor is None:
+            raise ToolError(
+                f"`{self.tool}` needs an answer from a person ({message}), and no one can be "
+                "asked here",
+                code=ErrorCode.PERMISSION_DENIED,
+                hint="run it where input can be given (an MCP client with elicitation, or an "
+                "application that sets an elicitor)",
+            )
+        return await elicitor(message, dict(schema))
+
+    async def sample(
+        self,
+        messages: str | Sequence[SampleMessage],
+        *,
+        system: str | None = None,
+        max_tokens: int = 1000,
+    ) -> str:
+        """Ask a language model (MCP: the client's; under the agent: the agent's) and return
+        its text; raises a ``not_supported`` :class:`~toolrig.ToolError` when no model can be
+        reached here."""
+        sampler = self.interaction.sampler
+        if sampler is None:
+            raise ToolError(
+                f"`{self.tool}` needs a language model, and none can be reached here",
+                code=ErrorCode.NOT_SUPPORTED,
+                hint="run it under an agent or an MCP client that supports sampling",
+            )
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": messages}]
+        return await sampler(list(messages), system, max_tokens)

@@ -48,6 +48,8 @@ class ErrorCode(StrEnum):
     """A step this call depends on failed, so it was not run."""
     RATE_LIMITED = "rate_limited"
     """A service the tool relies on refused the call for now; retry later."""
+    NOT_SUPPORTED = "not_supported"
+    """The tool needs something this environment does not offer (e.g. a language model)."""
 
 
 Loc = tuple[str | int, ...]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 
-__all__ = ["new_call_id"]
+__all__ = ["made_here", "new_call_id"]
 
 _PREFIX = "call_" + os.urandom(6).hex() + "_"
 _counter = itertools.count(1)
@@ -18,6 +18,12 @@ def new_call_id() -> str:
     made on every call, so this matters.
     """
     return f"{_PREFIX}{next(_counter):x}"
+
+
+def made_here(call_id: str) -> bool:
+    """Whether ``call_id`` was made by :func:`new_call_id` in this process (so no earlier
+    process can have used it)."""
+    return call_id.startswith(_PREFIX)
 
 
 def _reset_after_fork() -> None:

@@ -104,6 +104,8 @@ class ToolOptions(FrozenModel):
     """Extra attempts after a retryable failure (timeouts, transient errors)."""
     isolation: Literal["thread", "process"] = "thread"
     """Where a sync call runs: a worker thread, or a child process killed at its timeout."""
+    runs_on: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-]+$")
+    """The queue of the workers that run this tool's calls (``toolrig worker``); ``None``: here."""
     dependencies: tuple[str, ...] = ()
     """Names of tools whose output this tool needs first."""
     cost: ToolCost | None = None
@@ -176,6 +178,7 @@ class ToolOptionsDict(TypedDict, total=False):
     timeout: float | None
     max_retries: int
     isolation: Literal["thread", "process"]
+    runs_on: str | None
     dependencies: Sequence[str]
     cost: ToolCost | None
     examples: Sequence[str]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
+from toolrig.core._content import content_blocks, content_notice
 from toolrig.core._errors import ErrorCode, ToolError, ToolResultError
 from toolrig.core._ids import new_call_id
 from toolrig.core._jsonable import clean_text, to_jsonable
@@ -161,6 +162,9 @@ class ToolResult:
         if self.error is None:
             if isinstance(self.output, str):
                 return clean_text(self.output)
+            blocks = content_blocks(self.output)
+            if blocks is not None:  # rich content: text as is, a notice for the rest
+                return "\n".join(clean_text(content_notice(b)) for b in blocks)
             return _dumps(to_jsonable(self.output))
         error = self.error
         text = f"Error [{_text(error.code)}]: {_text(error.message)}"

@@ -66,7 +66,7 @@ class SchemaArgumentValidator:
         """The validated (and, unless ``strict``, safely coerced) arguments with defaults
         filled in. Raises :class:`ArgumentsInvalid` listing every problem."""
         if type(arguments) is not dict:
-            arguments = self._as_object(arguments, strict)
+            arguments = self._as_object(arguments)
         try:
             if plain(arguments) and self._is_valid(arguments):
                 return self._fill(arguments)
@@ -84,13 +84,15 @@ class SchemaArgumentValidator:
                 invalid_arguments(self.subject, [problem], 1, self.hint())
             ) from None
 
-    def _as_object(self, arguments: Any, strict: bool) -> dict[str, Any]:
+    def _as_object(self, arguments: Any) -> dict[str, Any]:
         if isinstance(arguments, Mapping):
             try:
                 return dict(arguments)
             except Exception:
                 pass
-        elif isinstance(arguments, str) and not strict and arguments.strip()[:1] == "{":
+        elif isinstance(arguments, str) and arguments.strip()[:1] == "{":
+            # the whole arguments as JSON text are the wire form (strict calls too); strictness
+            # is about the values inside
             try:
                 decoded = loads_json(arguments)
             except ValueError as exc:

@@ -26,6 +26,7 @@ from pydantic.errors import PydanticUserError
 from pydantic_core import SchemaValidator
 from typing_extensions import TypedDict
 
+from toolrig.core._content import is_content_annotation
 from toolrig.core._context import ToolContext
 from toolrig.core._core_tighten import tighten
 from toolrig.core._docstrings import Doc, parse_text
@@ -74,6 +75,8 @@ def parse_docstring(func: Callable[..., Any]) -> Doc:
 
 def _is_context(annotation: Any) -> bool:
     if isinstance(annotation, type) and issubclass(annotation, ToolContext):
+        return True
+    if get_origin(annotation) is ToolContext:  # ToolContext[Deps]
         return True
     if get_origin(annotation) in (typing.Union, types.UnionType):
         args = [a for a in get_args(annotation) if a is not type(None)]
@@ -266,6 +269,8 @@ def _output(annotation: Any) -> tuple[ValidatorSource | None, dict[str, Any] | N
     """The return value's validator, JSON Schema and JSON type in one word."""
     if annotation in (inspect.Parameter.empty, None, type(None), Any, typing.NoReturn):
         return None, None, None
+    if is_content_annotation(annotation):  # rich content: checked, but not JSON data to describe
+        return TypeAdapter(annotation).validator, None, None  # type: ignore[return-value]
     validator: ValidatorSource | None = None
     try:
         direct = value_schemas(annotation)

@@ -157,7 +157,12 @@ class ArgumentValidator:
 
     def _strict(self, arguments: Any) -> Any:
         # Strict means "as the JSON a model sends, without type coercion": validating the JSON text
-        # keeps ISO dates and enum values valid, while "5" for an integer is refused.
+        # keeps ISO dates and enum values valid, while "5" for an integer is refused. The whole
+        # arguments as JSON text are the wire form itself (what an OpenAI call carries).
+        if isinstance(arguments, str) and arguments.strip()[:1] == "{":
+            return self._validator.validate_json(arguments, strict=True)
+        if data_problems(arguments, 1, long_ints=True):  # JSON text would hide them (1 -> "1")
+            return self._validator.validate_python(arguments, strict=True)
         try:
             text = json.dumps(arguments, allow_nan=False)
         except (TypeError, ValueError, RecursionError):
@@ -228,8 +233,17 @@ class ArgumentValidator:
                 "text": f"arguments must be a JSON object of named parameters, received {seen}",
             }
         msg = clean_text(str(err.get("msg", "is invalid")))[:_MAX_MESSAGE]
+        if kind == "json_invalid":  # "Invalid JSON: EOF while parsing..."
+            return {
+                "path": path,
+                "problem": kind,
+                "expected": "JSON text",
+                "received": seen,
+                "text": f"not valid JSON text ({msg.split(': ', 1)[-1]}), received {seen}",
+            }
         expected = msg[len("Input should be ") :] if msg.startswith("Input should be ") else msg
-        expected = expected[:1].lower() + expected[1:]
+        if not expected[1:2].isupper():  # "JSON data" stays as it is
+            expected = expected[:1].lower() + expected[1:]
         return {
             "path": path,
             "problem": kind,

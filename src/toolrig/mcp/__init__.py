@@ -5,7 +5,9 @@ Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
 - :class:`ToolServer` exposes a :class:`~toolrig.registry.Catalog` (such as a ``Registry``);
   :func:`serve` runs it over stdio or streamable HTTP, as :class:`ServeOptions` say.
 - :func:`add_mcp_server` adds the tools of a remote MCP server to a catalogue under a prefix;
-  :class:`ServerParams` describes the server, for it and :class:`MCPToolSource`.
+  :class:`ServerParams` describes the server, for it and :class:`MCPToolSource`
+  (OAuth through the SDK's flow, its tokens in a :class:`MemoryTokenStorage`).
+- :class:`InMemoryEventStore` keeps SSE events so a client can resume a broken stream.
 """
 
 try:
@@ -17,6 +19,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"({exc.name or exc} is missing)"
     ) from exc
 
+from toolrig.mcp._event_store import InMemoryEventStore
+from toolrig.mcp._oauth import MemoryTokenStorage
 from toolrig.mcp._params import ServerParams
 from toolrig.mcp._serve import ServeOptions, serve, serve_async
 from toolrig.mcp._server import ToolServer
@@ -34,7 +38,9 @@ from toolrig.providers._mcp_format import ERROR_META_KEY
 __all__ = [
     "ERROR_META_KEY",
     "BearerTokenMiddleware",
+    "InMemoryEventStore",
     "MCPToolSource",
+    "MemoryTokenStorage",
     "ServeOptions",
     "ServerParams",
     "ToolServer",

@@ -26,6 +26,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from toolrig.core._errors import ToolError
+from toolrig.core._interaction import Interaction, current_interaction
+from toolrig.mcp._client_callbacks import ClientCallbacks
 from toolrig.mcp._params import ServerParams
 
 __all__ = ["Connection", "first_error"]
@@ -47,6 +49,7 @@ class Connection:
         *,
         name: str,
         on_tools_changed: Callable[[], None] | None = None,
+        hooks: Callable[[], Interaction] = current_interaction,
     ) -> None:
         self.label = params.label
         """The server as messages name it."""
@@ -62,6 +65,8 @@ class Connection:
         self._url = params.url
         self._headers = params.http_headers
         self._on_tools_changed = on_tools_changed
+        self._auth = params.auth
+        self._callbacks = ClientCallbacks(hooks, params.label)
         self._loop = asyncio.new_event_loop()
         self.thread = threading.Thread(
             target=self._loop.run_forever, name=f"toolrig-mcp-{name}", daemon=True
@@ -129,7 +134,8 @@ class Connection:
             return stdio_client(self._stdio, errlog=sys.stderr)
         assert self._url is not None
         return streamable_http_client(
-            self._url, http_client=create_mcp_http_client(headers=self._headers or None)
+            self._url,
+            http_client=create_mcp_http_client(headers=self._headers or None, auth=self._auth),
         )
 
     async def _hold(self, ready: asyncio.Future[ClientSession], stop: asyncio.Event) -> None:
@@ -139,7 +145,14 @@ class Connection:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, message_handler=self._on_message)
+                    ClientSession(
+                        read,
+                        write,
+                        message_handler=self._on_message,
+                        elicitation_callback=self._callbacks.elicit,
+                        sampling_callback=self._callbacks.sample,
+                        logging_callback=self._callbacks.log,
+                    )
                 )
                 await session.initialize()
                 ready.set_result(session)

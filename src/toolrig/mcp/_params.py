@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, TypedDict
+
+from toolrig.core._interaction import Elicitor, Sampler
 
 __all__ = ["ServerKeywords", "ServerParams"]
 
@@ -45,12 +47,24 @@ class ServerParams:
     """Retries of each imported tool on a retryable error."""
     connect_timeout: float = 30.0
     """Seconds to connect and initialize the session."""
+    auth: Any = field(default=None, repr=False)
+    """Streamable HTTP: an ``httpx`` auth flow for every request, such as the ``mcp`` SDK's
+    ``OAuthClientProvider`` (OAuth 2.1: discovery, registration, PKCE, token refresh); its
+    tokens stay in its storage and out of logs and reprs."""
+    elicitor: Elicitor | None = field(default=None, repr=False)
+    """Answers the server's ``elicitation/create`` requests (default: the elicitor of the call
+    in flight, see :func:`~toolrig.core.tool_interaction`)."""
+    sampler: Sampler | None = field(default=None, repr=False)
+    """Answers the server's ``sampling/createMessage`` requests (default: the sampler of the
+    call in flight)."""
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
             raise ValueError("give exactly one of `command` (stdio) or `url` (streamable HTTP)")
         if self.command is not None and not isinstance(self.command, str) and not self.command:
             raise ValueError("`command` must name a program")
+        if self.auth is not None and self.url is None:
+            raise ValueError("`auth` applies to streamable HTTP: give `url`")
 
     @property
     def argv(self) -> list[str]:
@@ -88,3 +102,6 @@ class ServerKeywords(TypedDict, total=False):
     timeout: float | None
     max_retries: int
     connect_timeout: float
+    auth: Any
+    elicitor: Elicitor | None
+    sampler: Sampler | None

@@ -43,6 +43,9 @@ class ServeOptions:
     """The server name sent to clients (unless serving a ready :class:`ToolServer`)."""
     on_ready: Callable[[str], Any] | None = None
     """HTTP: called with the endpoint's URL once it listens."""
+    stateless: bool = False
+    """HTTP: no sessions, one JSON answer per POST, so several processes or hosts can serve
+    behind one address (no server-to-client messages: progress, logs, change notices)."""
 
     def __post_init__(self) -> None:
         if self.transport not in ("stdio", "http"):
@@ -61,6 +64,7 @@ class ServeKeywords(TypedDict, total=False):
     path: str
     name: str
     on_ready: Callable[[str], Any] | None
+    stateless: bool
 
 
 async def serve_async(
@@ -90,6 +94,7 @@ async def serve_async(
                 allow_remote=how.allow_remote,
                 path=how.path,
                 on_ready=how.on_ready,
+                stateless=how.stateless,
             )
     finally:
         if server is not source:

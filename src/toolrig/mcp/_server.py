@@ -5,8 +5,13 @@ a catalogue that changes under hot reload needs no re-registration. Calls run th
 toolrig executor (validation, timeouts, retries); a failed call is a result with ``isError``,
 its text for the model and the structured error under ``_meta["toolrig/error"]``; an unknown
 tool is the protocol's error (-32602) with the catalogue's not-found message. Connected
-clients are told ``tools/list_changed`` when the catalogue changes; tool progress is relayed
-to the caller; a client's ``notifications/cancelled`` cancels the running call.
+clients are told ``tools/list_changed`` when the catalogue changes; a client's
+``notifications/cancelled`` cancels the running call.
+
+A tool's context speaks to the caller (see ``_client_hooks``): progress, logs at the level
+the client set with ``logging/setLevel``, elicitation and sampling. ``completion/complete``
+completes tool arguments, and a mounted MCP server answers resources and prompts (see
+``_features``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +28,22 @@ from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
+from mcp.server.streamable_http import EventStore
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from toolrig.core._interaction import tool_interaction
 from toolrig.core._result import ToolResult, to_jsonable
+from toolrig.mcp._client_hooks import ClientHooks
+from toolrig.mcp._event_store import InMemoryEventStore
+from toolrig.mcp._features import (
+    CompleteParams,
+    Completer,
+    LogLevels,
+    complete_tool_argument,
+    mount,
+)
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import NameMap
 from toolrig.registry._catalog import Catalog
@@ -77,6 +93,10 @@ class ToolServer:
     and closed with the server. An executor given alone is served through its catalogue.
     Changes to the catalogue (hot reload, ``add``, ``remove``) reach connected clients as
     ``notifications/tools/list_changed``; :meth:`notify_tools_changed` tells them explicitly.
+
+    ``resources``: an MCP server (``mcp.server.MCPServer``) whose resources, prompts and
+    completions are served here too. ``completers``: ``{tool: {argument: completer}}`` for
+    ``completion/complete`` on tool arguments (arguments with an ``enum`` need none).
     """
 
     def __init__(
@@ -87,6 +107,8 @@ class ToolServer:
         name: str = "toolrig",
         version: str | None = None,
         instructions: str | None = None,
+        resources: Any = None,
+        completers: Mapping[str, Mapping[str, Completer]] | None = None,
     ) -> None:
         from toolrig import __version__
 
@@ -117,6 +139,18 @@ class ToolServer:
         self.server.add_request_handler(
             "tools/call", mcp_types.CallToolRequestParams, self._call_tool
         )
+        self._log_levels = LogLevels()
+        self.server.add_request_handler(
+            "logging/setLevel", mcp_types.SetLevelRequestParams, self._log_levels.set_level
+        )
+        self.event_store: EventStore | None = InMemoryEventStore()
+        """Over HTTP: the events of each SSE stream, so a client reconnecting with
+        ``Last-Event-ID`` gets the rest of a call (``None``: streams are not resumable)."""
+        self.retry_interval_ms: int | None = 1000
+        """Over HTTP: the reconnection delay suggested to clients (the SSE ``retry`` field)."""
+        self._completers = dict(completers or {})
+        self._mounted_completion = None if resources is None else mount(self.server, resources)
+        self.server.add_request_handler("completion/complete", CompleteParams, self._complete)
         self.server.middleware.append(self._track_session)
         self._listener = self._on_change  # one bound method, to remove the same object later
         self.catalog.add_change_listener(self._listener)
@@ -161,16 +195,54 @@ class ToolServer:
             raise MCPError(
                 code=mcp_types.INVALID_PARAMS, message=self.catalog.missing_message(params.name)
             )
-        relay = _ProgressRelay(ctx.session)
+        hooks = ClientHooks(ctx, self._log_levels.of(ctx))
         try:
-            result = await self.executor.execute(
-                entry.call_name, params.arguments or {}, progress=relay
-            )
+            with tool_interaction(**vars_of(hooks)):
+                result = await self.executor.execute(
+                    entry.call_name, params.arguments or {}, progress=hooks.progress
+                )
         except BaseException:
-            relay.abandon()
+            hooks.relay.abandon()
             raise
-        await relay.flush()
+        await hooks.relay.flush()
         return call_result(result, listing.names)
+
+    async def call_without_channel(
+        self, name: str, arguments: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        """The ``CallToolResult`` of one call whose client cannot be spoken to during it (the
+        stateless JSON path: no progress, logs, elicitation or sampling reach it). Raises
+        :class:`MCPError` (-32602) for an unknown tool, like ``tools/call``."""
+        listing = self._current()
+        entry = listing.names.lookup(name)
+        if entry is None:
+            message = self.catalog.missing_message(name)
+            raise MCPError(code=mcp_types.INVALID_PARAMS, message=message)
+        result = await self.executor.execute(entry.call_name, arguments or {})
+        return call_result(result, listing.names)
+
+    async def _complete(
+        self, ctx: ServerRequestContext[Any], params: CompleteParams
+    ) -> HandlerResult:
+        ref, argument = params.ref, params.argument
+        if ref.get("type") != "ref/tool":
+            if self._mounted_completion is not None:
+                standard = mcp_types.CompleteRequestParams.model_validate(
+                    params.model_dump(by_alias=True, exclude_none=True)
+                )
+                answer: HandlerResult = await self._mounted_completion(ctx, standard)
+                return answer
+            return {"completion": {"values": [], "hasMore": False}}
+        others = (params.context or {}).get("arguments") or {}
+        values = complete_tool_argument(
+            self._current().names,
+            str(ref.get("name", "")),
+            str(argument.get("name", "")),
+            str(argument.get("value", "")),
+            others,
+            self._completers,
+        )
+        return {"completion": {"values": values, "total": len(values), "hasMore": False}}
 
     # -- change notifications ----------------------------------------------------------------
     async def _track_session(
@@ -231,57 +303,6 @@ def call_result(result: ToolResult, names: NameMap) -> dict[str, Any]:
     return data
 
 
-_Report = tuple[float, float | None, str | None]
-
-
-class _ProgressRelay:
-    """Forwards a tool's ``report_progress`` calls (from any thread) to the MCP caller, in order;
-    a no-op for callers that sent no progress token."""
-
-    __slots__ = ("_loop", "_queue", "_send", "_task")
-
-    def __init__(self, session: ServerSession) -> None:
-        self._send: Callable[[float, float | None, str | None], Awaitable[None]] = (
-            session.report_progress
-        )
-        self._loop = asyncio.get_running_loop()
-        self._queue: asyncio.Queue[_Report | None] | None = None
-        self._task: asyncio.Task[None] | None = None
-
-    def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        item = (float(progress), None if total is None else float(total), message)
-        try:
-            same_loop = asyncio.get_running_loop() is self._loop
-        except RuntimeError:
-            same_loop = False
-        if same_loop:
-            self._put(item)
-        else:
-            self._loop.call_soon_threadsafe(self._put, item)
-
-    def _put(self, item: _Report | None) -> None:
-        if self._queue is None:
-            if item is None:
-                return
-            self._queue = asyncio.Queue()
-            self._task = self._loop.create_task(self._drain(self._queue))
-        self._queue.put_nowait(item)
-
-    async def _drain(self, queue: asyncio.Queue[_Report | None]) -> None:
-        while (item := await queue.get()) is not None:
-            try:
-                await self._send(*item)
-            except Exception:
-                logger.debug("could not send a progress notification", exc_info=True)
-
-    async def flush(self) -> None:
-        """Send what is queued before the result goes out."""
-        await asyncio.sleep(0)  # let reports scheduled from worker threads land first
-        if self._task is not None:
-            self._put(None)
-            await self._task
-
-    def abandon(self) -> None:
-        """Drop pending reports (the call was cancelled)."""
-        if self._task is not None:
-            self._task.cancel()
+def vars_of(hooks: ClientHooks) -> dict[str, Any]:
+    """The keywords of :func:`tool_interaction` for ``hooks``."""
+    return {"elicitor": hooks.elicit, "sampler": hooks.sample, "log": hooks.log}

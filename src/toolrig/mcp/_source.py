@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 from toolrig.core._base import BaseTool
 from toolrig.core._context import ToolContext
 from toolrig.core._errors import ErrorCode, ToolDefinitionError, ToolError
+from toolrig.core._interaction import Interaction, current_interaction
 from toolrig.mcp._connection import Connection, first_error
 from toolrig.mcp._params import ServerKeywords, ServerParams
 from toolrig.mcp._remote import build_remote_tool, local_name, validate_prefix
@@ -68,7 +69,11 @@ class MCPToolSource:
         self._added: dict[str, BaseTool] = {}
         self.skipped: dict[str, str] = {}
         """Remote tools that could not be imported → why."""
-        self._connection = Connection(params, name=prefix, on_tools_changed=self._tools_changed)
+        self._active: list[ToolContext] = []  # calls in flight, latest last
+        self._started_in = current_interaction()
+        self._connection = Connection(
+            params, name=prefix, on_tools_changed=self._tools_changed, hooks=self._hooks
+        )
         self._refreshing: asyncio.Task[None] | None = None
         self._swap_lock = threading.Lock()
         self._closed = False
@@ -214,7 +219,25 @@ class MCPToolSource:
     async def _call(
         self, remote_name: str, arguments: dict[str, Any], ctx: ToolContext | None
     ) -> mcp_types.CallToolResult:
-        return await self._connection.call(self._call_here(remote_name, arguments, ctx))
+        if ctx is not None:
+            self._active.append(ctx)
+        try:
+            return await self._connection.call(self._call_here(remote_name, arguments, ctx))
+        finally:
+            if ctx is not None:
+                self._active.remove(ctx)
+
+    def _hooks(self) -> Interaction:
+        """Who answers the server's elicitation and sampling requests and takes its logs: the
+        hooks given with the server, else those of the latest call in flight, else those in
+        effect when the source was made."""
+        start = self._started_in
+        active = self._active[-1].interaction if self._active else start
+        return replace(
+            active,
+            elicitor=self.params.elicitor or active.elicitor or start.elicitor,
+            sampler=self.params.sampler or active.sampler or start.sampler,
+        )
 
     async def _call_here(
         self, remote_name: str, arguments: dict[str, Any], ctx: ToolContext | None

@@ -114,12 +114,31 @@ def http_app(
     token: str | None = None,
     host: str = DEFAULT_HOST,
     path: str = DEFAULT_PATH,
+    stateless: bool = False,
 ) -> ASGIApp:
     """The streamable-HTTP ASGI app of ``server`` at ``path``, behind the bearer-token check
-    when ``token`` is given. ``host`` selects DNS-rebinding protection (on for loopback)."""
-    app: ASGIApp = server.server.streamable_http_app(streamable_http_path=path, host=host)
+    when ``token`` is given. ``host`` selects DNS-rebinding protection (on for loopback).
+
+    ``stateless``: no sessions, every POST answered with one JSON body, so any of several
+    processes or hosts behind one address can answer any request (see ``_stateless``).
+    ``GET /healthz`` answers load balancers in both modes (see ``_health``)."""
+    from toolrig.mcp._health import HealthCheck
+    from toolrig.mcp._stateless import DirectCalls
+
+    app: ASGIApp = server.server.streamable_http_app(
+        streamable_http_path=path,
+        host=host,
+        event_store=None if stateless else server.event_store,  # resumable SSE streams
+        retry_interval=server.retry_interval_ms,
+        stateless_http=stateless,
+        json_response=stateless,
+    )
+    if stateless:
+        security = server.server.session_manager.security_settings
+        app = DirectCalls(app, server, path=path, security=security)
     if token is not None:
         app = BearerTokenMiddleware(app, token)
+    app = HealthCheck(app, server)
     return app
 
 
@@ -141,6 +160,7 @@ async def serve_http(
     path: str = DEFAULT_PATH,
     log_level: str = "warning",
     on_ready: Callable[[str], Any] | None = None,
+    stateless: bool = False,
 ) -> None:
     """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled.
 
@@ -150,7 +170,9 @@ async def serve_http(
     check_bind(host, token=token, allow_remote=allow_remote)
     bind_host = host.strip("[]")
     family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose protocol
+    # says TCP; with 0, a keep-alive client waited ~40 ms per answer (delayed ACK).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((bind_host, port))
@@ -159,7 +181,7 @@ async def serve_http(
         shown = f"[{bind_host}]" if family == socket.AF_INET6 else bind_host
         url = f"http://{shown}:{actual}{path}"
         config = uvicorn.Config(
-            http_app(server, token=token, host=host, path=path),
+            http_app(server, token=token, host=host, path=path, stateless=stateless),
             log_level=log_level,
             lifespan="on",
             access_log=False,

@@ -52,6 +52,7 @@ from toolrig.providers._roundtrip import (
 )
 from toolrig.providers._schema_walk import SchemaRewriteError
 from toolrig.providers._strict import StrictSchemaError, to_strict_schema
+from toolrig.providers._turns import assistant_turn
 
 __all__ = [
     "ExportedAction",
@@ -62,6 +63,7 @@ __all__ = [
     "SchemaRewriteError",
     "StrictSchemaError",
     "ToolSource",
+    "assistant_turn",
     "execute_calls",
     "execute_calls_sync",
     "format_anthropic_results",

@@ -9,8 +9,10 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
+from toolrig.core._content import content_blocks
 from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
+from toolrig.providers._content_blocks import anthropic_blocks
 from toolrig.providers._names import NameMap, ToolSource
 
 __all__ = ["format_anthropic_results", "parse_anthropic_calls", "to_anthropic_tools"]
@@ -57,16 +59,23 @@ def parse_anthropic_calls(response: Any, tools: ToolSource) -> list[ParsedCall]:
 
 def format_anthropic_results(results: Sequence[ToolResult]) -> list[dict[str, Any]]:
     """The ``user`` message carrying one ``tool_result`` block per result (``is_error`` set
-    for failures, whose text tells the model how to fix the call); empty for no results."""
+    for failures, whose text tells the model how to fix the call; images as image blocks);
+    empty for no results."""
     if not results:
         return []
     blocks = [
         {
             "type": "tool_result",
             "tool_use_id": result_call_id(r),
-            "content": r.to_text(),
+            "content": _content(r),
             "is_error": not r.success,
         }
         for r in results
     ]
     return [{"role": "user", "content": blocks}]
+
+
+def _content(result: ToolResult) -> str | list[dict[str, Any]]:
+    """Text, or for rich output text and image blocks (see ``_content_blocks``)."""
+    blocks = content_blocks(result.output) if result.success else None
+    return result.to_text() if blocks is None else anthropic_blocks(blocks)

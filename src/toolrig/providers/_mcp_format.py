@@ -10,9 +10,11 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
+from toolrig.core._content import content_blocks
 from toolrig.core._result import ToolResult, to_jsonable
 from toolrig.core._spec import ActionSpec
 from toolrig.providers._calls import ParsedCall, get_field, make_call
+from toolrig.providers._content_blocks import mcp_blocks
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource
 
 __all__ = [
@@ -85,8 +87,12 @@ def parse_mcp_call(params: Any, tools: ToolSource, *, call_id: str | None = None
 
 
 def format_mcp_result(result: ToolResult, *, tools: ToolSource | None = None) -> dict[str, Any]:
-    """A ``CallToolResult``: the result as text content, ``isError`` for failures, and
-    ``structuredContent`` when the action declares an output schema."""
+    """A ``CallToolResult``: rich content (images, audio, resources, text) as their blocks;
+    any other result as text content, ``isError`` for failures, and ``structuredContent`` when
+    the action declares an output schema."""
+    blocks = content_blocks(result.output) if result.success else None
+    if blocks is not None:  # rich content: its own blocks, no structured copy
+        return {"content": mcp_blocks(blocks), "isError": False}
     out: dict[str, Any] = {
         "content": [{"type": "text", "text": result.to_text()}],
         "isError": not result.success,

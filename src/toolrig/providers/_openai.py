@@ -9,9 +9,11 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
+from toolrig.core._content import content_blocks
 from toolrig.core._errors import ToolDefinitionError
 from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
+from toolrig.providers._content_blocks import openai_responses_items
 from toolrig.providers._export_memory import exported_strictly, note_export
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource
 from toolrig.providers._strict import StrictSchemaError, to_strict_schema
@@ -158,8 +160,14 @@ def parse_openai_responses_calls(
 
 
 def format_openai_responses_results(results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-    """One ``{"type": "function_call_output", "call_id", "output"}`` input item per result."""
+    """One ``{"type": "function_call_output", "call_id", "output"}`` input item per result;
+    rich output as a list of ``input_text`` and ``input_image`` items."""
     return [
-        {"type": "function_call_output", "call_id": result_call_id(r), "output": r.to_text()}
+        {"type": "function_call_output", "call_id": result_call_id(r), "output": _output(r)}
         for r in results
     ]
+
+
+def _output(result: ToolResult) -> str | list[dict[str, Any]]:
+    blocks = content_blocks(result.output) if result.success else None
+    return result.to_text() if blocks is None else openai_responses_items(blocks)

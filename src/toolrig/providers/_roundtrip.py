@@ -1,9 +1,11 @@
 """The round trip in one call: a provider's response in, its tool-result messages out.
 
 Parse the response's tool calls, run them through the executor (concurrently), and format
-each result as the provider expects, errors included so the model can correct itself::
+each result as the provider expects, errors included so the model can correct itself. With
+``include_turn=True`` the model's own turn (its tool calls) comes first, so appending the
+returned messages keeps the conversation valid for the next request::
 
-    messages = await run_tool_calls(response, executor, provider="openai")
+    messages += await run_tool_calls(response, executor, provider="openai", include_turn=True)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from toolrig.providers import _anthropic, _gemini, _openai
 from toolrig.providers._calls import ParsedCall, execute_calls, execute_calls_sync
 from toolrig.providers._export_memory import exported_strictly
 from toolrig.providers._names import NameMap
+from toolrig.providers._turns import assistant_turn
 from toolrig.runtime._executor import ToolExecutor
 
 __all__ = ["Provider", "parse_tool_calls", "run_tool_calls", "run_tool_calls_sync"]
@@ -70,24 +73,39 @@ def parse_tool_calls(
 
 
 async def run_tool_calls(
-    response: Any, executor: ToolExecutor, *, provider: Provider, strict: bool | None = None
+    response: Any,
+    executor: ToolExecutor,
+    *,
+    provider: Provider,
+    strict: bool | None = None,
+    include_turn: bool = False,
 ) -> list[dict[str, Any]]:
     """Execute the tool calls in ``response`` and return the messages to send back.
 
-    ``strict`` says whether the tools were exported in OpenAI strict mode; by default, as this
-    process last exported them (pass it when they were exported elsewhere). No tool calls
-    means no messages. Results come back in the order of the calls.
+    The provider accepts tool results only right after the model turn that made the calls.
+    With ``include_turn`` the returned list starts with that turn (see
+    :func:`assistant_turn`), so ``messages += ...`` is all a loop needs; without it (the
+    default, for loops that append the turn themselves) only the results come back, and no
+    tool calls means no messages. ``strict`` says whether the tools were exported in OpenAI
+    strict mode; by default, as this process last exported them (pass it when they were
+    exported elsewhere). Results come back in the order of the calls.
     """
     fmt = _format_for(provider)
     strict = exported_strictly(executor, strict)
     names = NameMap.from_tools(executor)
     calls = fmt.parse(response, names, strict)
     results = await execute_calls(executor, calls)
-    return fmt.format(results, calls, names)
+    turn = assistant_turn(response, provider=provider) if include_turn else []
+    return turn + fmt.format(results, calls, names)
 
 
 def run_tool_calls_sync(
-    response: Any, executor: ToolExecutor, *, provider: Provider, strict: bool | None = None
+    response: Any,
+    executor: ToolExecutor,
+    *,
+    provider: Provider,
+    strict: bool | None = None,
+    include_turn: bool = False,
 ) -> list[dict[str, Any]]:
     """Blocking :func:`run_tool_calls`, for scripts."""
     fmt = _format_for(provider)
@@ -95,4 +113,5 @@ def run_tool_calls_sync(
     names = NameMap.from_tools(executor)
     calls = fmt.parse(response, names, strict)
     results = execute_calls_sync(executor, calls)
-    return fmt.format(results, calls, names)
+    turn = assistant_turn(response, provider=provider) if include_turn else []
+    return turn + fmt.format(results, calls, names)

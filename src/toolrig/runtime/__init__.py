@@ -12,6 +12,7 @@ from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor
 from toolrig.runtime._pipeline import Pipeline
 from toolrig.runtime._retry import RetryPolicy
+from toolrig.runtime._tracing import disable_tracing, enable_tracing
 
 if _typing.TYPE_CHECKING:
     from toolrig.runtime._plan import Plan, PlanError, PlanStep
@@ -66,4 +67,6 @@ __all__ = [
     "ToolExecutor",
     "Unset",
     "default_executor",
+    "disable_tracing",
+    "enable_tracing",
 ]

@@ -48,6 +48,7 @@ from toolrig.runtime._outcome import raised as _raised
 from toolrig.runtime._outcome import values_or as _values_or
 from toolrig.runtime._steps import PipelineSteps, logger
 from toolrig.runtime._threads import grace_for as _grace
+from toolrig.runtime._tracing import traced_call as _traced
 
 __all__ = [
     "UNSET",
@@ -125,6 +126,8 @@ class Pipeline(PipelineSteps):
             return self._call_plain_async(action, args, call_id, strict, progress)
         limit = self._limit(tool, timeout)
         run = self._call(tool, action, args, call_id, limit, strict, max_retries, progress, False)
+        if self._traced:
+            run = _traced(run, action, call_id)
         return run if self._max_concurrency is None else self._limited(run)
 
     def _run_now(
@@ -159,6 +162,8 @@ class Pipeline(PipelineSteps):
             coro = self._call(
                 tool, action, args, call_id, None, strict, max_retries, progress, True
             )
+            if self._traced:
+                coro = _traced(coro, action, call_id)
             try:
                 coro.send(None)
             except StopIteration as done:

@@ -9,6 +9,7 @@ version (written by other writers) are never re-used.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -29,15 +30,28 @@ def same_arguments(recorded: Any, resolved: Mapping[str, Any]) -> bool:
 
 
 class RecordedSteps:
-    """The last successful record of each step of a plan run, found again by step id."""
+    """The records of a plan run's steps: the last successful one of each step, found again
+    by step id, and how many each step has (which names its next call)."""
 
     def __init__(self, records: Iterable[Any], step_ids: Iterable[str]) -> None:
         ids = set(step_ids)
         self._last: dict[str, Any] = {}
+        self._count: dict[str, int] = {}
         for record in records:  # oldest first: the last one of a step wins
             step_id = getattr(record, "step_id", None)
             if step_id in ids:
-                self._last[step_id] = record
+                self._count[step_id] = self._count.get(step_id, 0) + 1
+                if getattr(record, "ok", True):
+                    self._last[step_id] = record
+
+    def call_id(
+        self, plan_id: str, step_id: str, *, version: str, arguments: Mapping[str, Any]
+    ) -> str:
+        """The id of the step's next call: the same until the step has a new record, so a
+        runner resumed after dying mid-step finds the call it had started (on a worker, say)
+        instead of starting a second one; a new one once that call's outcome is recorded."""
+        digest = hashlib.sha256(f"{version}\n{_canonical(arguments)}".encode()).hexdigest()
+        return f"{plan_id}.{step_id}.{self._count.get(step_id, 0)}.{digest[:12]}"
 
     def reusable(
         self, step_id: str, *, tool: str, action: str, version: str, arguments: Mapping[str, Any]

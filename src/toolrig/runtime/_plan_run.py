@@ -25,6 +25,7 @@ from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanError, PlanStep, resolve_references
 from toolrig.runtime._plan_check import CostFunction, PlanCheck, check_plan
 from toolrig.runtime._plan_reuse import RecordedSteps
+from toolrig.runtime._tracing import plan_step, workflow_span
 
 __all__ = ["PlanResult", "PlanRunner", "RunStore", "StepEvent", "StepStatus"]
 
@@ -146,6 +147,14 @@ class PlanRunner:
         report = self.check(plan)
         if not report.ok:
             raise PlanError(report.problems)
+        with workflow_span(plan.id, steps=len(plan.steps)) as span:
+            result = await self._run(plan, report)
+            if result.failed:
+                span.record_error("step_failed", f"failed steps: {', '.join(result.failed)}")
+            span.set("toolrig.plan.reused", len(result.reused) or None)
+            return result
+
+    async def _run(self, plan: Plan, report: PlanCheck) -> PlanResult:
         t0 = time.perf_counter()
         state = _RunState(plan, report, self._recorded(plan))
         running: dict[asyncio.Task[ToolResult], PlanStep] = {}
@@ -167,7 +176,11 @@ class PlanRunner:
                         continue
                     self._emit(state, step.id, StepStatus.STARTED, None)
                     state.timings[step.id] = (time.perf_counter(), 0.0)
-                    task = asyncio.ensure_future(self.executor.execute(step.call_name, params))
+                    call_id = self._call_id(state, step, params)
+                    with plan_step(step.id):  # the step's span is told its step id
+                        task = asyncio.ensure_future(
+                            self.executor.execute(step.call_name, params, tool_call_id=call_id)
+                        )
                     running[task] = step
                 ready = state.ready()
             if not running:
@@ -212,6 +225,14 @@ class PlanRunner:
         state.reused.append(step.id)
         self._emit(state, step.id, StepStatus.REUSED, result)
         return True
+
+    def _call_id(self, state: _RunState, step: PlanStep, params: Mapping[str, Any]) -> str | None:
+        """A call id that a resumed run gives the same call again (with a store), else none."""
+        action = self.executor.resolve(step.call_name)
+        if action is None or state.recorded is None:
+            return None
+        version = self._version(action.tool) or ""
+        return state.recorded.call_id(state.plan.id, step.id, version=version, arguments=params)
 
     def _version(self, tool: str) -> str | None:
         """The version of ``tool`` in the executor's catalogue now (``None``: not there)."""
@@ -268,7 +289,7 @@ class PlanRunner:
     def _recorded(self, plan: Plan) -> RecordedSteps | None:
         if self.store is None:
             return None
-        records = self.store.query(run_id=plan.id, status="succeeded")
+        records = self.store.query(run_id=plan.id)  # every status: their count names calls
         return RecordedSteps(records, (s.id for s in plan.steps))
 
 

@@ -34,6 +34,10 @@ from toolrig.runtime._process import ProcessRunner
 from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._threads import WorkerPool
 from toolrig.runtime._threads import grace_for as _grace
+from toolrig.runtime._tracing import follow as _follow_tracing
+from toolrig.runtime._tracing import log_fields as _log_fields
+from toolrig.runtime._tracing import record_missing as _trace_missing
+from toolrig.runtime._tracing import tracing_enabled as _tracing_enabled
 
 __all__ = ["PipelineSteps"]
 
@@ -80,6 +84,7 @@ class PipelineSteps:
             self.add_middleware(item)
         self._plain = False
         self._update_plain()
+        _follow_tracing(self._update_plain)
 
     @property
     def default_timeout(self) -> float | None:
@@ -94,9 +99,12 @@ class PipelineSteps:
         self._update_plain()
 
     def _update_plain(self) -> None:
-        """Whether blocking calls of plain actions may take the straight-line path."""
+        """Whether blocking calls of plain actions may take the straight-line path (not while
+        tracing is on: the switch calls this, so the straight line never checks for it)."""
+        self._traced = _tracing_enabled()
         self._plain = (
-            not self._pre
+            not self._traced
+            and not self._pre
             and not self._post
             and self._chain is None
             and self._max_concurrency is None
@@ -269,9 +277,10 @@ class PipelineSteps:
                     action.name,
                     result.error.code,
                     result.error.message.splitlines()[0] if result.error.message else "",
+                    extra=_log_fields(result),
                 )
         elif logger.isEnabledFor(logging.DEBUG):
-            logger.debug("%s succeeded", action.name)
+            logger.debug("%s succeeded", action.name, extra=_log_fields(result))
 
     def _not_found(
         self, name: str, message: str, call_id: str, *, action: str | None = None
@@ -303,6 +312,10 @@ class PipelineSteps:
                     result=result,
                 )
             )
+        if self._traced:
+            _trace_missing(str(name), call_id, result)
+        if logger.isEnabledFor(logging.INFO):
+            logger.info("%s failed [not_found]", name, extra=_log_fields(result))
         return result
 
     def _limit(self, tool: BaseTool, timeout: float | Unset | None) -> float | None:

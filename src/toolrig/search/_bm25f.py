@@ -31,6 +31,14 @@ class BM25FParams:
     """Field name -> length normalisation in [0, 1] (``default_b`` when absent)."""
     default_b: float = 0.3
     k1: float = 3.0
+    common: Mapping[str, float] = field(default_factory=dict)
+    """Field name -> share of documents: a term found in that field of more documents than
+    this share (and more than :data:`COMMON_FLOOR`) counts there in proportion less, e.g.
+    a name word such as ``get`` or ``model_id`` shared by hundreds of tools."""
+
+
+COMMON_FLOOR = 10
+"""Documents below which no term counts as common (small catalogues are left alone)."""
 
 
 class BM25F:
@@ -39,6 +47,7 @@ class BM25F:
     __slots__ = (
         "_arrays",
         "_b",
+        "_common",
         "_docs",
         "_fields",
         "_k1",
@@ -54,6 +63,7 @@ class BM25F:
         self._weights = tuple(params.weights[f] for f in self._fields)
         self._b = tuple(params.b.get(f, params.default_b) for f in self._fields)
         self._k1 = params.k1
+        self._common = tuple(params.common.get(f, 0.0) for f in self._fields)
         self._postings: dict[str, dict[int, tuple[tuple[int, int], ...]]] = {}
         self._docs: dict[int, tuple[str, ...]] = {}
         self._lengths: dict[int, tuple[int, ...]] = {}
@@ -128,11 +138,12 @@ class BM25F:
             if not posting:
                 continue
             idf = qtf * self.idf(term)
+            damp = self._damping(posting.values(), n)
             for doc, counts in posting.items():
                 length = lengths[doc]
                 tf = 0.0
                 for i, count in counts:
-                    tf += weights[i] * count / (1.0 - b[i] + b[i] * length[i] / avg[i])
+                    tf += damp[i] * weights[i] * count / (1.0 - b[i] + b[i] * length[i] / avg[i])
                 out[doc] = out.get(doc, 0.0) + idf * tf * (k1 + 1.0) / (k1 + tf)
         return out
 
@@ -165,12 +176,36 @@ class BM25F:
                 continue
             docs, counts = self._term_arrays(term)
             norm = 1.0 - b + b * self._length_array[docs] / avg
-            tf = (counts * weights / norm).sum(axis=1)
+            damp = weights
+            if any(self._common):
+                df = (counts > 0).sum(axis=0).tolist()
+                damp = weights * np.asarray(self._damping((), n, df), dtype=np.float32)
+            tf = (counts * damp / norm).sum(axis=1)
             gain = np.float32(self.idf(term)) * tf * (k1 + 1.0) / (k1 + tf)
             for row, query_counts in enumerate(counts_per_query):
                 qtf = query_counts.get(term)
                 if qtf:
                     out[row, docs] += np.float32(qtf) * gain
+        return out
+
+    def _damping(
+        self,
+        postings: Iterable[tuple[tuple[int, int], ...]],
+        n: int,
+        df: Sequence[int] | None = None,
+    ) -> list[float]:
+        """Per field, the factor of a term (its ``postings``, or documents per field ``df``):
+        ``limit / documents`` where a field holds it in more than ``limit`` documents."""
+        out = [1.0] * len(self._fields)
+        if not any(self._common):
+            return out
+        if df is None:
+            counted = Counter(i for counts in postings for i, _ in counts)
+            df = [counted.get(i, 0) for i in range(len(self._fields))]
+        for i, share in enumerate(self._common):
+            limit = max(share * n, COMMON_FLOOR)
+            if share and df[i] > limit:
+                out[i] = limit / df[i]
         return out
 
     def _term_arrays(self, term: str) -> tuple[Any, Any]:

@@ -26,6 +26,7 @@ def _default_bm25f() -> BM25FParams:
         },
         default_b=0.3,
         k1=3.0,
+        common={"name": 0.05},
     )
 
 
@@ -60,6 +61,19 @@ class SearchConfig:
     """Catalogue size (in actions) above which costly models score only candidates."""
     rerank_depth: int = 300
     """How many candidates the words and the cheap models pick for the costly ones."""
+    learned_weight: float = 1.5
+    """How far the tools that the nearest learned requests led to move up
+    (:meth:`ToolIndex.learn`), as a share of the query's lead (see :mod:`.learned`); 0 turns
+    learning from use off (nothing is remembered either)."""
+    learned_neighbours: int = 10
+    """How many of the nearest learned requests vote."""
+    learned_floor: float = 0.4
+    """Cosine similarity a learned request must exceed to vote."""
+    diversity: float = 0.0
+    """How far near-duplicates of a better hit move down, as a share of the query's lead
+    (see :mod:`.diversify`); 0 turns diversification off."""
+    duplicate_threshold: float = 0.8
+    """Cosine similarity of two documents above which they count as near-duplicates."""
     usage_weight: float = 0.6
     """How far the most-called tool moves up once call counts are known
     (:meth:`ToolIndex.set_usage`), as a share of how far the query's best score stands above

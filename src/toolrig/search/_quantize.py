@@ -4,13 +4,15 @@ The packaged ONNX file stores int8 weights but widens them to float before every
 onnxruntime computes in float32. Dynamic quantization (weights per channel, activations per
 call) makes the products integer ones: about twice as fast on a CPU with VNNI, with the same
 recall on MetaTool (``bench/retrieval.py``). The quantized copy is made once, in about two
-seconds, and kept in the cache folder (``$TOOLRIG_CACHE_DIR``, else the platform's user cache
-folder), named by a hash of the source model; nothing is downloaded.
+seconds, with the ``onnx`` package (extra ``search-int8``; not needed once the copy exists),
+and kept in the cache folder (``$TOOLRIG_CACHE_DIR``, else the platform's user cache folder),
+named by a hash of the source model; nothing is downloaded.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
 import os
 import tempfile
@@ -39,15 +41,24 @@ def cache_dir() -> Path:
 def quantized_model(source: Path) -> Path:
     """The dynamically quantized copy of ``source`` (made and cached on first use).
 
-    Returns ``source`` itself, with one warning, when the copy cannot be made (the ``onnx``
-    package missing, a read-only cache folder): search still works, only slower.
+    Returns ``source`` itself when the copy cannot be made: without the ``onnx`` package
+    (said at INFO level), or with one warning on a read-only cache folder; search still
+    works, only slower.
     """
     try:
         digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
         target = cache_dir() / "models" / f"{source.stem}-{digest}-{_FORMAT}.onnx"
         with _lock:
-            if not target.is_file():
-                _build(source, target)
+            if target.is_file():
+                return target
+            if importlib.util.find_spec("onnx") is None:
+                logger.info(
+                    "tool search uses the packaged MiniLM model (about twice as slow per "
+                    "request): its integer-product copy is made once with the extra "
+                    "'search-int8' (pip install 'toolrig[search-int8]')"
+                )
+                return source
+            _build(source, target)
         return target
     except Exception as exc:
         logger.warning(

@@ -1,8 +1,9 @@
 """``VectorTable``: the embeddings of the indexed documents, for one embedding model.
 
-Rows are addressed by document slot in a growable array (capacity doubles); a document's
-sample requests have rows of their own in a second array that records their owner. Changes
-only mark rows pending; the next query embeds every pending text in one batch.
+Rows are addressed by document slot in a growable array (capacity doubles). A document whose
+text is longer than the model's window has its further pieces in rows of their own, and its
+sample requests in others (see :class:`OwnedRows`); its similarity is that of its best piece.
+Changes only mark rows pending; the next query embeds every pending text in one batch.
 """
 
 from __future__ import annotations
@@ -21,11 +22,103 @@ if TYPE_CHECKING:
 else:
     Matrix = Any
 
-__all__ = ["VectorTable"]
+__all__ = ["OwnedRows", "VectorTable"]
+
+
+class OwnedRows:
+    """Vectors that each belong to one document slot (its sample requests, or the further
+    pieces of its text); rows of removed documents are reused."""
+
+    def __init__(self, np: Any) -> None:
+        self._np = np
+        self._vectors: Matrix = np.zeros((0, 0), dtype=np.float32)
+        self._owners = np.zeros(0, dtype=np.int64)
+        self._rows: dict[int, list[int]] = {}
+        self._free: list[int] = []
+        self._used = 0
+        self._groups: tuple[Any, Matrix] | None = None
+        """Live rows sorted by owner: owners and vectors (made on demand, dropped on change)."""
+
+    def __bool__(self) -> bool:
+        return self._used > len(self._free)
+
+    def set(self, slot: int, vectors: Matrix) -> None:
+        """Give ``slot`` exactly these rows (replacing its earlier ones)."""
+        self.release(slot)
+        rows = []
+        for vector in vectors:
+            row = self._claim(vector.shape[0])
+            self._vectors[row] = vector
+            self._owners[row] = slot
+            rows.append(row)
+        if rows:
+            self._rows[slot] = rows
+            self._groups = None
+
+    def release(self, slot: int) -> None:
+        rows = self._rows.pop(slot, ())
+        for row in rows:
+            self._owners[row] = -1
+            self._free.append(row)
+        if rows:
+            self._groups = None
+
+    def closest(self, queries: Matrix, n: int, slots: Any, width: int) -> Any:
+        """Per query row and column, the similarity of the column's closest row (``-inf``
+        for documents without any); ``None`` when no column has one.
+
+        Rows are grouped by document once per change, so a query costs one matrix-vector
+        product and one ``maximum.reduceat`` per row; with ``slots`` (sorted), only the
+        candidates' rows are compared.
+        """
+        np = self._np
+        owners, grouped = self._sorted()
+        if slots is None:
+            keep = owners < n
+            columns = owners[keep] if not keep.all() else owners
+            vectors = grouped[keep] if not keep.all() else grouped
+        else:  # the rows of each candidate, found by binary search in the grouped rows
+            first = np.searchsorted(owners, slots, side="left")
+            counts = np.searchsorted(owners, slots, side="right") - first
+            present = np.flatnonzero(counts)
+            counts = counts[present]
+            offsets = np.cumsum(counts) - counts
+            picked = np.arange(int(counts.sum())) + np.repeat(first[present] - offsets, counts)
+            columns = np.repeat(present, counts)
+            vectors = grouped[picked]
+        if columns.size == 0:
+            return None
+        starts = np.flatnonzero(np.r_[True, columns[1:] != columns[:-1]])
+        best = np.full((queries.shape[0], width), -np.inf, dtype=np.float32)
+        for row in range(queries.shape[0]):
+            best[row, columns[starts]] = np.maximum.reduceat(vectors @ queries[row], starts)
+        return best
+
+    def _sorted(self) -> tuple[Any, Matrix]:
+        if self._groups is None:
+            np = self._np
+            owners = self._owners[: self._used]
+            live = np.flatnonzero(owners >= 0)
+            order = live[np.argsort(owners[live], kind="stable")]
+            self._groups = (owners[order], self._vectors[order])
+        return self._groups
+
+    def _claim(self, dim: int) -> int:
+        np = self._np
+        if self._free:
+            return self._free.pop()
+        row = self._used
+        self._vectors = _grown(np, self._vectors, row + 1, dim)
+        if self._owners.shape[0] < self._vectors.shape[0]:
+            owners = np.full(self._vectors.shape[0], -1, dtype=np.int64)
+            owners[: self._owners.shape[0]] = self._owners
+            self._owners = owners
+        self._used += 1
+        return row
 
 
 class VectorTable:
-    """Document and sample-request vectors of one :class:`~.dense.Embedder`."""
+    """Document, piece and sample-request vectors of one :class:`~.dense.Embedder`."""
 
     def __init__(self, embedder: Embedder) -> None:
         import numpy as np
@@ -34,35 +127,35 @@ class VectorTable:
         self.name = embedder.name
         self._np = np
         self._docs: Matrix = np.zeros((0, 0), dtype=np.float32)
-        self._examples: Matrix = np.zeros((0, 0), dtype=np.float32)
-        self._owners = np.zeros(0, dtype=np.int64)
-        self._example_rows: dict[int, list[int]] = {}
-        self._free_rows: list[int] = []
-        self._used_rows = 0
-        self._pending: dict[int, tuple[str, tuple[str, ...]]] = {}
-        self._groups: tuple[Any, Any, Matrix] | None = None
-        """Sample requests grouped by document (made on demand, dropped on change)."""
+        self._pieces = OwnedRows(np)
+        self._examples = OwnedRows(np)
+        self._pending: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
-    def put(self, slot: int, text: str, examples: tuple[str, ...]) -> None:
-        """Schedule document ``slot`` to be embedded from ``text`` and ``examples``."""
-        self._pending[slot] = (text, examples)
+    def put(
+        self, slot: int, text: str | tuple[str, ...], examples: tuple[str, ...] = ()
+    ) -> None:
+        """Schedule document ``slot`` to be embedded from ``text`` (or its pieces, each
+        within the model's window) and its sample requests ``examples``."""
+        pieces = (text,) if isinstance(text, str) else text
+        self._pending[slot] = (pieces or ("",), examples)
 
     @property
     def has_examples(self) -> bool:
         """Whether any indexed document has sample requests (pending ones count)."""
-        return self._used_rows > len(self._free_rows) or any(e for _, e in self._pending.values())
+        return bool(self._examples) or any(e for _, e in self._pending.values())
 
     def clear(self, slot: int) -> None:
         """Forget document ``slot``."""
         self._pending.pop(slot, None)
-        self._release_examples(slot)
+        self._pieces.release(slot)
+        self._examples.release(slot)
 
     def similarities(
         self, queries: Matrix, n: int, example_weight: float, slots: Any = None
     ) -> Matrix:
         """Cosine similarity of each query row to documents ``0..n-1`` (or to ``slots`` only),
-        one row per query; with sample requests, the closest one is mixed in:
-        ``(1 - w) * doc + w * max(doc, closest request)``."""
+        one row per query: that of the document's best piece; with sample requests, the
+        closest one is mixed in: ``(1 - w) * doc + w * max(doc, closest request)``."""
         np = self._np
         self.flush()
         width = n if slots is None else len(slots)
@@ -74,7 +167,11 @@ class VectorTable:
             # (rows x dim) @ (dim x docs) product with few rows
             for row in range(queries.shape[0]):
                 sims[row, : docs.shape[0]] = docs @ queries[row]
-        if self._used_rows and example_weight > 0:
+        if self._pieces:
+            best = self._pieces.closest(queries, n, slots, width)
+            if best is not None:
+                sims = np.maximum(sims, best)
+        if self._examples and example_weight > 0:
             best = self._closest_examples(queries, n, slots, width)
             if best is not None:
                 best = np.maximum(best, sims)
@@ -82,46 +179,14 @@ class VectorTable:
         out: Matrix = sims.astype(np.float32, copy=False)
         return out
 
+    def vectors_of(self, slots: Any) -> Matrix:
+        """The first-piece vectors of ``slots`` (for telling near-duplicates apart)."""
+        self.flush()
+        out: Matrix = self._docs[slots]
+        return out
+
     def _closest_examples(self, queries: Matrix, n: int, slots: Any, width: int) -> Any:
-        """Per query row and column, the similarity of the document's closest sample request
-        (``-inf`` for documents without any); ``None`` when no column has one.
-
-        Rows are grouped by document once per change, so a query costs one matrix-vector
-        product and one ``maximum.reduceat`` per row; with ``slots`` (sorted), only the
-        candidates' rows are compared.
-        """
-        np = self._np
-        _, owners, grouped = self._example_groups()
-        if slots is None:
-            keep = owners < n
-            columns = owners[keep] if not keep.all() else owners
-            examples = grouped[keep] if not keep.all() else grouped
-        else:  # the rows of each candidate, found by binary search in the grouped rows
-            first = np.searchsorted(owners, slots, side="left")
-            counts = np.searchsorted(owners, slots, side="right") - first
-            present = np.flatnonzero(counts)
-            counts = counts[present]
-            offsets = np.cumsum(counts) - counts
-            picked = np.arange(int(counts.sum())) + np.repeat(first[present] - offsets, counts)
-            columns = np.repeat(present, counts)
-            examples = grouped[picked]
-        if columns.size == 0:
-            return None
-        starts = np.flatnonzero(np.r_[True, columns[1:] != columns[:-1]])
-        best = np.full((queries.shape[0], width), -np.inf, dtype=np.float32)
-        for row in range(queries.shape[0]):
-            best[row, columns[starts]] = np.maximum.reduceat(examples @ queries[row], starts)
-        return best
-
-    def _example_groups(self) -> tuple[Any, Any, Matrix]:
-        """Live sample-request rows sorted by owner: their row numbers, owners and vectors."""
-        if self._groups is None:
-            np = self._np
-            owners = self._owners[: self._used_rows]
-            live = np.flatnonzero(owners >= 0)
-            order = live[np.argsort(owners[live], kind="stable")]
-            self._groups = (order, owners[order], self._examples[order])
-        return self._groups
+        return self._examples.closest(queries, n, slots, width)
 
     def flush(self) -> None:
         """Embed every pending document now (one batch)."""
@@ -129,48 +194,23 @@ class VectorTable:
             return
         np = self._np
         pending = list(self._pending.items())
-        texts = [text for _, (text, _) in pending]
-        for _, (_, examples) in pending:
+        texts = [pieces[0] for _, (pieces, _) in pending]
+        for _, (pieces, examples) in pending:
+            texts.extend(pieces[1:])
             texts.extend(examples)
         vectors = cached_embed(self.embedder, texts)
         dim = vectors.shape[1]
         top = max(slot for slot, _ in pending) + 1
         self._docs = _grown(np, self._docs, top, dim)
         cursor = len(pending)
-        for i, (slot, (_, examples)) in enumerate(pending):
+        for i, (slot, (pieces, examples)) in enumerate(pending):
             self._docs[slot] = vectors[i]
-            self._release_examples(slot)
-            rows = []
-            for _ in examples:
-                row = self._claim_row(dim)
-                self._examples[row] = vectors[cursor]
-                self._owners[row] = slot
-                rows.append(row)
-                cursor += 1
-            if rows:
-                self._example_rows[slot] = rows
+            more = len(pieces) - 1
+            self._pieces.set(slot, vectors[cursor : cursor + more])
+            cursor += more
+            self._examples.set(slot, vectors[cursor : cursor + len(examples)])
+            cursor += len(examples)
         self._pending.clear()
-        self._groups = None
-
-    def _claim_row(self, dim: int) -> int:
-        np = self._np
-        if self._free_rows:
-            return self._free_rows.pop()
-        row = self._used_rows
-        self._examples = _grown(np, self._examples, row + 1, dim)
-        if self._owners.shape[0] < self._examples.shape[0]:
-            owners = np.full(self._examples.shape[0], -1, dtype=np.int64)
-            owners[: self._owners.shape[0]] = self._owners
-            self._owners = owners
-        self._used_rows += 1
-        return row
-
-    def _release_examples(self, slot: int) -> None:
-        if slot in self._example_rows:
-            self._groups = None
-        for row in self._example_rows.pop(slot, ()):
-            self._owners[row] = -1
-            self._free_rows.append(row)
 
 
 def _grown(np: Any, matrix: Matrix, rows: int, dim: int) -> Matrix:

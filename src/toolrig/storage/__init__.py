@@ -9,6 +9,14 @@ from toolrig.storage._failures import LogWriteWarning, WriteFailure
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._open import open_log
 from toolrig.storage._record import ExecutionRecord, RecordStatus
+from toolrig.storage._requests import RequestLog, RequestPair
+from toolrig.storage._sessions import (
+    LogSessionStore,
+    MemorySessionStore,
+    SessionConflict,
+    SessionState,
+    SessionStore,
+)
 from toolrig.storage._sqlite import SQLiteExecutionLog, default_log_path
 
 if _typing.TYPE_CHECKING:
@@ -19,10 +27,17 @@ _LAZY = {"PostgresExecutionLog": "toolrig.storage._postgres"}
 __all__ = [
     "ExecutionLog",
     "ExecutionRecord",
+    "LogSessionStore",
     "LogWriteWarning",
+    "MemorySessionStore",
     "PostgresExecutionLog",
     "RecordStatus",
+    "RequestLog",
+    "RequestPair",
     "SQLiteExecutionLog",
+    "SessionConflict",
+    "SessionState",
+    "SessionStore",
     "WriteFailure",
     "default_log_path",
     "open_log",

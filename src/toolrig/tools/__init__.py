@@ -6,7 +6,8 @@ leaving it are refused with a ``permission_denied`` result. ``docs/tools.md`` li
 tool may touch and how to widen or narrow it.
 
 For the outside world (loaded on first use of their names, as some need an extra): the web
-(``WebTool``, its search backends, the ``NetPolicy`` that limits the addresses it reaches), a
+(``WebTool``, its search backends, the ``NetPolicy`` that limits the addresses it reaches), HTTP
+services described by an OpenAPI document (``openapi_tool``, see ``docs/openapi.md``), a
 database (``DbTool``), a browser (``BrowserTool``) and a model (``LLMTool``); see
 ``docs/tools-web.md``. Retrieval over local documents is :mod:`toolrig.tools.rag`.
 """
@@ -28,6 +29,7 @@ if _typing.TYPE_CHECKING:
     from toolrig.tools._browser import BrowserTool
     from toolrig.tools._db import DbTool
     from toolrig.tools._llm import LLMTool
+    from toolrig.tools._openapi import HeaderAuth, openapi_tool
     from toolrig.tools._web import WebTool
     from toolrig.tools._web_search import (
         BraveBackend,
@@ -42,11 +44,13 @@ _LAZY = {
     "BrowserTool": "toolrig.tools._browser",
     "DbTool": "toolrig.tools._db",
     "DuckDuckGoBackend": "toolrig.tools._web_search",
+    "HeaderAuth": "toolrig.tools._openapi",
     "LLMTool": "toolrig.tools._llm",
     "SearchBackend": "toolrig.tools._web_search",
     "SearxngBackend": "toolrig.tools._web_search",
     "TavilyBackend": "toolrig.tools._web_search",
     "WebTool": "toolrig.tools._web",
+    "openapi_tool": "toolrig.tools._openapi",
 }
 
 
@@ -69,6 +73,7 @@ __all__ = [
     "DownloadTool",
     "DuckDuckGoBackend",
     "FileTool",
+    "HeaderAuth",
     "LLMTool",
     "NetPolicy",
     "Sandbox",
@@ -81,4 +86,5 @@ __all__ = [
     "TodoTool",
     "WebTool",
     "attempt_completion",
+    "openapi_tool",
 ]

@@ -219,8 +219,12 @@ async def guarded_stream(
     *,
     max_redirects: int = 5,
     headers: Mapping[str, str] | None = None,
+    method: str = "GET",
+    content: bytes | None = None,
 ) -> AsyncIterator[GuardedResponse]:
-    """GET ``url`` as a stream, following up to ``max_redirects`` redirects, each hop checked.
+    """Send ``method`` (GET by default) to ``url`` as a stream, following up to
+    ``max_redirects`` redirects, each hop checked (``max_redirects=0`` answers a redirect with
+    an error; use it for requests with a body, which a redirect must not silently resend).
 
     ``client`` must not follow redirects itself and should ignore proxy settings of the
     environment (``follow_redirects=False, trust_env=False``).
@@ -230,7 +234,11 @@ async def guarded_stream(
         address = await resolve_checked(current, policy)
         target, extra, extensions = _pinned(httpx.URL(current), address)
         request = client.build_request(
-            "GET", target, headers={**(headers or {}), **extra}, extensions=extensions
+            method,
+            target,
+            headers={**(headers or {}), **extra},
+            extensions=extensions,
+            content=content,
         )
         response = await client.send(request, stream=True)
         location = response.headers.get("location")

@@ -1,0 +1,307 @@
+"""The tools the official MCP conformance suite calls, written as ordinary toolrig tools.
+
+Serve them with ``toolrig serve examples/conformance_server.py --transport http --port 3001``
+and run the suite against ``http://127.0.0.1:3001/mcp``. The same tools run in-process under
+an agent (see ``tests/mcp/test_conformance_in_process.py``): their context's logs, elicitation
+and sampling go to the MCP client here, to the application's hooks and the agent's model there.
+
+``tools`` is what ``toolrig serve`` serves; ``resources`` is an MCP server (the SDK's
+``MCPServer``) whose resources, prompts and completions are served alongside them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import wave
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.prompts.base import UserMessage
+from mcp_types import Completion, ImageContent, TextResourceContents
+from mcp_types import EmbeddedResource as MCPResource
+
+from toolrig import Tool, ToolContext, ToolError, tool
+from toolrig.core import Audio, EmbeddedResource, Image, TextContent
+
+RED_PIXEL_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
+
+
+def _silence_wav() -> bytes:
+    """A tenth of a second of silence, 8 kHz mono."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(1)
+        out.setframerate(8000)
+        out.writeframes(b"\x80" * 800)
+    return buffer.getvalue()
+
+
+@tool
+def test_simple_text() -> str:
+    """Return a fixed sentence."""
+    return "This is a simple text response for testing."
+
+
+@tool
+def test_image_content() -> Image:
+    """Return a 1x1 red PNG."""
+    return Image.from_bytes(RED_PIXEL_PNG, "image/png")
+
+
+@tool
+def test_audio_content() -> Audio:
+    """Return a short silent WAV clip."""
+    return Audio.from_bytes(_silence_wav(), "audio/wav")
+
+
+@tool
+def test_embedded_resource() -> EmbeddedResource:
+    """Return a text resource embedded in the result."""
+    return EmbeddedResource(
+        uri="test://embedded-resource",
+        mime_type="text/plain",
+        text="This is an embedded resource content.",
+    )
+
+
+@tool
+def test_multiple_content_types() -> list[TextContent | Image | EmbeddedResource]:
+    """Return text, an image and a resource together."""
+    return [
+        TextContent(text="Multiple content types test:"),
+        Image.from_bytes(RED_PIXEL_PNG, "image/png"),
+        EmbeddedResource(
+            uri="test://mixed-content-resource",
+            mime_type="application/json",
+            text=json.dumps({"test": "data", "value": 123}),
+        ),
+    ]
+
+
+@tool
+async def test_tool_with_logging(ctx: ToolContext) -> str:
+    """Log three messages while working."""
+    ctx.log("info", "Tool execution started")
+    await asyncio.sleep(0.05)
+    ctx.log("info", "Tool processing data")
+    await asyncio.sleep(0.05)
+    ctx.log("info", "Tool execution completed")
+    return "Tool with logging executed successfully"
+
+
+@tool
+async def test_tool_with_progress(ctx: ToolContext) -> str:
+    """Report progress 0, 50 and 100 of 100."""
+    for done in (0, 50, 100):
+        ctx.report_progress(done, 100)
+        if done < 100:
+            await asyncio.sleep(0.05)
+    return "Tool with progress executed successfully"
+
+
+@tool
+def test_error_handling() -> str:
+    """Always fail."""
+    raise ToolError("This tool intentionally returns an error for testing")
+
+
+@tool
+async def test_sampling(prompt: str, ctx: ToolContext) -> str:
+    """Ask the caller's language model.
+
+    Args:
+        prompt: The prompt to send to the model.
+    """
+    answer = await ctx.sample(prompt, max_tokens=100)
+    return f"LLM response: {answer}"
+
+
+USER_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "username": {"type": "string", "description": "User's response"},
+        "email": {"type": "string", "description": "User's email address"},
+    },
+    "required": ["username", "email"],
+}
+
+
+@tool
+async def test_elicitation(message: str, ctx: ToolContext) -> str:
+    """Ask the user for a name and an email address.
+
+    Args:
+        message: The message to show the user.
+    """
+    answer = await ctx.elicit(message, USER_SCHEMA)
+    return f"User response: action={answer.action}, content={json.dumps(answer.content)}"
+
+
+DEFAULTS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {
+            "type": "string",
+            "enum": ["active", "inactive", "pending"],
+            "default": "active",
+        },
+        "verified": {"type": "boolean", "default": True},
+    },
+}
+
+
+@tool
+async def test_elicitation_sep1034_defaults(ctx: ToolContext) -> str:
+    """Ask for values of every primitive type, each with a default."""
+    answer = await ctx.elicit("Please review and update the form fields", DEFAULTS_SCHEMA)
+    return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.content)}"
+
+
+def _titled(options: list[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"const": value, "title": title} for value, title in options]
+
+
+ENUMS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {
+            "type": "string",
+            "oneOf": _titled(
+                [("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third")]
+            ),
+        },
+        "legacyEnum": {
+            "type": "string",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "items": {
+                "anyOf": _titled(
+                    [("value1", "First Choice"), ("value2", "Second"), ("value3", "Third")]
+                )
+            },
+        },
+    },
+}
+
+
+@tool
+async def test_elicitation_sep1330_enums(ctx: ToolContext) -> str:
+    """Ask for choices in each enum form (single and multi, with and without titles)."""
+    answer = await ctx.elicit("Please choose", ENUMS_SCHEMA)
+    return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.content)}"
+
+
+def _echo(**arguments: Any) -> dict[str, Any]:
+    return arguments
+
+
+json_schema_2020_12_tool = Tool(
+    name="json_schema_2020_12_tool",
+    description="Tool with JSON Schema 2020-12 features",
+    parameters={
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+            }
+        },
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "additionalProperties": False,
+    },
+    func=_echo,
+)
+
+tools = [
+    test_simple_text,
+    test_image_content,
+    test_audio_content,
+    test_embedded_resource,
+    test_multiple_content_types,
+    test_tool_with_logging,
+    test_tool_with_progress,
+    test_error_handling,
+    test_sampling,
+    test_elicitation,
+    test_elicitation_sep1034_defaults,
+    test_elicitation_sep1330_enums,
+    json_schema_2020_12_tool,
+]
+
+# -- resources and prompts: the SDK's own decorators, mounted beside the tools ------------------
+resources: MCPServer = MCPServer("conformance-resources")
+
+
+@resources.resource("test://static-text", mime_type="text/plain", description="A text resource")
+def static_text() -> str:
+    return "This is the content of the static text resource."
+
+
+@resources.resource("test://static-binary", mime_type="image/png", description="A PNG resource")
+def static_binary() -> bytes:
+    return RED_PIXEL_PNG
+
+
+@resources.resource("test://watched-resource", mime_type="text/plain", description="Watched")
+def watched() -> str:
+    return "Watched resource content."
+
+
+@resources.resource(
+    "test://template/{id}/data", mime_type="application/json", description="Data by id"
+)
+def template_data(id: str) -> str:
+    return json.dumps({"id": id, "templateTest": True, "data": f"Data for ID: {id}"})
+
+
+@resources.prompt(description="A prompt without arguments")
+def test_simple_prompt() -> str:
+    return "This is a simple prompt for testing."
+
+
+@resources.prompt(description="A prompt with two arguments")
+def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
+    return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+
+@resources.prompt(description="A prompt embedding a resource")
+def test_prompt_with_embedded_resource(resourceUri: str) -> list[UserMessage]:
+    embedded = MCPResource(
+        type="resource",
+        resource=TextResourceContents(
+            uri=resourceUri, mime_type="text/plain", text="Embedded resource content for testing."
+        ),
+    )
+    return [UserMessage(embedded), UserMessage("Please process the embedded resource above.")]
+
+
+@resources.prompt(description="A prompt with an image")
+def test_prompt_with_image() -> list[UserMessage]:
+    image = ImageContent(
+        type="image", data=base64.b64encode(RED_PIXEL_PNG).decode(), mime_type="image/png"
+    )
+    return [UserMessage(image), UserMessage("Please analyze the image above.")]
+
+
+@resources.completion()
+async def complete(ref: Any, argument: Any, context: Any) -> Completion:
+    words = ["paris", "park", "party", "test", "testing"]
+    return Completion(values=[w for w in words if w.startswith(argument.value)], has_more=False)

@@ -1,0 +1,134 @@
+"""The calls of one model turn: each named call resolved in the run's toolset and run through
+the agent's executor (the one pipeline), concurrently, in the run's context (its ``deps`` and
+approval scope); events as each starts and finishes; the calls the approval gate held."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from toolrig.agent._approval import PendingCall, RunScope
+from toolrig.agent._events import ToolCallFinished, ToolCallStarted
+from toolrig.agent._toolsets import ToolEntry
+from toolrig.core._errors import ErrorCode
+from toolrig.core._ids import new_call_id
+from toolrig.core._result import ToolResult, error_result
+from toolrig.core._suggest import closest
+from toolrig.providers._calls import ParsedCall
+from toolrig.runtime._calls import ToolCall
+from toolrig.runtime._executor import ToolExecutor
+
+__all__ = ["TurnCalls"]
+
+
+class TurnCalls:
+    """Runs a turn's calls; after :meth:`run` is exhausted, :attr:`results` holds one result per
+    call in the calls' order and :attr:`held` the calls waiting for approval."""
+
+    def __init__(
+        self,
+        executor: ToolExecutor,
+        entries: Sequence[ToolEntry],
+        context: contextvars.Context,
+        scope: RunScope,
+    ) -> None:
+        self.executor = executor
+        self.entries = {entry.name: entry for entry in entries}
+        self.context = context
+        self.scope = scope
+        self.results: list[ToolResult] = []
+        self.held: list[PendingCall] = []
+
+    async def run(
+        self, calls: Sequence[ParsedCall], decided: Mapping[str, ToolResult] | None = None
+    ) -> AsyncIterator[ToolCallStarted | ToolCallFinished]:
+        """Start every call not ``decided`` already, then report each as it finishes."""
+        decided = decided or {}
+        slots: list[ToolResult | None] = [None] * len(calls)
+        running: dict[asyncio.Task[ToolResult], int] = {}
+        try:
+            for index, call in enumerate(calls):
+                if isinstance(call, ToolResult):  # the model's call could not even be read
+                    slots[index] = call
+                    yield _finished(call, _name(call), call)
+                    continue
+                call_id = call.tool_call_id or new_call_id()
+                yield ToolCallStarted(
+                    tool_call_id=call_id, name=call.name, arguments=call.arguments
+                )
+                known = decided.get(call_id)
+                if known is not None:
+                    slots[index] = known
+                    yield ToolCallFinished(tool_call_id=call_id, name=call.name, result=known)
+                    continue
+                task = asyncio.create_task(self._one(call, call_id), context=self.context.copy())
+                running[task] = index
+            waiting = set(running)
+            while waiting:
+                done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                for task in sorted(done, key=running.__getitem__):
+                    index = running[task]
+                    result = task.result()
+                    slots[index] = result
+                    call = calls[index]
+                    assert isinstance(call, ToolCall)
+                    held = self._held(call, result)
+                    if held is not None:
+                        self.held.append(held)
+                    else:
+                        yield _finished(call, call.name, result)
+        finally:
+            for task in running:
+                task.cancel()
+        self.results = [slot for slot in slots if slot is not None]
+
+    async def _one(self, call: ToolCall, call_id: str) -> ToolResult:
+        entry = self.entries.get(call.name)
+        if entry is None:
+            near = closest(call.name, list(self.entries))
+            hint = f" Did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+            return error_result(
+                ErrorCode.NOT_FOUND,
+                f"No tool named {call.name!r} is offered here.{hint} "
+                f"Available: {', '.join(sorted(self._offered()))}.",
+                tool=call.name,
+                tool_call_id=call_id,
+            )
+        if entry.disabled is not None:
+            return error_result(
+                ErrorCode.PERMISSION_DENIED,
+                f"`{call.name}` is disabled: {entry.disabled}",
+                tool=entry.spec.name,
+                action=entry.action,
+                tool_call_id=call_id,
+            )
+        return await self.executor.run_tool(
+            entry.tool, entry.action, call.arguments, tool_call_id=call_id
+        )
+
+    def _offered(self) -> list[str]:
+        return [name for name, entry in self.entries.items() if entry.disabled is None]
+
+    def _held(self, call: ToolCall, result: ToolResult) -> PendingCall | None:
+        meta = result.metadata
+        held = None if meta is None else self.scope.held.pop(meta.tool_call_id, None)
+        if held is None:
+            return None
+        return PendingCall(
+            tool_call_id=held.tool_call_id,
+            name=call.name,
+            arguments=dict(held.arguments),
+            tool=held.action.tool,
+        )
+
+
+def _name(result: ToolResult) -> str:
+    return result.metadata.tool if result.metadata else "?"
+
+
+def _finished(call: Any, name: str, result: ToolResult) -> ToolCallFinished:
+    meta = result.metadata
+    call_id = getattr(call, "tool_call_id", None) or (meta.tool_call_id if meta else "")
+    return ToolCallFinished(tool_call_id=call_id, name=name, result=result)

@@ -1,0 +1,323 @@
+"""One run of an agent: the model chooses the next tools, toolrig runs them, until the task is
+done.
+
+Each turn sends the conversation with the run's tools; the model's calls run through the
+executor (concurrently); their results, errors included, go back so the model can correct
+itself. The run ends on an answer without a tool call, an ``attempt_completion`` call, calls
+held for approval, or a spent step or time budget. :meth:`AgentRun.events` is the run (one
+async generator, so streaming and plain runs share every line); :meth:`AgentRun.turn` is one
+model turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Generic, Protocol
+
+from typing_extensions import TypeVar
+
+from toolrig.agent._approval import SCOPE, ApprovalPolicy, Decision, RunScope, decided_result
+from toolrig.agent._client import Conversation, LLMClient, LLMTurn, TextDelta, Usage
+from toolrig.agent._completion import COMPLETION_TOOL, attempt_completion
+from toolrig.agent._dispatch import TurnCalls
+from toolrig.agent._events import AgentEvent, ApprovalRequired
+from toolrig.agent._output import OutputInvalid, OutputSpec
+from toolrig.agent._pending import HeldTurn
+from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
+from toolrig.agent._toolsets import ToolEntry, Toolset, name_map
+from toolrig.core._context import RUN_DEPS
+from toolrig.core._events import Outcome
+from toolrig.core._result import ToolResult
+from toolrig.providers._calls import ParsedCall
+from toolrig.providers._names import NameMap
+from toolrig.runtime._calls import ToolCall
+from toolrig.runtime._executor import ToolExecutor
+from toolrig.storage._log import ExecutionLog
+
+__all__ = ["AgentRun", "RunHost"]
+
+OutputT = TypeVar("OutputT", default=str)
+
+_COMPLETION_ENTRY = ToolEntry(
+    name=COMPLETION_TOOL,
+    tool=attempt_completion,
+    action=next(iter(attempt_completion.spec.actions)),
+)
+
+
+class RunHost(Protocol):
+    """What a run reads from its agent (the settings that outlive runs)."""
+
+    client: LLMClient
+    executor: ToolExecutor
+    log: ExecutionLog | None
+    max_steps: int
+    time_budget: float | None
+    output_retries: int
+    approval: ApprovalPolicy | None
+    tools_per_turn: int | None
+    _index: Any
+
+    def _count_uses(self, results: list[ToolResult]) -> None: ...
+
+
+class AgentRun(Generic[OutputT]):
+    """The state of one run; :meth:`events` drives it and :attr:`result` holds its end."""
+
+    def __init__(
+        self,
+        agent: RunHost,
+        conversation: Conversation,
+        *,
+        prompt: str | None,
+        ctx: RunContext[Any],
+        toolset: Toolset,
+        output: OutputSpec[OutputT],
+        held: HeldTurn | None = None,
+        decisions: Mapping[str, Decision] | None = None,
+        streaming: bool = False,
+    ) -> None:
+        self.agent = agent
+        self.client = agent.client
+        self.conversation = conversation
+        self.prompt = prompt
+        self.ctx = ctx
+        self.toolset = toolset
+        self.output = output
+        self.resume = held
+        self.decisions = dict(decisions or {})
+        self.streaming = streaming
+        self.steps: list[AgentStep] = []
+        self.usage = Usage()
+        self.last_text: str | None = None
+        self.retries_left = agent.output_retries
+        self.held: HeldTurn | None = None
+        """The turn this run stopped in, for approval (stored with the session)."""
+        self.result: AgentResult[OutputT] | None = None
+        loop_now, budget = asyncio.get_running_loop().time(), agent.time_budget
+        self.deadline = None if budget is None else loop_now + budget
+        self.scope = RunScope(policy=agent.approval)
+        self.context = contextvars.copy_context()
+        self.context.run(RUN_DEPS.set, ctx.deps)
+        self.context.run(SCOPE.set, self.scope)
+
+    # -- the run ----------------------------------------------------------------------------
+    async def events(self) -> AsyncIterator[AgentEvent]:
+        """Run to the end, telling each event."""
+        if self.resume is not None:
+            async for event in self._finish_held(self.resume):
+                yield event
+        if self.prompt is not None and self.result is None:
+            self.client.add_user(self.conversation, self.prompt)
+        for index in range(1, self.agent.max_steps + 1):
+            if self.result is not None:
+                break
+            async for event in self.turn(index):
+                yield event
+        if self.result is None:
+            self._stop("max_steps")
+        if self.held is not None:
+            yield ApprovalRequired(pending=list(self.held.held))
+
+    async def turn(self, index: int) -> AsyncIterator[AgentEvent]:
+        """One model turn and the calls it makes."""
+        t0 = time.perf_counter()
+        if self.deadline is not None and asyncio.get_running_loop().time() >= self.deadline:
+            self._stop("time_budget")
+            return
+        self.ctx.step = index
+        entries = self._entries()
+        offered = name_map(entries)
+        turn: LLMTurn | None = None
+        try:
+            async for item in self._ask(offered):
+                if isinstance(item, TextDelta):
+                    yield item
+                else:
+                    turn = item
+        except TimeoutError:
+            self._stop("time_budget")
+            return
+        except Exception as exc:  # the SDK already retried: the run fails with the reason
+            message = f"{type(exc).__name__}: {exc}"
+            self._record_turn(index, None, message, t0)
+            self._stop("error", error=message)
+            return
+        if turn is None:
+            self._stop("error", error="the client's stream ended without a turn")
+            return
+        self.usage.add(turn.usage)
+        self.last_text = turn.text or self.last_text
+        self.client.add_turn(self.conversation, turn)
+        self._record_turn(index, turn, None, t0)
+        step = AgentStep(
+            index=index, text=turn.text, usage=turn.usage, calls=[_describe(c) for c in turn.calls]
+        )
+        self.steps.append(step)
+        if not turn.calls:
+            step.duration_ms = (time.perf_counter() - t0) * 1000
+            self._final(turn.text, "answer")
+            return
+        calls = TurnCalls(self.agent.executor, entries, self.context, self.scope)
+        async for event in calls.run(turn.calls):
+            yield event
+        step.results = calls.results
+        step.duration_ms = (time.perf_counter() - t0) * 1000
+        self._record_results(index, turn.calls, calls.results, {p.tool_call_id for p in calls.held})
+        if calls.held:
+            self.held = HeldTurn(turn.text, turn.calls, calls.results, calls.held)
+            self._stop("approval")
+            return
+        self._answer_calls(turn.calls, calls.results)
+
+    # -- steps of a turn ----------------------------------------------------------------------
+    async def _ask(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
+        """The model's turn (streamed or not), each wait bounded by the time budget."""
+        if not self.streaming:
+            async with asyncio.timeout_at(self.deadline):
+                yield await self.client.complete(self.conversation, offered)
+            return
+        stream = self.client.stream(self.conversation, offered)
+        try:
+            while True:
+                async with asyncio.timeout_at(self.deadline):
+                    item = await anext(stream, None)
+                if item is None:
+                    return
+                yield item
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
+
+    def _entries(self) -> list[ToolEntry]:
+        """What the model is offered this turn: the toolset (narrowed by tool search when
+        ``tools_per_turn`` is set) and ``attempt_completion``."""
+        entries = self.toolset.entries(self.ctx)
+        index, count = self.agent._index, self.agent.tools_per_turn
+        query = (self.prompt or "") + (f"\n{self.last_text}" if self.last_text else "")
+        if index is not None and count is not None and query.strip():
+            from toolrig.search._request import MAX_QUERY_CHARS
+
+            hits = index.search(query[:MAX_QUERY_CHARS], k=count, group="tool")
+            chosen = {hit.tool for hit in hits}
+            entries = [e for e in entries if e.spec.name in chosen]
+        own = [e for e in entries if e.name == COMPLETION_TOOL]
+        return [e for e in entries if e.name != COMPLETION_TOOL] + (own or [_COMPLETION_ENTRY])
+
+    def _answer_calls(self, calls: list[ParsedCall], results: list[ToolResult]) -> None:
+        """Send the results back; end the run when ``attempt_completion`` succeeded."""
+        self.client.add_results(self.conversation, LLMTurn(text=None, calls=calls), results)
+        self.agent._count_uses(results)
+        for call, result in zip(calls, results, strict=True):
+            if isinstance(call, ToolCall) and call.name == COMPLETION_TOOL and result.success:
+                output = result.output
+                text = str(output.get("result", "")) if isinstance(output, dict) else str(output)
+                self._final(text, "completion")
+                return
+
+    async def _finish_held(self, held: HeldTurn) -> AsyncIterator[AgentEvent]:
+        """Decide the held calls of a stopped turn, run the approved ones, answer the turn."""
+        t0 = time.perf_counter()
+        decided = dict(held.known)
+        for pending in held.held:
+            result = decided_result(pending, self.decisions[pending.tool_call_id])
+            if result is None:
+                self.scope.approved.add(pending.tool_call_id)
+            else:
+                decided[pending.tool_call_id] = result
+        calls = TurnCalls(self.agent.executor, self._entries(), self.context, self.scope)
+        async for event in calls.run(held.calls, decided):
+            yield event
+        step = AgentStep(index=0, text=held.text, calls=[_describe(c) for c in held.calls])
+        step.results = calls.results
+        step.duration_ms = (time.perf_counter() - t0) * 1000
+        self.steps.append(step)
+        self._record_results(0, held.calls, calls.results, set(held.known))
+        self._answer_calls(held.calls, calls.results)
+
+    def _final(self, text: str | None, reason: StopReason) -> None:
+        """End with the typed output, or give the model its one precise retry."""
+        try:
+            value = self.output.parse(text)
+        except OutputInvalid as exc:
+            if self.retries_left > 0:
+                self.retries_left -= 1
+                self.client.add_user(self.conversation, str(exc))
+                return
+            self._stop("error", error=f"the final answer does not match the output type: {exc}")
+            return
+        self._stop(reason, output=value)
+
+    def _stop(
+        self, reason: StopReason, *, output: OutputT | None = None, error: str | None = None
+    ) -> None:
+        self.result = AgentResult(
+            run_id=self.ctx.run_id,
+            session_id=self.ctx.session_id,
+            output=output,
+            stop_reason=reason,
+            steps=self.steps,
+            usage=self.usage,
+            error=error,
+            text=self.last_text,
+            pending=list(self.held.held) if self.held is not None else [],
+        )
+
+    # -- the execution log --------------------------------------------------------------------
+    def _record_turn(self, index: int, turn: LLMTurn | None, error: str | None, t0: float) -> None:
+        log = self.agent.log
+        if log is None:
+            return
+        output = (
+            None
+            if turn is None
+            else {
+                "text": turn.text,
+                "tool_calls": [_describe(c) for c in turn.calls],
+                "input_tokens": turn.usage.input_tokens,
+                "output_tokens": turn.usage.output_tokens,
+            }
+        )
+        log.add_result(
+            self.client.model,
+            "llm",
+            self.client.provider,
+            None,
+            output,
+            Outcome.FAILED if error else Outcome.SUCCEEDED,
+            error,
+            run_id=self.ctx.run_id,
+            step_id=f"turn{index}",
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )
+
+    def _record_results(
+        self, index: int, calls: list[ParsedCall], results: list[ToolResult], skip: set[str]
+    ) -> None:
+        """Record each call that ran now (not those held, nor results recorded before)."""
+        log = self.agent.log
+        if log is None:
+            return
+        for call, result in zip(calls, results, strict=True):
+            meta = result.metadata
+            if meta is not None and meta.tool_call_id in skip:
+                continue
+            arguments = call.arguments if isinstance(call, ToolCall) else None
+            log.add_tool_result(
+                result, run_id=self.ctx.run_id, step_id=f"turn{index}", input_data=arguments
+            )
+
+
+def _describe(call: ParsedCall) -> dict[str, Any]:
+    if isinstance(call, ToolCall):
+        return {"name": call.name, "arguments": call.arguments, "id": call.tool_call_id}
+    meta = call.metadata
+    return {
+        "name": meta.tool if meta else "?",
+        "id": meta.tool_call_id if meta else None,
+        "error": call.error.code if call.error else None,
+    }

@@ -1,0 +1,79 @@
+"""``toolrig serve --transport http --workers N``: N processes answering on one port.
+
+The parent binds the socket once (so a port that cannot be bound fails before anything
+starts) and hands it to uvicorn's own worker supervisor, which spawns N processes, restarts one
+that dies or hangs, and stops them all on SIGINT/SIGTERM. Each worker builds its own registry,
+executor and ``--log`` connection from the same command line (passed in an environment
+variable, as the spawned process starts afresh; see ``_serve_worker_app``) and serves
+statelessly, so any worker can answer any request; each closes its log when it shuts down, so
+no record is lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+import socket
+from typing import Final
+
+from toolrig.cli._output import EXIT_OK, CliError
+
+__all__ = ["ENV", "run_workers"]
+
+ENV: Final = "TOOLRIG_SERVE_WORKER_ARGS"
+"""Where the parent leaves the parsed command line for its workers (JSON)."""
+
+
+def run_workers(args: argparse.Namespace, token: str | None) -> int:
+    """Serve ``args`` from ``args.workers`` processes until interrupted."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from toolrig.mcp._transports import UnsafeBindError, announce, check_bind
+
+    try:
+        check_bind(args.host, token=token, allow_remote=args.allow_remote)
+    except UnsafeBindError as exc:
+        raise CliError(str(exc)) from None
+    sock = _bind(args.host, args.port)
+    shown = f"[{args.host.strip('[]')}]" if sock.family == socket.AF_INET6 else args.host
+    url = f"http://{shown}:{sock.getsockname()[1]}{args.path}"
+    given = {k: v for k, v in vars(args).items() if k != "handler"}
+    os.environ[ENV] = json.dumps({**given, "token": token, "token_env": None, "stateless": True})
+    config = uvicorn.Config(
+        "toolrig.cli._serve_worker_app:worker_app",
+        factory=True,
+        workers=args.workers,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+    )
+    announce(url)
+    try:
+        Multiprocess(config, sockets=[sock]).run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return EXIT_OK
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    bind_host = host.strip("[]")
+    family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET
+    # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose protocol
+    # says TCP; with 0, a keep-alive client waited ~40 ms per answer (delayed ACK).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bind_host, port))
+        sock.listen(2048)  # connections made before the workers start wait in the backlog
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
+            raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise
+    sock.set_inheritable(True)
+    return sock

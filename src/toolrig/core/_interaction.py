@@ -1,0 +1,139 @@
+"""What a running tool may ask of whoever runs it: log, ask a person, ask a model.
+
+A tool calls ``ctx.log(...)``, ``await ctx.elicit(...)`` and ``await ctx.sample(...)`` on its
+:class:`~toolrig.ToolContext`; the answers come from an :class:`Interaction`, the hooks set by
+whoever runs the call. The MCP server sets hooks that go to the client; the agent sets a
+sampler over its own LLM client; an application sets an elicitor that asks its user (or an
+approval policy). The hooks travel in a context variable, so the call pipeline carries them
+without knowing them, and a call started inside :func:`tool_interaction` sees them.
+
+Where nothing can answer, the tool gets an error it can report, never a wait: eliciting
+without an elicitor is ``permission_denied``, sampling without a sampler ``not_supported``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from typing import Any, Final, Literal, TypeAlias
+
+__all__ = [
+    "LOG_LEVELS",
+    "Elicitation",
+    "Elicitor",
+    "Interaction",
+    "LogLevel",
+    "LogSink",
+    "SampleMessage",
+    "Sampler",
+    "current_interaction",
+    "log_to_python",
+    "tool_interaction",
+]
+
+LogLevel: TypeAlias = Literal[
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"
+]
+"""The syslog severities MCP uses, least severe first."""
+
+LOG_LEVELS: Final[tuple[LogLevel, ...]] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+
+_PYTHON_LEVELS: Final = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO + 5,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL + 5,
+    "emergency": logging.CRITICAL + 10,
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Elicitation:
+    """A person's answer to :meth:`~toolrig.ToolContext.elicit`: ``accept`` with ``content``
+    (matching the requested schema), ``decline``, or ``cancel`` (dismissed)."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+    @property
+    def accepted(self) -> bool:
+        """True when the person answered."""
+        return self.action == "accept"
+
+
+SampleMessage: TypeAlias = Mapping[str, Any]
+"""``{"role": "user" | "assistant", "content": "text"}``."""
+
+Elicitor: TypeAlias = Callable[[str, Mapping[str, Any]], Awaitable[Elicitation]]
+"""``await elicitor(message, requested_schema)``: ask a person; never raises for a refusal
+(that is ``Elicitation(action="decline")``)."""
+
+Sampler: TypeAlias = Callable[[Sequence[SampleMessage], str | None, int], Awaitable[str]]
+"""``await sampler(messages, system_prompt, max_tokens)``: the model's text answer."""
+
+LogSink: TypeAlias = Callable[[LogLevel, Any, str | None], None]
+"""``sink(level, data, logger_name)``; called from any thread, must not block."""
+
+
+def log_to_python(level: LogLevel, data: Any, logger: str | None) -> None:
+    """The default sink: Python's ``logging``, under ``toolrig.tool`` (or ``logger``)."""
+    logging.getLogger(logger or "toolrig.tool").log(_PYTHON_LEVELS[level], "%s", data)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Interaction:
+    """The hooks a running tool reaches through its context; ``None`` means nothing answers."""
+
+    elicitor: Elicitor | None = None
+    sampler: Sampler | None = None
+    log: LogSink = log_to_python
+
+
+_NONE: Final = Interaction()
+_CURRENT: ContextVar[Interaction | None] = ContextVar("toolrig_interaction", default=None)
+
+
+def current_interaction() -> Interaction:
+    """The hooks in effect here (those of the innermost :func:`tool_interaction`)."""
+    return _CURRENT.get() or _NONE
+
+
+@contextlib.contextmanager
+def tool_interaction(
+    *,
+    elicitor: Elicitor | None = None,
+    sampler: Sampler | None = None,
+    log: LogSink | None = None,
+    fill_only: bool = False,
+) -> Iterator[Interaction]:
+    """Calls started inside the block reach these hooks through their context; hooks not given
+    stay as they were. With ``fill_only``, only hooks that are still unset are set (how a
+    runner offers a default without overriding the application's choice)."""
+    now = current_interaction()
+    changes: dict[str, Any] = {}
+    for name, hook in (("elicitor", elicitor), ("sampler", sampler), ("log", log)):
+        if hook is None:
+            continue
+        unset = getattr(now, name) is None or (name == "log" and now.log is log_to_python)
+        if not fill_only or unset:
+            changes[name] = hook
+    token = _CURRENT.set(replace(now, **changes))
+    try:
+        yield current_interaction()
+    finally:
+        _CURRENT.reset(token)

@@ -1,0 +1,151 @@
+"""The worker's side of a remote call: one Celery task that runs calls of a catalogue.
+
+Each call runs through a local :class:`~toolrig.ToolExecutor` (the same pipeline: the
+arguments are validated again, the output checked) in the worker process's main thread, so
+Celery's soft time limit stops it at the tool's time limit and the hard limit kills the process
+shortly after. Before running, the call is claimed in the :class:`~toolrig.distributed.
+_ledger.CallLedger`: a call redelivered after its worker was lost runs again only when its tool
+is idempotent or read-only, and is reported failed otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from toolrig.core._errors import ErrorCode
+from toolrig.core._jsonable import to_jsonable
+from toolrig.distributed._celery import celery_app, default_backend, load_celery
+from toolrig.distributed._engine import TASK_NAME, RemoteCall, error_reply
+from toolrig.distributed._ledger import CallLedger
+from toolrig.distributed._version import tool_fingerprint
+from toolrig.registry._catalog import Catalog
+from toolrig.runtime._executor import ToolExecutor
+
+__all__ = ["WorkerHost", "worker_app"]
+
+logger = logging.getLogger("toolrig.worker")
+
+VERSION_MISMATCH = "version_mismatch"
+"""The error code of a call whose tool differs between caller and worker."""
+
+
+class WorkerHost:
+    """Runs the remote calls of ``catalog``, claiming each in ``ledger`` first."""
+
+    def __init__(self, catalog: Catalog, ledger: CallLedger) -> None:
+        self.executor = ToolExecutor(catalog)
+        self.ledger = ledger
+
+    def run(self, data: dict[str, Any], worker: str) -> dict[str, Any]:
+        """The reply to one delivery of a call (always a reply; never raises)."""
+        call = RemoteCall.from_json(data)
+        entry = self.executor.catalog.entry(_call_name(call))
+        if entry is None:
+            message = self.executor.catalog.missing_message(_call_name(call))
+            return error_reply(ErrorCode.NOT_FOUND, f"On worker {worker}: {message}", worker=worker)
+        mine = tool_fingerprint(entry[0].spec)
+        if mine != call.fingerprint:
+            return error_reply(
+                VERSION_MISMATCH,
+                f"`{call.tool}` on worker {worker} is not the tool the caller has (fingerprint "
+                f"{mine}, caller {call.fingerprint}): deploy the same catalogue to both.",
+                worker=worker,
+            )
+        claim = self.ledger.claim(call.task_id, worker)
+        if isinstance(claim, dict):
+            logger.info("call %s finished already; its reply is sent again", call.call_id)
+            return claim
+        if claim == "lost":
+            if not call.idempotent:
+                reply = error_reply(
+                    ErrorCode.EXECUTION_ERROR,
+                    f"The worker running `{call.action}` was lost mid-call; it was not run "
+                    "again because the tool is not marked idempotent or read-only, so its "
+                    "effects may or may not have happened.",
+                    worker=worker,
+                )
+                self.ledger.finish(call.task_id, reply)
+                return reply
+            logger.info("call %s is run again: its worker was lost mid-call", call.call_id)
+            self.ledger.restart(call.task_id, worker)
+        reply = self._execute(call, worker)
+        self.ledger.finish(call.task_id, reply)
+        return reply
+
+    def _execute(self, call: RemoteCall, worker: str) -> dict[str, Any]:
+        soft_limit: type[BaseException] = load_celery().exceptions.SoftTimeLimitExceeded
+        t0 = time.monotonic()
+        with _trace_context(call.traceparent):
+            try:
+                result = self.executor.execute_sync(
+                    _call_name(call),
+                    call.arguments,
+                    tool_call_id=call.call_id,
+                    timeout=None,  # Celery's limits stop the call: see the module's docstring
+                    max_retries=0,  # the caller retries, per its policy
+                )
+            except soft_limit:
+                result = None
+        # the soft limit is raised inside the tool, which the pipeline reports as its failure
+        stopped = (
+            result is not None
+            and result.error is not None
+            and (
+                soft_limit.__name__ in result.error.message
+                or (call.timeout is not None and time.monotonic() - t0 >= call.timeout)
+            )
+        )
+        if result is None or stopped:
+            return error_reply(
+                ErrorCode.TIMEOUT,
+                f"`{call.action}` did not finish within {call.timeout:g} s on worker {worker}",
+                worker=worker,
+                retryable=True,
+            )
+        return {
+            "success": result.success,
+            "output": to_jsonable(result.output),
+            "error": None if result.error is None else result.error.to_dict(),
+            "worker": worker,
+        }
+
+
+def _call_name(call: RemoteCall) -> str:
+    """The name the catalogue knows the call's action by."""
+    return call.tool if call.action == call.tool else f"{call.tool}.{call.action}"
+
+
+@contextlib.contextmanager
+def _trace_context(traceparent: str | None) -> Iterator[None]:
+    """The caller's trace context made current, when there is one and OpenTelemetry is here."""
+    if not traceparent:
+        yield
+        return
+    try:
+        from opentelemetry import context
+        from opentelemetry.propagate import extract
+    except ImportError:
+        yield
+        return
+    token = context.attach(extract({"traceparent": traceparent}))
+    try:
+        yield
+    finally:
+        context.detach(token)
+
+
+def worker_app(catalog: Catalog, broker: str, backend: str | None = None) -> Any:
+    """A Celery app whose one task runs the calls of ``catalog``."""
+    app = celery_app(broker, backend)
+    host = WorkerHost(catalog, CallLedger(default_backend(broker, backend)))
+
+    @app.task(name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True)  # type: ignore[untyped-decorator]
+    def call(task: Any, data: dict[str, Any]) -> dict[str, Any]:
+        return host.run(data, str(task.request.hostname or "worker"))
+
+    app.toolrig_host = host
+    return app

@@ -1,0 +1,57 @@
+"""Resumable SSE streams: the events each stream sent, kept in memory for a while.
+
+The streamable-HTTP transport stores every event it sends on an SSE stream (and a "priming"
+event, with an id and a ``retry`` delay, when a stream opens); a client whose stream broke
+reconnects with ``Last-Event-ID`` and gets the events that came after, so the rest of a call
+(its result included) is not lost. This is the SDK's ``EventStore`` interface, kept in this
+process and bounded: the oldest events go first once ``max_events`` are held.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from typing import Final
+
+from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
+from mcp_types import JSONRPCMessage
+
+__all__ = ["DEFAULT_MAX_EVENTS", "InMemoryEventStore"]
+
+DEFAULT_MAX_EVENTS: Final = 10_000
+
+
+class InMemoryEventStore(EventStore):
+    """Events by id, in the order sent, at most ``max_events`` of them (oldest dropped)."""
+
+    def __init__(self, max_events: int = DEFAULT_MAX_EVENTS) -> None:
+        if max_events < 1:
+            raise ValueError("max_events must be at least 1")
+        self.max_events = max_events
+        self._events: OrderedDict[EventId, tuple[StreamId, JSONRPCMessage | None]] = OrderedDict()
+        self._ids = itertools.count(1)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    async def store_event(self, stream_id: StreamId, message: JSONRPCMessage | None) -> EventId:
+        event_id = f"{next(self._ids)}"
+        self._events[event_id] = (stream_id, message)
+        while len(self._events) > self.max_events:
+            self._events.popitem(last=False)
+        return event_id
+
+    async def replay_events_after(
+        self, last_event_id: EventId, send_callback: EventCallback
+    ) -> StreamId | None:
+        found = self._events.get(last_event_id)
+        if found is None:
+            return None
+        stream_id = found[0]
+        after = False
+        for event_id, (stream, message) in list(self._events.items()):
+            if event_id == last_event_id:
+                after = True
+            elif after and stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id

@@ -1,0 +1,291 @@
+"""Scaled serving: stateless HTTP, several worker processes behind one port, ``/healthz``, and
+every served call in the shared PostgreSQL log exactly once.
+
+The direct ``tools/call`` path of a stateless server must answer exactly as the SDK's own
+stateless JSON app does, and hand everything else to it unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from mcp_support import http_server, session, write_tools
+
+from toolrig import Registry, tool
+from toolrig.core._errors import ToolError
+from toolrig.mcp import ToolServer, http_app
+
+ADMIN_DSN = os.environ.get("TOOLRIG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+def _registry() -> Registry:
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    @tool
+    def refuse(reason: str) -> str:
+        """Always fails."""
+        raise ToolError(f"refused: {reason}", code="permission_denied", hint="ask")
+
+    @tool
+    def greet(name: str) -> str:
+        """Greets in several scripts."""
+        return f"héllo {name} — 你好 ✓"
+
+    registry = Registry()
+    for t in (add, refuse, greet):
+        registry.add(t)
+    return registry
+
+
+@contextmanager
+def _serve(app: Any) -> Iterator[str]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def two_apps() -> Iterator[tuple[str, str, list[str]]]:
+    """The same tools behind toolrig's stateless app and behind the SDK's own stateless JSON
+    app; the third item records the tools the direct path ran."""
+    registry = _registry()
+    ours, theirs = ToolServer(registry), ToolServer(registry)
+    direct: list[str] = []
+    call = ours.call_without_channel
+
+    async def spy(name: str, arguments: Any) -> dict[str, Any]:
+        direct.append(name)
+        return await call(name, arguments)
+
+    ours.call_without_channel = spy  # type: ignore[method-assign]
+    sdk = theirs.server.streamable_http_app(
+        streamable_http_path="/mcp", host="127.0.0.1", stateless_http=True, json_response=True
+    )
+    with _serve(http_app(ours, stateless=True)) as a, _serve(sdk) as b:
+        yield f"{a}/mcp", f"{b}/mcp", direct
+    ours.close()
+    theirs.close()
+
+
+def _post(url: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, str, Any]:
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    response = httpx.post(url, content=raw, headers=headers or HEADERS, timeout=10)
+    kind = response.headers.get("content-type", "").split(";")[0]
+    data = response.json() if kind == "application/json" and response.content else response.text
+    return response.status_code, kind, data
+
+
+def _call(name: str, arguments: Any, request_id: Any = 7) -> dict[str, Any]:
+    params = {"name": name} if arguments is None else {"name": name, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+CALLS = [
+    _call("add", {"a": 2, "b": 3}),
+    _call("add", {"a": "two", "b": 3}),  # invalid arguments: an isError result
+    _call("add", {"a": 1, "b": 2, "c": 3}),  # unknown argument
+    _call("add", None),  # arguments left out
+    _call("refuse", {"reason": "no"}),  # a structured failure
+    _call("greet", {"name": "Zoë"}),  # non-ASCII output
+    _call("nope", {}),  # unknown tool: the protocol's error
+    _call("add", {"a": 1, "b": 1}, request_id="text-id"),
+]
+
+
+@pytest.mark.parametrize("body", CALLS, ids=lambda b: json.dumps(b["params"])[:40])
+def test_direct_calls_answer_as_the_sdk_does(two_apps: Any, body: dict[str, Any]) -> None:
+    ours, theirs, direct = two_apps
+    before = len(direct)
+    assert _post(ours, body) == _post(theirs, body)
+    assert len(direct) == before + 1  # answered by the direct path, not the SDK
+
+
+PASSED_ON = [
+    ({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}, None),
+    ({"jsonrpc": "2.0", "id": 1, "method": "ping"}, None),
+    ({"jsonrpc": "2.0", "method": "notifications/initialized"}, None),
+    ([_call("add", {"a": 1, "b": 2})], None),  # a batch
+    ({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "add"}}, None),  # no id
+    ({"jsonrpc": "2.0", "id": None, "method": "tools/call", "params": {"name": "add"}}, None),
+    (b"{not json", None),
+    (_call("add", {"a": 1, "b": 2}), {**HEADERS, "accept": "application/json"}),
+    (_call("add", {"a": 1, "b": 2}), {**HEADERS, "content-type": "text/plain"}),
+    (_call("add", {"a": 1, "b": 2}), {**HEADERS, "host": "evil.example"}),  # DNS rebinding
+    (_call("add", {"a": 1, "b": 2}), {**HEADERS, "origin": "http://evil.example"}),
+    (_call("add", {"a": 1, "b": 2}), {**HEADERS, "mcp-protocol-version": "1999-01-01"}),
+]
+
+
+@pytest.mark.parametrize(("body", "headers"), PASSED_ON, ids=range(len(PASSED_ON)))
+def test_everything_else_reaches_the_sdk_unchanged(
+    two_apps: Any, body: Any, headers: dict[str, str] | None
+) -> None:
+    ours, theirs, direct = two_apps
+    before = len(direct)
+    mine, sdk = _post(ours, body, headers), _post(theirs, body, headers)
+    if isinstance(sdk[2], dict) and "id" in sdk[2] and isinstance(sdk[2].get("error"), dict):
+        sdk[2]["error"].pop("data", None)  # may name a per-request object
+        mine[2]["error"].pop("data", None)
+    assert mine == sdk
+    assert len(direct) == before
+
+
+def test_healthz_answers_without_the_token() -> None:
+    registry = _registry()
+    server = ToolServer(registry)
+    with _serve(http_app(server, token="s3cret", stateless=True)) as base:
+        first = httpx.get(f"{base}/healthz", timeout=5)
+        assert first.status_code == 200
+        data = first.json()
+        assert data["status"] == "ok" and data["tools"] == 3
+        assert len(data["catalog_version"]) == 16
+        assert httpx.post(f"{base}/healthz", timeout=5).status_code == 405
+        assert httpx.post(f"{base}/mcp", json=CALLS[0], headers=HEADERS).status_code == 401
+
+        @tool
+        def extra() -> str:
+            """One more."""
+            return "x"
+
+        registry.add(extra)
+        after = httpx.get(f"{base}/healthz", timeout=5).json()
+        assert after["tools"] == 4 and after["catalog_version"] != data["catalog_version"]
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def postgres_log() -> Iterator[str]:
+    import psycopg
+
+    name = f"toolrig_scale_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(ADMIN_DSN, autocommit=True, connect_timeout=5) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    yield ADMIN_DSN.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(ADMIN_DSN, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory: Any, postgres_log: str) -> Iterator[str]:
+    """``toolrig serve --transport http --workers 2 --log postgresql://...``; yields its URL."""
+    tools = write_tools(tmp_path_factory.mktemp("tools"))
+    with http_server(str(tools), "--workers", "2", "--log", postgres_log) as (url, proc):
+        yield url
+        assert proc.poll() is None
+
+
+async def _client_calls(url: str, client: int, calls: int, b: int) -> list[tuple[int, int]]:
+    """One real MCP client session: ``calls`` adds and pids; returns (sum, pid) pairs."""
+    out = []
+    async with session("http", url) as mcp:
+        for i in range(calls):
+            result = await mcp.call_tool("add", {"a": client * 1000 + i, "b": b})
+            assert not result.is_error
+            pid = await mcp.call_tool("pid", {})
+            out.append((int(result.structured_content["result"]), int(pid.content[0].text)))
+    return out
+
+
+async def _gather(url: str, *, clients: int, calls: int, b: int) -> list[tuple[int, int]]:
+    results = await asyncio.gather(*(_client_calls(url, c, calls, b) for c in range(clients)))
+    return [pair for one in results for pair in one]
+
+
+def _logged(url: str, b: int) -> list[Any]:
+    from toolrig.storage._open import open_log
+
+    log = open_log(url)
+    try:
+        return [r for r in log.query(tool="add", limit=10_000) if r.input_data["b"] == b]
+    finally:
+        log.close()
+
+
+def test_two_workers_behind_one_port_log_every_call_once(workers: str, postgres_log: str) -> None:
+    base = workers.rsplit("/", 1)[0]
+    health = httpx.get(f"{base}/healthz", timeout=10).json()
+    assert health["status"] == "ok" and health["tools"] == 4
+    pids: set[int] = set()
+    sums: list[int] = []
+    rounds = 0
+    while len(pids) < 2 and rounds < 6:  # new connections until both workers answered
+        batch = asyncio.run(_gather(workers, clients=6, calls=3, b=rounds + 10))
+        sums += [s - (rounds + 10) for s, _ in batch]
+        pids |= {p for _, p in batch}
+        rounds += 1
+    assert len(pids) == 2  # two worker processes answered on one port
+    records = [r for b in range(10, 10 + rounds) for r in _logged(postgres_log, b)]
+    logged = sorted(r.input_data["a"] for r in records)
+    assert logged == sorted(sums)  # each call exactly once: none lost, none twice
+    assert len({r.run_id for r in records}) == 2  # recorded by the worker that ran it
+
+
+def test_a_killed_worker_is_replaced_and_the_port_keeps_answering(
+    workers: str, postgres_log: str
+) -> None:
+    import signal
+
+    victim = asyncio.run(_gather(workers, clients=1, calls=1, b=50))[0][1]
+    os.kill(victim, signal.SIGKILL)
+    answered = asyncio.run(_gather(workers, clients=4, calls=2, b=51))
+    assert len(answered) == 8  # every call answered while the worker is down
+    seen: set[int] = set()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(seen - {victim}) < 2:  # a replacement starts
+        seen |= {p for _, p in asyncio.run(_gather(workers, clients=4, calls=1, b=52))}
+    assert victim not in seen and len(seen) == 2
+    assert len(_logged(postgres_log, 51)) == 8
+
+
+def test_workers_need_http() -> None:
+    from toolrig.cli.main import main
+
+    assert main(["serve", "--demo", "--workers", "2"]) == 2
+    assert main(["serve", "--demo", "--transport", "http", "--workers", "0"]) == 2
+
+
+def test_workers_refuse_a_port_in_use() -> None:
+    from mcp_support import serve_argv, server_env
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            serve_argv("--demo", "--transport", "http", "--workers", "2", "--port", str(port)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=server_env(),
+        )
+    assert done.returncode == 2
+    assert "cannot listen" in done.stderr
