@@ -239,6 +239,14 @@ def quality(args: argparse.Namespace) -> None:
         config,
         base,
     )
+    # what the parameters are worth: the same functions without them (in every field)
+    bare = {name: {**fn, "parameters": {}} for name, fn in pooled.items()}
+    bare_index = ToolIndex(
+        bfcl_specs(bare), config=config, embedders=load_embedders(config.embedders)
+    )
+    bfcl_rows.insert(
+        3, ("BFCL|descriptions only, no parameters", index_ranker(bare_index, "fused", base))
+    )
     meta_rows, bfcl_rows = keep(meta_rows, args.only), keep(bfcl_rows, args.only)
     t0 = time.perf_counter()
     tables = [

@@ -54,7 +54,9 @@ def main() -> None:
         bfcl = ToolIndex(bfcl_specs(pooled), config=config, embedders=embedders)
         if args.learned:
             meta.learn_from(simulated_log(learn_single, work / f"m{i}.sqlite3"))
-            pairs = [(q, [n for n, fn in pooled.items() if fn["base"] in g][:4]) for q, g in learn_bfcl]
+            pairs = [
+                (q, [n for n, fn in pooled.items() if fn["base"] in g][:4]) for q, g in learn_bfcl
+            ]
             bfcl.learn_from(simulated_log(pairs, work / f"b{i}.sqlite3"))
         meta_rows.append((text, index_ranker(meta)))
         bfcl_rows.append((text, index_ranker(bfcl, base=base)))

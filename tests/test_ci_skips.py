@@ -1,6 +1,6 @@
-"""The CI rule of ``ci_rules``: under ``CI=true`` a skip of a corpus test or of a test whose
-PostgreSQL fixture found no server fails the run; other skips stay skips; without ``CI`` nothing
-changes. Checked by running pytest on a small test file in a subprocess."""
+"""The CI rule of ``ci_rules``: under ``CI=true`` a skip of a corpus or Chromium test or of a
+test whose PostgreSQL fixture found no server fails the run; other skips stay skips; without
+``CI`` nothing changes. Checked by running pytest on a small test file in a subprocess."""
 
 from __future__ import annotations
 
@@ -39,6 +39,15 @@ def test_corpus_missing():
 @pytest.mark.corpus
 def test_corpus_present():
     pass
+
+@pytest.mark.chromium
+@pytest.mark.skipif(True, reason="no Chromium found")
+def test_chromium_missing():
+    pass
+
+@pytest.mark.chromium
+def test_chromium_sends_nothing():
+    pytest.skip("nothing to compare")
 
 def test_database(db):
     assert db == "sqlite"
@@ -95,6 +104,8 @@ def test_under_ci_missing_corpus_or_postgres_fails(tmp_path: Path) -> None:
     assert _outcomes(tmp_path, "true") == {
         "test_corpus_missing": "error",  # a skip in setup, turned into a failure
         "test_corpus_present": "passed",
+        "test_chromium_missing": "error",
+        "test_chromium_sends_nothing": "failure",  # a skip in the test's body
         "test_database[sqlite]": "passed",
         "test_database[postgres]": "error",
         "test_optional": "skipped",
@@ -107,5 +118,6 @@ def test_under_ci_missing_corpus_or_postgres_fails(tmp_path: Path) -> None:
 def test_outside_ci_those_skips_stay_skips(tmp_path: Path, ci: str | None) -> None:
     outcomes = _outcomes(tmp_path, ci)
     assert outcomes["test_corpus_missing"] == "skipped"
+    assert outcomes["test_chromium_missing"] == outcomes["test_chromium_sends_nothing"] == "skipped"
     assert outcomes["test_database[postgres]"] == "skipped"
     assert outcomes["test_database[sqlite]"] == "passed"

@@ -76,3 +76,24 @@ def test_usage_log_moves_the_often_called_tool_up(
     assert code == 0 and json.loads(out)[0]["name"] == order[1]
     code, err = search_error(capsys, "--usage-log", str(tmp_path / "missing.db"), query)
     assert code == 2 and "no execution log at" in err
+
+
+def test_learn_from_moves_the_tool_that_like_requests_led_to_up(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from toolrig.storage import RequestLog, SQLiteExecutionLog
+
+    query = "analyze customer data"
+    code, out = search(capsys, "--json", "--tools", query)
+    order = [h["name"] for h in json.loads(out)]
+    assert code == 0 and len(order) >= 2
+    path = tmp_path / "log.sqlite3"
+    with SQLiteExecutionLog(path) as log:
+        requests = RequestLog(log, enabled=True)
+        for request in ("analyze our customer data", "analyse the customers' data please"):
+            requests.record(request, order[1])
+    code, out = search(capsys, "--json", "--tools", "--learn-from", str(path), query)
+    learned = [h["name"] for h in json.loads(out)]
+    assert code == 0 and learned[0] == order[1]  # learned requests are compared by meaning
+    code, err = search_error(capsys, "--learn-from", str(tmp_path / "missing.db"), query)
+    assert code == 2 and "no execution log at" in err

@@ -10,15 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scripted_llm import ScriptedLLM
-
+from llm_server import ScriptedLLM
 from toolrig.agent import LLMConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def config(provider: str, server: ScriptedLLM, model: str = "scripted") -> LLMConfig:
-    base = f"{server.url}/v1" if provider == "openai" else server.url
+    base = server.url if provider == "anthropic" else f"{server.url}/v1"
     return LLMConfig(
         provider=provider,  # type: ignore[arg-type]
         model=model,

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from agent_support import config, in_another_process
 from file_tools import delete_file, read_file
-from scripted_llm import ScriptedLLM, Turn, tool_results
 
+from llm_server import ScriptedLLM, Turn, tool_results
 from toolrig import ToolExecutor
 from toolrig.agent import Agent, Answer, ApprovalPolicy, Deny
 from toolrig.storage import LogSessionStore, open_log
@@ -73,7 +73,12 @@ def test_a_held_call_is_decided_in_another_process(
 
     session = f"s-{uuid.uuid4().hex[:8]}"
     script = [
-        Turn(calls=[("read_file", {"path": str(keep)}, "r1"), ("delete_file", {"path": str(target)}, "d1")]),
+        Turn(
+            calls=[
+                ("read_file", {"path": str(keep)}, "r1"),
+                ("delete_file", {"path": str(target)}, "d1"),
+            ]
+        ),
         after_the_decision,
     ]
     with ScriptedLLM(script) as server:
@@ -92,7 +97,7 @@ def test_a_held_call_is_decided_in_another_process(
         )
         assert agent.log is not None
         agent.log.close()
-    assert server.errors == []
+    assert server.errors == [] and server.refusals == []
     assert len(server.requests) == 2
     assert target.exists() is (decide == "deny")
     expected_code = None if decide == "approve" else "permission_denied"
@@ -112,7 +117,9 @@ def test_deny_and_answer_by_hand_in_one_process(tmp_path: Path) -> None:
         return Turn(text="OK.")
 
     script = [
-        Turn(calls=[("delete_file", {"path": str(a)}, "x"), ("delete_file", {"path": str(b)}, "y")]),
+        Turn(
+            calls=[("delete_file", {"path": str(a)}, "x"), ("delete_file", {"path": str(b)}, "y")]
+        ),
         decided,
     ]
     with ScriptedLLM(script) as server:
@@ -122,16 +129,17 @@ def test_deny_and_answer_by_hand_in_one_process(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=r"no decision for held call\(s\) \['y'\]"):
             agent.run(session_id=held.session_id, approvals={"x": False})
         with pytest.raises(ValueError, match=r"no held call\(s\) \['z'\]"):
-            agent.run(
-                session_id=held.session_id, approvals={"x": False, "y": True, "z": True}
-            )
+            agent.run(session_id=held.session_id, approvals={"x": False, "y": True, "z": True})
         with pytest.raises(ValueError, match="no decision for held call"):
             agent.run("Something else.", session_id=held.session_id)
         done = agent.run(
             session_id=held.session_id,
-            approvals={"x": Deny(reason="no deleting today"), "y": Answer(output="pretend it is gone")},
+            approvals={
+                "x": Deny(reason="no deleting today"),
+                "y": Answer(output="pretend it is gone"),
+            },
         )
-    assert server.errors == [] and done.output == "OK."
+    assert server.errors == [] and server.refusals == [] and done.output == "OK."
     assert a.exists() and b.exists()
 
 
@@ -152,7 +160,11 @@ def test_the_policy_can_name_tools_or_decide_per_call(tmp_path: Path) -> None:
     ]
     with ScriptedLLM(script) as server:
         agent = Agent(
-            "Cleaner", "You tidy.", config("openai", server), [read_file, delete_file], approval=policy
+            "Cleaner",
+            "You tidy.",
+            config("openai", server),
+            [read_file, delete_file],
+            approval=policy,
         )
         held = agent.run("Tidy.")
     assert sorted(p.tool_call_id for p in held.pending) == ["named", "picked"]
@@ -164,7 +176,13 @@ def test_the_gate_holds_nothing_outside_an_agent_run(tmp_path: Path) -> None:
     target.write_text("t", encoding="utf-8")
     executor = ToolExecutor([delete_file])
     with ScriptedLLM([]) as server:
-        Agent("Cleaner", "You tidy.", config("openai", server), executor, approval=ApprovalPolicy(destructive=True))
+        Agent(
+            "Cleaner",
+            "You tidy.",
+            config("openai", server),
+            executor,
+            approval=ApprovalPolicy(destructive=True),
+        )
     result = executor.execute_sync("delete_file", {"path": str(target)})
     assert result.success and not target.exists()
     executor.close()

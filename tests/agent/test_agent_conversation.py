@@ -3,13 +3,14 @@ continues in another process, through the real SDK clients against the scripted 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
 import pytest
 from agent_support import config, in_another_process
-from scripted_llm import ScriptedLLM, Turn, tool_results
 
+from llm_server import ScriptedLLM, Turn, tool_results
 from toolrig import tool
 from toolrig.agent import Agent
 from toolrig.storage import (
@@ -19,6 +20,7 @@ from toolrig.storage import (
     SessionState,
     open_log,
 )
+from toolrig.testing import FunctionModel
 
 
 @tool
@@ -31,11 +33,11 @@ def _roles(request: dict[str, Any]) -> list[str]:
     return [m["role"] for m in request["messages"]]
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic"])
 def test_a_run_continues_a_history(provider: str) -> None:
     def second(request: dict[str, Any]) -> Turn:
-        messages = request["messages"]
-        texts = [str(m["content"]) for m in messages]
+        messages = request.get("messages", request.get("input"))
+        texts = [str(m.get("content", m.get("output"))) for m in messages]
         assert any("What is 2 + 3?" in t for t in texts), texts
         assert tool_results(request)["a1"] == ("5", False)
         assert "Now double it." in texts[-1], texts
@@ -46,7 +48,7 @@ def test_a_run_continues_a_history(provider: str) -> None:
         agent = Agent("Calc", "You add.", config(provider, server), [add])
         first = agent.run("What is 2 + 3?")
         again = agent.run("Now double it.", history=first.all_messages)
-    assert server.errors == []
+    assert server.errors == [] and server.refusals == []
     assert first.output == "5" and again.output == "10"
     assert again.all_messages[: len(first.all_messages)] == first.all_messages
     assert len(again.new_messages) == 2  # the prompt and the answer
@@ -62,6 +64,7 @@ def test_a_run_continues_a_history(provider: str) -> None:
         ]
         assert server.requests[2]["messages"][2]["tool_calls"][0]["id"] == "a1"
     assert first.session_id != again.session_id  # a history starts a new session
+    assert agent.sessions.load(first.session_id) is None  # unnamed and not held: not stored
 
 
 CHILD = """
@@ -90,7 +93,7 @@ def test_a_session_continues_in_another_process(log_url: str) -> None:
         agent = Agent("Helper", "You help.", config("openai", server), log=log)
         first = agent.run("My name is Ann.", session_id=session)
         child = in_another_process(CHILD, url=log_url, base=f"{server.url}/v1", session=session)
-    assert server.errors == []
+    assert server.errors == [] and server.refusals == []
     assert first.session_id == session
     assert child == {"output": "Ann.", "all": 4, "new": 2, "session": session}
     stored = LogSessionStore(log).load(session)
@@ -108,7 +111,9 @@ def test_two_runs_cannot_both_save_one_session_version(store: str, tmp_path: Any
     with pytest.raises(SessionConflict, match="saved by another run"):
         sessions.save(SessionState(session_id="s", messages=[]))  # also believes it is new
     newer = sessions.save(
-        SessionState(session_id="s", messages=[*saved.messages, {"role": "user", "content": "b"}], version=1)
+        SessionState(
+            session_id="s", messages=[*saved.messages, {"role": "user", "content": "b"}], version=1
+        )
     )
     assert newer.version == 2
     with pytest.raises(SessionConflict):
@@ -127,3 +132,24 @@ def test_a_stored_session_and_a_history_do_not_mix() -> None:
         with pytest.raises(ValueError, match="give a prompt, a history or a session"):
             agent.run()
     assert len(server.requests) == 1
+
+
+def test_two_runs_continuing_one_session_at_once_cannot_both_save() -> None:
+    async def slow(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+        await asyncio.sleep(0.05)
+        return f"answer to {messages[-1]['content']}"
+
+    agent = Agent("Helper", "You help.", FunctionModel(slow))
+    agent.run("first", session_id="shared")
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(
+            agent.arun("a", session_id="shared"),
+            agent.arun("b", session_id="shared"),
+            return_exceptions=True,
+        )
+
+    outcomes = asyncio.run(both())
+    assert sum(isinstance(o, SessionConflict) for o in outcomes) == 1
+    stored = agent.sessions.load("shared")
+    assert stored is not None and len(stored.messages) == 4  # first, then exactly one of a / b

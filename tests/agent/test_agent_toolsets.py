@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from agent_support import config
-from scripted_llm import ScriptedLLM, Turn, tool_names, tool_results
 
+from llm_server import ScriptedLLM, Turn, tool_names, tool_results
 from toolrig import ToolAnnotations, ToolDefinitionError, tool
 from toolrig.agent import Agent, CatalogToolset, RunContext, ToolEntry
 from toolrig.registry import Registry
@@ -74,7 +74,7 @@ def test_filters_prefixes_renames_and_disables_over_the_real_sdk() -> None:
     with ScriptedLLM([check, results]) as server:
         agent = Agent("Notes", "You keep notes.", config("openai", server), notes, toolsets=toolset)
         result = agent.run("Look around.")
-    assert server.errors == [] and result.output == "ok"
+    assert server.errors == [] and server.refusals == [] and result.output == "ok"
     assert notes.names() == ["search", "erase", "stats"]  # nothing added or copied
     assert result.steps[0].results[0].metadata is not None
     assert result.steps[0].results[0].metadata.tool == "search"

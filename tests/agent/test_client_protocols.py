@@ -249,3 +249,51 @@ def test_a_turn_cut_at_the_output_limit_says_so(provider: str, reason: str, stre
         client = client_for(provider, server)
         turn, _ = asyncio.run(turn_of(client, client.start("Hi"), None, stream))
     assert turn.text == "cut sho" and turn.stop_reason == reason
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_stream_that_fails_midway_raises(provider: str) -> None:
+    """A failure reported inside the stream is an exception, never a turn cut short."""
+    import anthropic
+
+    async def consume(client: LLMClient) -> list[str]:
+        deltas = []
+        async for event in client.stream(client.start("Hi"), None):
+            if isinstance(event, TextDelta):
+                deltas.append(event.text)
+            else:
+                raise AssertionError(f"a turn after a failure: {event}")
+        return deltas
+
+    expected: type[Exception] = {
+        "openai": openai.APIError,
+        "openai-responses": RuntimeError,
+        "anthropic": anthropic.APIStatusError,
+    }[provider]
+    script = [Turn(text="Half an", stream_error="model overloaded")]
+    with ScriptedLLM(script) as server, pytest.raises(expected, match="overloaded"):
+        asyncio.run(consume(client_for(provider, server)))
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["complete", "stream"])
+def test_responses_reasoning_items_go_back_with_the_calls_they_precede(stream: bool) -> None:
+    def second(request: dict[str, Any]) -> Turn:
+        kinds = [i.get("type", "message") for i in request["input"]]
+        assert kinds == ["message", "reasoning", "function_call", "function_call_output"], kinds
+        assert request["input"][1] == {"type": "reasoning", "id": "rs_1", "summary": []}
+        return Turn(text="3.", reasoning=True)
+
+    script = [Turn(calls=[("add", {"a": 1, "b": 2}, "c1")], reasoning=True), second]
+    with ScriptedLLM(script) as server:
+        seen = asyncio.run(run_two_turns(client_for("openai-responses", server, "o4-mini"), stream))
+    assert server.refusals == [] and server.errors == []
+    assert seen[1][0].text == "3." and seen[1][0].stop_reason == "completed"
+    # a history that keeps the reasoning item but drops what followed it is refused
+    dangling = [
+        {"role": "user", "content": "1+2?"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+    ]
+    with ScriptedLLM([]) as server:
+        client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="k", max_retries=0)
+        with pytest.raises(openai.BadRequestError, match="without its required following item"):
+            client.responses.create(model="o4-mini", input=dangling)  # type: ignore[arg-type]

@@ -142,6 +142,10 @@ def _check_refused(executor: ToolExecutor, name: str) -> None:
         assert [d["path"] for d in result.error.details] == [unknown], result.error.details
         assert result.error.details[0]["problem"] == "extra_forbidden"
         assert f"- {unknown}: unknown parameter" in result.error.message
+    # one wording, whichever validator: a separator before the list, with or without a guess
+    lines = executor.execute_sync(name, {"name": "a", "nmae": "x", "extra": 1}).to_text()
+    assert "- nmae: unknown parameter; did you mean `name`? Valid names here: name" in lines
+    assert "- extra: unknown parameter. Valid names here: name" in lines
     assert CALLS == []  # refused before the function ran
     ok = executor.execute_sync(name, {"name": "ada"})
     assert ok.success and ok.output == "done", ok.error

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 import remote_tools
+from dist_support import BACKEND, BROKER, HERE, MARKS, Worker
 
-from conftest import BACKEND, BROKER, HERE, MARKS, Worker
 from toolrig import ToolExecutor, tool
 from toolrig.distributed import CeleryEngine, RemoteDispatch, catalog_version
 from toolrig.storage import ExecutionLog, open_log
@@ -310,8 +310,22 @@ def test_plan_spans_two_workers_and_resumes_after_its_runner_dies(
     assert sorted(r.step_id or "" for r in records) == ["a", "b", "c"]
 
 
+def test_an_unreachable_broker_or_result_store_is_an_answer_not_a_hang() -> None:
+    down_broker = CeleryEngine("amqp://guest:guest@127.0.0.1:1//", BACKEND)
+    down_store = CeleryEngine(BROKER, "redis://127.0.0.1:1/0")
+    for remote, words in ((down_broker, "could not be sent"), (down_store, "cannot be read")):
+        executor = ToolExecutor([remote_tools.unserved])
+        executor.add_middleware(RemoteDispatch(remote))
+        t0 = time.monotonic()
+        result = executor.execute_sync("unserved", {"a": 1})
+        assert result.code == "execution_error" and words in result.error.message, result
+        assert time.monotonic() - t0 < 5
+        remote.close()
+    purge(remote_tools.IDLE_QUEUE)
+
+
 def test_worker_refuses_a_catalogue_callers_do_not_expect() -> None:
-    from conftest import worker_command
+    from dist_support import worker_command
 
     command = [*worker_command("refused"), "--expect-version", "0123456789abcdef"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)

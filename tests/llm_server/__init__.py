@@ -18,8 +18,15 @@ that are not the SDK's request types, tool results that answer no call of the tu
 or calls left unanswered, ``max_tokens`` for a reasoning model (o1/o3/o4/gpt-5). A request that
 passes gets the next step of the script: a :class:`Turn`, or a function of the request body
 returning one (its ``assert``\\ s are collected in ``errors``). ``"stream": true`` is answered
-in each API's own SSE wire format. Usage reported: input ``100 + n`` and output ``10`` tokens
-for the n-th request.
+in each API's own SSE wire format (``test_client_wire_format.py`` validates every answer and
+event against the SDKs' response types). Usage reported: input ``100 + n`` and output ``10``
+tokens for the n-th request.
+
+A :class:`Turn` may also set ``stop_reason`` (a turn cut at the limit), ``reasoning`` (a
+Responses reasoning item first) and ``stream_error`` (a streamed answer that fails midway, the
+way each API reports it). ``ScriptedLLM(..., delay=s)`` adds the model's own time to every
+answer; ``gate=threading.Event()`` holds a streamed answer after its first text delta until
+the client has seen it (see :class:`ScriptedLLM`).
 
 ``tool_results(request)`` and ``tool_names(request)`` read a request of any of the three APIs.
 Import it from any test (``tests/`` is on ``sys.path`` through ``conftest.py``).

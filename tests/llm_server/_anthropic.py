@@ -133,6 +133,10 @@ def events(turn: Turn, n: int, body: dict[str, Any]) -> Iterator[tuple[str | Non
                 {"type": "content_block_delta", "index": index, "delta": delta},
             )
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
+        if turn.stream_error:
+            error = {"type": "overloaded_error", "message": turn.stream_error}
+            yield "error", {"type": "error", "error": error}
+            return
     yield (
         "message_delta",
         {

@@ -142,6 +142,9 @@ def chunks(turn: Turn, n: int, body: dict[str, Any]) -> Iterator[tuple[str | Non
     yield None, chunk({"role": "assistant", "content": "", "refusal": None})
     for piece in words(turn.text or ""):
         yield None, chunk({"content": piece})
+    if turn.stream_error:
+        yield None, {"error": {"message": turn.stream_error, "type": "server_error"}}
+        return
     for index, (name, args, cid) in enumerate(turn.calls):
         first = {"index": index, "id": cid, "type": "function"}
         yield None, chunk({"tool_calls": [{**first, "function": {"name": name, "arguments": ""}}]})

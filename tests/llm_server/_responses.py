@@ -54,6 +54,14 @@ def check(body: dict[str, Any], accept: set[str]) -> None:
     answered: set[str] = set()
     for index, item in enumerate(items):
         conforms(_item_type(item), item, f"input[{index}]")
+        if item.get("type") == "reasoning" and (
+            index + 1 == len(items) or items[index + 1].get("type") == "reasoning"
+        ):
+            raise Refusal(
+                f"Item '{item.get('id')}' of type 'reasoning' was provided without its "
+                "required following item.",
+                param="input",
+            )
         if item.get("type") == "function_call":
             calls.add(item["call_id"])
         elif item.get("type") == "function_call_output":
@@ -70,6 +78,8 @@ def check(body: dict[str, Any], accept: set[str]) -> None:
 
 def _output(turn: Turn, n: int) -> list[dict[str, Any]]:
     output: list[dict[str, Any]] = []
+    if turn.reasoning:
+        output.append({"type": "reasoning", "id": f"rs_{n}", "summary": []})
     if turn.text:
         output.append(
             {
@@ -117,7 +127,7 @@ def answer(
         "top_p": 1.0,
         "usage": {
             "input_tokens": 100 + n,
-            "input_tokens_details": {"cached_tokens": 0},
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
             "output_tokens": 10,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": 110 + n,
@@ -138,7 +148,9 @@ def events(turn: Turn, n: int, body: dict[str, Any]) -> Iterator[tuple[str | Non
     yield event("response.in_progress", response=answer(turn, n, body, status="in_progress"))
     for index, item in enumerate(_output(turn, n)):
         base = {"output_index": index, "item_id": item["id"]}
-        if item["type"] == "message":
+        if item["type"] == "reasoning":
+            yield event("response.output_item.added", output_index=index, item=item)
+        elif item["type"] == "message":
             text = item["content"][0]["text"]
             part = {"type": "output_text", "text": "", "annotations": []}
             yield event(
@@ -172,6 +184,11 @@ def events(turn: Turn, n: int, body: dict[str, Any]) -> Iterator[tuple[str | Non
                 arguments=item["arguments"],
             )
         yield event("response.output_item.done", output_index=index, item=item)
+        if turn.stream_error:
+            failed = answer(turn, n, body, status="failed")
+            failed["error"] = {"code": "server_error", "message": turn.stream_error}
+            yield event("response.failed", response=failed)
+            return
     final = answer(turn, n, body)
     kind = "response.incomplete" if final["status"] == "incomplete" else "response.completed"
     yield event(kind, response=final)

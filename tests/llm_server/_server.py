@@ -76,7 +76,10 @@ class ScriptedLLM:
                 pass  # a client that gave up (time budget) closes the socket mid-answer
 
         self.server = Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # a short poll interval: shutdown() waits up to one interval (0.5 s by default)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:

@@ -17,6 +17,12 @@ class Turn:
     calls: list[tuple[str, Any, str]] = field(default_factory=list)
     stop_reason: str | None = None
     """Overrides the finish reason (e.g. ``"length"``)."""
+    reasoning: bool = False
+    """The Responses API answers with a reasoning item first (as reasoning models do); sent
+    back, it must be followed by the item it preceded."""
+    stream_error: str | None = None
+    """Streamed, the answer fails after its text with this message, as each API reports a
+    failure mid-stream (an ``error`` chunk, ``response.failed``, an ``error`` event)."""
 
 
 Script = list[Turn | Callable[[dict[str, Any]], Turn]]

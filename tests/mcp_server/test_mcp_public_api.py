@@ -10,7 +10,9 @@ from toolrig.mcp import UnsafeBindError, check_bind
 EXPECTED = {
     "ERROR_META_KEY",
     "BearerTokenMiddleware",
+    "InMemoryEventStore",
     "MCPToolSource",
+    "MemoryTokenStorage",
     "ServeOptions",
     "ServerParams",
     "ToolServer",

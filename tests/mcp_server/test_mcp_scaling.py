@@ -24,7 +24,7 @@ import pytest
 import uvicorn
 from mcp_support import http_server, session, write_tools
 
-from toolrig import Registry, tool
+from toolrig import Registry, ToolContext, tool
 from toolrig.core._errors import ToolError
 from toolrig.mcp import ToolServer, http_app
 
@@ -48,8 +48,19 @@ def _registry() -> Registry:
         """Greets in several scripts."""
         return f"héllo {name} — 你好 ✓"
 
+    @tool
+    async def ask(ctx: ToolContext) -> str:
+        """Asks the user (no one can answer without a channel back)."""
+        ctx.log("info", "asking")
+        return str(await ctx.elicit("Name?", {"type": "object", "properties": {}}))
+
+    @tool
+    async def think(ctx: ToolContext) -> str:
+        """Asks a model (none can answer without a channel back)."""
+        return str(await ctx.sample([{"role": "user", "content": "hi"}], max_tokens=5))
+
     registry = Registry()
-    for t in (add, refuse, greet):
+    for t in (add, refuse, greet, ask, think):
         registry.add(t)
     return registry
 
@@ -129,6 +140,18 @@ def test_direct_calls_answer_as_the_sdk_does(two_apps: Any, body: dict[str, Any]
     assert len(direct) == before + 1  # answered by the direct path, not the SDK
 
 
+@pytest.mark.parametrize("name", ["ask", "think"])
+def test_calls_that_need_the_client_fail_alike(two_apps: Any, name: str) -> None:
+    """Without a channel back, asking a person or a model fails with the same code and shape
+    on both paths (the wording of the message may differ)."""
+    ours, theirs, _ = two_apps
+    mine, sdk = _post(ours, _call(name, {})), _post(theirs, _call(name, {}))
+    assert mine[:2] == sdk[:2]
+    left, right = mine[2]["result"], sdk[2]["result"]
+    assert left["isError"] is right["isError"] is True
+    assert left["_meta"]["toolrig/error"]["code"] == right["_meta"]["toolrig/error"]["code"]
+
+
 PASSED_ON = [
     ({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}, None),
     ({"jsonrpc": "2.0", "id": 1, "method": "ping"}, None),
@@ -166,7 +189,7 @@ def test_healthz_answers_without_the_token() -> None:
         first = httpx.get(f"{base}/healthz", timeout=5)
         assert first.status_code == 200
         data = first.json()
-        assert data["status"] == "ok" and data["tools"] == 3
+        assert data["status"] == "ok" and data["tools"] == 5
         assert len(data["catalog_version"]) == 16
         assert httpx.post(f"{base}/healthz", timeout=5).status_code == 405
         assert httpx.post(f"{base}/mcp", json=CALLS[0], headers=HEADERS).status_code == 401
@@ -178,7 +201,7 @@ def test_healthz_answers_without_the_token() -> None:
 
         registry.add(extra)
         after = httpx.get(f"{base}/healthz", timeout=5).json()
-        assert after["tools"] == 4 and after["catalog_version"] != data["catalog_version"]
+        assert after["tools"] == 6 and after["catalog_version"] != data["catalog_version"]
     server.close()
 
 

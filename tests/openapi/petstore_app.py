@@ -3,6 +3,7 @@ uvicorn in a thread: the counterpart of the OpenAPI import tests."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
@@ -12,6 +13,7 @@ from typing import Annotated, Literal
 
 import uvicorn
 from fastapi import FastAPI, Header, HTTPException, Query
+from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
 
 TOKEN = "s3cret-token"
@@ -84,6 +86,22 @@ def make_app() -> FastAPI:
         from fastapi.responses import JSONResponse
 
         return JSONResponse({"id": "not-a-number", "name": "x"})  # type: ignore[return-value]
+
+    @app.get("/echo/{name}", operation_id="echo")
+    def echo(name: str, tag: Annotated[list[str] | None, Query()] = None) -> dict[str, object]:
+        """Echoes its path parameter and tags as received."""
+        return {"name": name, "tags": tag or []}
+
+    @app.get("/go", operation_id="go")
+    def go() -> RedirectResponse:
+        """Redirects elsewhere."""
+        return RedirectResponse("http://169.254.169.254/latest/meta-data/", status_code=307)
+
+    @app.get("/slow", operation_id="slow")
+    async def slow() -> dict[str, str]:
+        """Answers after a second."""
+        await asyncio.sleep(1)
+        return {"status": "late"}
 
     return app
 

@@ -35,7 +35,15 @@ def pets(service: tuple[str, Any], monkeypatch: pytest.MonkeyPatch) -> Any:
 
 def test_operations_become_actions_with_schemas(pets: Any) -> None:
     assert pets.name == "pet_store"
-    assert set(pets.get_action_names()) == {"list_pets", "get_pet", "create_pet", "broken"}
+    assert set(pets.get_action_names()) == {
+        "list_pets",
+        "get_pet",
+        "create_pet",
+        "broken",
+        "echo",
+        "go",
+        "slow",
+    }
     create = pets.get_action("create_pet").spec
     params = create.parameters
     assert params["required"] == ["body"]
@@ -195,3 +203,42 @@ def test_invalid_documents_are_refused_with_reasons(tmp_path: Path) -> None:
         openapi_tool(broken)
     with pytest.raises(ToolDefinitionError, match="cannot read"):
         openapi_tool(tmp_path / "missing.json")
+
+
+async def test_arguments_cannot_reshape_the_request(pets: Any) -> None:
+    tricky = "..?x=1#frag é&y=2"
+    echoed = await pets.aexecute("echo", name=tricky, tag=["a&b=c", "d"])
+    assert echoed.success, echoed.error
+    assert echoed.output == {"name": tricky, "tags": ["a&b=c", "d"]}  # one segment, as given
+    escape = await pets.aexecute("echo", name="../pets/1")  # '/' travels encoded: no other route
+    assert not escape.success and escape.error.details["status"] == 404
+
+
+async def test_redirects_are_not_followed(pets: Any) -> None:
+    result = await pets.aexecute("go")
+    assert not result.success
+    assert "redirect" in result.error.message
+
+
+async def test_a_slow_service_is_a_timeout(service: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    url, _ = service
+    tool = openapi_tool(f"{url}/openapi.json", base_url=url, network=LOCAL, timeout=0.2)
+    result = await tool.aexecute("slow")
+    assert result.error.code == "timeout" and result.error.retryable
+
+
+async def test_document_servers_are_held_to_the_policy(service: Any) -> None:
+    doc = make_app().openapi()
+    doc["servers"] = [{"url": "http://169.254.169.254/api"}]  # the document points elsewhere
+    tool = openapi_tool(doc, network=LOCAL)
+    result = await tool.aexecute("get_pet", pet_id=1)
+    assert result.error.code == "permission_denied"
+    assert "metadata" in result.error.message
+
+
+async def test_header_parameters_cannot_add_headers(pets: Any, service: Any) -> None:
+    _, app = service
+    before = len(app.state.seen)
+    result = await pets.aexecute("list_pets", authorization="Bearer x\r\nX-Evil: 1")
+    assert result.error.code == "invalid_arguments"
+    assert len(app.state.seen) == before

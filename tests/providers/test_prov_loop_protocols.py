@@ -164,6 +164,24 @@ def test_async_round_trip_and_a_turn_without_calls() -> None:
     broken = {"content": [{"type": "tool_use", "id": "t1", "name": "add", "input": '{"a": 1'}]}
     turn = assistant_turn(broken, provider="anthropic")
     assert turn[0]["content"][0]["input"] == {"INVALID_JSON": '{"a": 1'}
+    # SDK objects go back under the API's field names (the SDK's ``async_`` is ``async``)
+    from openai.types.responses import Response
+
+    item = {"type": "function_call", "call_id": "c1", "name": "add", "arguments": "{}"}
+    sdk_response = Response.model_validate(
+        {
+            "id": "r",
+            "object": "response",
+            "created_at": 0,
+            "model": "m",
+            "output": [{**item, "id": "fc1", "status": "completed", "async": False}],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+        }
+    )
+    echoed = assistant_turn(sdk_response, provider="openai-responses")
+    assert echoed == [{**item, "id": "fc1", "status": "completed", "async": False}]
     with pytest.raises(ValueError, match="unknown provider 'cohere'"):
         assistant_turn(broken, provider="cohere")
     executor.close()

@@ -83,7 +83,9 @@ def test_independent_steps_run_concurrently(runner: PlanRunner) -> None:
     assert first[0] < problems[1] and problems[0] < first[1]  # the two intervals overlap
     get = result.timings["get"]
     assert first[0] >= get[1] and problems[0] >= get[1]  # both waited for their dependency
-    assert result.duration_ms < 380  # 3 layers of 0.1 s, not 4 sequential steps
+    # 3 layers, not 4 steps one after another: shorter than the steps' own durations summed
+    # (a relative bound: a loaded machine stretches both sides)
+    assert result.duration_ms / 1000 < sum(end - start for start, end in result.timings.values())
 
 
 def test_check_reports_every_problem_at_once(runner: PlanRunner) -> None:
@@ -113,7 +115,7 @@ def test_check_reports_every_problem_at_once(runner: PlanRunner) -> None:
         assert all(w in found[0] for w in words), (found[0], words)
 
     one("step 'b': Tool 'nope' not found.", "Available tools: analyze, fail, fetch, report.write")
-    one("step 'c' (analyze): limt: unknown parameter")
+    one("step 'c' (analyze): limt: unknown parameter; did you mean `limit`?")
     one("step 'd': Tool `report` has no action 'wirte'", "Did you mean 'report.write'?")
     one("step 'e' refers to step 'ghost', which the plan does not have")
     one("step 'e' (analyze): limit: expected a valid integer", 'received "many"')

@@ -11,6 +11,13 @@ import pytest
 from toolrig.storage import ExecutionLog, RequestLog, SQLiteExecutionLog
 
 
+@pytest.fixture(autouse=True)
+def _no_pairs_left(request: pytest.FixtureRequest) -> None:
+    """The PostgreSQL database is shared by the session: each test starts with no pairs."""
+    if "log" in request.fixturenames:
+        RequestLog(request.getfixturevalue("log")).purge()
+
+
 def test_nothing_is_stored_unless_enabled(log: ExecutionLog) -> None:
     off = RequestLog(log)
     assert off.record("what is the weather in Oslo", "weather") is False

@@ -203,3 +203,18 @@ def test_a_function_model_must_return_a_turn() -> None:
     model = FunctionModel(lambda messages, tools: {"text": "no"})  # type: ignore[arg-type,return-value]
     with pytest.raises(ModelScriptError, match="returned no turn"):
         asyncio.run(model.complete(model.start("Hi"), None))
+
+
+def test_the_default_stream_of_a_client_is_its_turn_as_one_delta() -> None:
+    """A client that only implements ``complete`` still streams: one delta, then the turn."""
+
+    async def collect() -> list[Any]:
+        model = ScriptedModel(["All at once.", ModelTurn(calls=[("add", {"a": 1, "b": 2})])])
+        first = [e async for e in LLMClient.stream(model, model.start("Hi"), [add])]
+        model2 = ScriptedModel([ModelTurn(calls=[("add", {"a": 1, "b": 2})])])
+        second = [e async for e in LLMClient.stream(model2, model2.start("Hi"), [add])]
+        return [first, second]
+
+    first, second = asyncio.run(collect())
+    assert first[0] == TextDelta(text="All at once.") and isinstance(first[1], LLMTurn)
+    assert len(first) == 2 and len(second) == 1 and isinstance(second[0], LLMTurn)

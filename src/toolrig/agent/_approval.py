@@ -69,7 +69,7 @@ class Answer:
     output: Any
 
 
-Decision: TypeAlias = "bool | Deny | Answer"
+Decision: TypeAlias = bool | Deny | Answer
 """``True`` runs the call, ``False`` or :class:`Deny` refuses it, :class:`Answer` answers it
 by hand."""
 

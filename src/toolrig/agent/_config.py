@@ -41,8 +41,7 @@ models refuse ``max_tokens`` and want ``max_completion_tokens``."""
 HOW_TO_CONFIGURE = (
     "No LLM is configured. Either pass provider=/model= (and base_url=/api_key=) in code, or set "
     "TOOLRIG_LLM_PROVIDER=openai|openai-responses|anthropic and TOOLRIG_LLM_MODEL=<model>, "
-    "with OPENAI_API_KEY "
-    "(plus OPENAI_BASE_URL for an OpenAI-compatible server such as Ollama at "
+    "with OPENAI_API_KEY (plus OPENAI_BASE_URL for an OpenAI-compatible server such as Ollama at "
     "http://localhost:11434/v1, vLLM, llama.cpp or LM Studio) or ANTHROPIC_API_KEY; or write an "
     "[llm] table (provider, model, base_url, api_key_env) in {path}."
 )

@@ -63,6 +63,6 @@ class FinalOutput(Generic[OutputT]):
 
 
 AgentEvent: TypeAlias = (
-    "TextDelta | ToolCallStarted | ToolCallFinished | ApprovalRequired | FinalOutput[Any]"
+    TextDelta | ToolCallStarted | ToolCallFinished | ApprovalRequired | FinalOutput[Any]
 )
 """Any event of :meth:`Agent.stream`."""

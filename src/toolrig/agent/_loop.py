@@ -236,8 +236,11 @@ class Agent(Generic[DepsT, OutputT]):
         streaming: bool,
     ) -> AsyncIterator[AgentEvent]:
         """The run, from the stored session (if any) to the saved one."""
+        named = session_id is not None
         session_id = session_id or f"session-{uuid.uuid4().hex[:12]}"
-        state = self.sessions.load(session_id) or SessionState(session_id=session_id)
+        state = (self.sessions.load(session_id) if named else None) or SessionState(
+            session_id=session_id
+        )
         if history is not None and state.messages:
             raise ValueError(
                 f"session {session_id!r} already holds {len(state.messages)} messages; "
@@ -270,14 +273,15 @@ class Agent(Generic[DepsT, OutputT]):
             yield event
         result = run.result
         assert result is not None
-        self.sessions.save(
-            SessionState(
-                session_id=session_id,
-                messages=conversation.messages,
-                pending=None if run.held is None else run.held.to_data(),
-                version=state.version,
+        if named or run.held is not None or state.version:  # kept: named, or to be resumed
+            self.sessions.save(
+                SessionState(
+                    session_id=session_id,
+                    messages=conversation.messages,
+                    pending=None if run.held is None else run.held.to_data(),
+                    version=state.version,
+                )
             )
-        )
         result.all_messages = list(conversation.messages)
         result.new_messages = conversation.messages[start:]
         yield FinalOutput(result=result)

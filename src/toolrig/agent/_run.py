@@ -27,9 +27,11 @@ from toolrig.agent._events import AgentEvent, ApprovalRequired
 from toolrig.agent._output import OutputInvalid, OutputSpec
 from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
+from toolrig.agent._sampling import client_sampler
 from toolrig.agent._toolsets import ToolEntry, Toolset, name_map
 from toolrig.core._context import RUN_DEPS
 from toolrig.core._events import Outcome
+from toolrig.core._interaction import offer_hooks
 from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
@@ -103,6 +105,7 @@ class AgentRun(Generic[OutputT]):
         self.context = contextvars.copy_context()
         self.context.run(RUN_DEPS.set, ctx.deps)
         self.context.run(SCOPE.set, self.scope)
+        self.context.run(offer_hooks, sampler=client_sampler(agent.client))  # ctx.sample(...)
 
     # -- the run ----------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[AgentEvent]:
@@ -171,7 +174,7 @@ class AgentRun(Generic[OutputT]):
             self.held = HeldTurn(turn.text, turn.calls, calls.results, calls.held)
             self._stop("approval")
             return
-        self._answer_calls(turn.calls, calls.results)
+        self._answer_calls(turn, calls.results)
 
     # -- steps of a turn ----------------------------------------------------------------------
     async def _ask(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
@@ -208,11 +211,11 @@ class AgentRun(Generic[OutputT]):
         own = [e for e in entries if e.name == COMPLETION_TOOL]
         return [e for e in entries if e.name != COMPLETION_TOOL] + (own or [_COMPLETION_ENTRY])
 
-    def _answer_calls(self, calls: list[ParsedCall], results: list[ToolResult]) -> None:
+    def _answer_calls(self, turn: LLMTurn, results: list[ToolResult]) -> None:
         """Send the results back; end the run when ``attempt_completion`` succeeded."""
-        self.client.add_results(self.conversation, LLMTurn(text=None, calls=calls), results)
+        self.client.add_results(self.conversation, turn, results)
         self.agent._count_uses(results)
-        for call, result in zip(calls, results, strict=True):
+        for call, result in zip(turn.calls, results, strict=True):
             if isinstance(call, ToolCall) and call.name == COMPLETION_TOOL and result.success:
                 output = result.output
                 text = str(output.get("result", "")) if isinstance(output, dict) else str(output)
@@ -237,7 +240,8 @@ class AgentRun(Generic[OutputT]):
         step.duration_ms = (time.perf_counter() - t0) * 1000
         self.steps.append(step)
         self._record_results(0, held.calls, calls.results, set(held.known))
-        self._answer_calls(held.calls, calls.results)
+        # the turn as stored (its raw SDK object stays with the process that received it)
+        self._answer_calls(LLMTurn(text=held.text, calls=held.calls), calls.results)
 
     def _final(self, text: str | None, reason: StopReason) -> None:
         """End with the typed output, or give the model its one precise retry."""

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from toolrig.agent._loop import Agent
+    from toolrig.agent._result import AgentResult
+
 __all__ = ["examples_dir", "run_agent_if_configured", "run_catalog_plan"]
 
 
@@ -108,12 +111,33 @@ def run_agent_if_configured(console: Console, examples: Path) -> None:
         registry,
         max_steps=8,
         time_budget=300,
+        raise_on_error=False,  # the demo reports a failed run instead of a traceback
     )
-    result = agent.run(f"Summarise the main complaints in {examples / 'data' / 'reviews.csv'}.")
+    prompt = f"Summarise the main complaints in {examples / 'data' / 'reviews.csv'}."
+    result = run_sync(_watch(console, agent, prompt))  # streamed: text and calls as they come
     console.print(
-        f"stopped: {result.stop_reason} after {len(result.steps)} steps, "
+        f"\nstopped: {result.stop_reason} after {len(result.steps)} steps, "
         f"{result.usage.total_tokens} tokens"
     )
-    console.print(escape(result.output or result.error or "(no output)"))
+    if result.error:
+        console.print(escape(result.error))
     run_sync(agent.aclose())
     registry.close()
+
+
+async def _watch(console: Console, agent: Agent, prompt: str) -> AgentResult:
+    """Run ``agent``, printing its text as it streams and each tool call as it finishes."""
+    from rich.markup import escape
+
+    from toolrig.agent._events import FinalOutput, ToolCallFinished
+    from toolrig.agent._events import TextDelta as Delta
+
+    async for event in agent.stream(prompt):
+        if isinstance(event, Delta):
+            console.print(escape(event.text), end="")
+        elif isinstance(event, ToolCallFinished):
+            outcome = "ok" if event.result.success else event.result.code
+            console.print(f"\n[dim]- {escape(event.name)}: {outcome}[/]")
+        elif isinstance(event, FinalOutput):
+            return event.result
+    raise RuntimeError("the run ended without its final event")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, CliError, add_json_option
+from toolrig.cli._remote_opts import add_broker_options, attach_remote
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -41,6 +42,7 @@ def add_plan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     )
     plan.add_argument("--id", dest="plan_id", help="run under this plan id (same id resumes)")
     plan.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_broker_options(plan)
     add_json_option(plan)
     plan.set_defaults(handler=run_plan_command)
 
@@ -78,6 +80,7 @@ def run_plan_command(args: argparse.Namespace) -> int:
         if args.action == "check" or problems:
             _print_check(console, plan, report, problems, as_json=args.json)
             return EXIT_FAILED if problems else EXIT_OK
+        attach_remote(executor, args)  # steps of tools with runs_on go to workers
         with open_log(args.log or os.environ.get("TOOLRIG_LOG")) as log:
             runner = PlanRunner(executor, store=log, on_failure=args.on_failure)
             show = not (args.no_progress or args.json)

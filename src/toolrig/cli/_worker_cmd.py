@@ -102,7 +102,7 @@ def run_worker(args: argparse.Namespace) -> int:
         sorted({t.spec.runs_on for t in registry.tools() if t.spec.runs_on}) or ["toolrig"]
     )
     try:
-        app = worker_app(registry, broker, args.backend)
+        app = worker_app(registry, broker, args.backend, pool=args.pool)
     except (ImportError, ValueError) as exc:
         raise CliError(str(exc)) from None
     argv = [

@@ -15,8 +15,9 @@ from typing import Any, Final
 
 from toolrig.core._errors import ErrorCode
 from toolrig.core._jsonable import clean_text
-from toolrig.core._preview import preview
+from toolrig.core._preview import preview, shown
 from toolrig.core._result import ErrorInfo
+from toolrig.core._suggest import closest
 
 __all__ = [
     "MAX_PROBLEMS",
@@ -28,6 +29,7 @@ __all__ = [
     "resolve",
     "schema_at",
     "too_deep",
+    "unknown_parameter",
 ]
 
 MAX_PROBLEMS: Final = 20
@@ -40,6 +42,29 @@ else the failing check's name."""
 
 
 _SHOWN_PARTS: Final = 12
+_LISTED_NAMES: Final = 50
+
+
+def unknown_parameter(loc: Sequence[str | int], names: Sequence[str], received: Any) -> Problem:
+    """The problem of a parameter not among ``names`` (both validators word it here): "unknown
+    parameter; did you mean `limit`? Valid names here: query, limit"."""
+    bad = clean_text(str(loc[-1])) if loc else ""
+    close = closest(bad, names) if bad else []
+    text = "unknown parameter"
+    if close:
+        text += f"; did you mean {' or '.join(f'`{c}`' for c in close)}?"
+    if names:
+        listed = ", ".join(names[:_LISTED_NAMES])
+        more = f" and {len(names) - _LISTED_NAMES} more" if len(names) > _LISTED_NAMES else ""
+        text += f"{'' if close else '.'} Valid names here: {listed}{more}."
+    return {
+        "path": format_path(loc),
+        "problem": "extra_forbidden",
+        "expected": list(names),
+        "received": shown(received),
+        "text": text,
+        "suggestions": close,
+    }
 
 
 def format_path(loc: Sequence[str | int]) -> str:

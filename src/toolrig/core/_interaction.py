@@ -31,6 +31,7 @@ __all__ = [
     "Sampler",
     "current_interaction",
     "log_to_python",
+    "offer_hooks",
     "tool_interaction",
 ]
 
@@ -137,3 +138,10 @@ def tool_interaction(
         yield current_interaction()
     finally:
         _CURRENT.reset(token)
+
+
+def offer_hooks(*, elicitor: Elicitor | None = None, sampler: Sampler | None = None) -> None:
+    """Set the hooks still unset in the current context (for a runner that owns a copied
+    context, such as an agent run: ``run.context.run(offer_hooks, sampler=...)``)."""
+    now = current_interaction()
+    _CURRENT.set(replace(now, elicitor=now.elicitor or elicitor, sampler=now.sampler or sampler))

@@ -21,7 +21,6 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from toolrig.core._jsonable import clean_text
 from toolrig.core._preview import json_type_of, preview
 
 __all__ = [

@@ -18,11 +18,11 @@ from toolrig.core._argument_errors import (
     format_path,
     resolve,
     schema_at,
+    unknown_parameter,
 )
 from toolrig.core._json_data import ABSENT, value_at
 from toolrig.core._jsonable import clean_text
 from toolrig.core._preview import preview, shown
-from toolrig.core._suggest import closest
 
 __all__ = ["describe_problems", "schema_problems"]
 
@@ -75,7 +75,7 @@ def _problems(
     elif _kind(kind) in ("AdditionalProperties", "UnevaluatedProperties"):
         names = _declared(schema_at(root, loc), root)
         for key in kind.unexpected[:20]:
-            yield _unknown((*loc, key), names, value_at(value, (*loc, key)))
+            yield unknown_parameter((*loc, key), names, value_at(value, (*loc, key)))
     else:
         expected = _expected(error, enforced)
         received = value_at(value, loc)
@@ -106,24 +106,6 @@ def _missing(
         "expected": expected,
         "received": None,
         "text": text,
-    }
-
-
-def _unknown(loc: tuple[str | int, ...], names: list[str], received: Any) -> Problem:
-    bad = clean_text(str(loc[-1]))
-    close = closest(bad, names)
-    text = "unknown parameter"
-    if close:
-        text += f"; did you mean {' or '.join(f'`{c}`' for c in close)}?"
-    if names:
-        text += f" Valid names here: {', '.join(names[:50])}"
-    return {
-        "path": format_path(loc),
-        "problem": "extra_forbidden",
-        "expected": names,
-        "received": shown(received),
-        "text": text,
-        "suggestions": close,
     }
 
 

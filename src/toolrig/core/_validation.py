@@ -31,13 +31,13 @@ from toolrig.core._argument_errors import (
     parameters_hint,
     schema_at,
     too_deep,
+    unknown_parameter,
 )
 from toolrig.core._errors import ErrorCode
 from toolrig.core._json_data import ABSENT, data_problems, loads_json, value_at
 from toolrig.core._jsonable import clean_text
 from toolrig.core._preview import json_type_of, shown
 from toolrig.core._result import ErrorInfo
-from toolrig.core._suggest import closest
 
 __all__ = [
     "ArgumentValidator",
@@ -207,22 +207,8 @@ class ArgumentValidator:
         if kind == "extra_forbidden":
             parent = schema_at(self.schema, loc[:-1]) or {}
             props = parent.get("properties")
-            names = [str(k) for k in props] if isinstance(props, Mapping) else []
-            bad = clean_text(str(loc[-1])) if loc else path
-            close = closest(bad, names)
-            text = "unknown parameter"
-            if close:
-                text += f"; did you mean {' or '.join(f'`{c}`' for c in close)}?"
-            if names:
-                text += f" Valid names here: {', '.join(names)}"
-            return {
-                "path": path,
-                "problem": kind,
-                "expected": names,
-                "received": shown(received),
-                "text": text,
-                "suggestions": close,
-            }
+            names = [clean_text(str(k)) for k in props] if isinstance(props, Mapping) else []
+            return unknown_parameter(loc or ("?",), names, received)
         seen = shown(received)
         if loc == () and kind in ("dict_type", "model_type"):
             return {

@@ -5,11 +5,12 @@ Needs the ``celery`` extra (``pip install 'toolrig[celery]'``). See ``docs/deplo
 
 from toolrig.distributed._celery import CeleryEngine, celery_app
 from toolrig.distributed._dispatch import QueueRule, RemoteDispatch
-from toolrig.distributed._engine import RemoteCall, RemoteEngine
+from toolrig.distributed._engine import EngineUnavailable, RemoteCall, RemoteEngine
 from toolrig.distributed._version import catalog_version, tool_fingerprint
 
 __all__ = [
     "CeleryEngine",
+    "EngineUnavailable",
     "QueueRule",
     "RemoteCall",
     "RemoteDispatch",

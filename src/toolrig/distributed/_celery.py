@@ -13,13 +13,15 @@ the backend's publish of each result, not by polling.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from toolrig.core._errors import ErrorCode
-from toolrig.distributed._engine import TASK_NAME, RemoteCall, error_reply
+from toolrig.distributed._engine import TASK_NAME, EngineUnavailable, RemoteCall, error_reply
 
 __all__ = ["CeleryEngine", "celery_app", "load_celery"]
 
@@ -54,12 +56,16 @@ def default_backend(broker: str, backend: str | None) -> str:
     )
 
 
-def celery_app(broker: str, backend: str | None = None, *, name: str = "toolrig") -> Any:
-    """A Celery app configured for toolrig's remote calls (callers and workers alike)."""
+def celery_app(
+    broker: str, backend: str | None = None, *, caller: bool = False, name: str = "toolrig"
+) -> Any:
+    """A Celery app configured for toolrig's remote calls (callers and workers alike); a
+    ``caller``'s app leaves waiting for replies to :class:`CeleryEngine`."""
     celery = load_celery()
-    app = celery.Celery(
-        name, broker=broker, backend=default_backend(broker, backend), set_as_current=False
-    )
+    results = default_backend(broker, backend)
+    if caller:  # Celery reads "module:Class+url" as a backend class and its URL
+        results = f"toolrig.distributed._celery_backend:CallerBackend+{results}"
+    app = celery.Celery(name, broker=broker, backend=results, set_as_current=False)
     app.conf.update(
         task_serializer="json",
         result_serializer="json",
@@ -91,12 +97,29 @@ class CeleryEngine:
     """
 
     def __init__(self, broker: str, backend: str | None = None, *, threads: int = 16) -> None:
-        self.app = celery_app(broker, backend)
+        self.app = celery_app(broker, backend, caller=True)
         self.backend_url = default_backend(broker, backend)
         self._threads = ThreadPoolExecutor(threads, thread_name_prefix="toolrig-remote")
         self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
         self.sent = 0
         """How many attempts this engine has sent (tests read it)."""
+        import kombu.exceptions
+        import redis.exceptions
+
+        self._down: tuple[type[BaseException], ...] = (
+            OSError,
+            kombu.exceptions.OperationalError,
+            redis.exceptions.RedisError,
+        )
+        """What the broker's and the result store's clients raise when they cannot be reached."""
+
+    @contextlib.contextmanager
+    def _reaching(self, what: str) -> Iterator[None]:
+        """Translate the clients' connection errors into :class:`EngineUnavailable`."""
+        try:
+            yield
+        except self._down as exc:
+            raise EngineUnavailable(f"the {what} cannot be reached ({type(exc).__name__})") from exc
 
     def _redis(self) -> Any:
         loop = asyncio.get_running_loop()
@@ -123,23 +146,22 @@ class CeleryEngine:
                 # answered `timeout` already
                 "expires": call.timeout,
             }
-        headers = {"traceparent": call.traceparent} if call.traceparent else None
         self.app.send_task(
-            TASK_NAME,
-            args=[call.to_json()],
-            task_id=call.task_id,
-            queue=call.queue,
-            headers=headers,
-            **options,
+            TASK_NAME, args=[call.to_json()], task_id=call.task_id, queue=call.queue, **options
         )
 
     async def submit(self, call: RemoteCall) -> None:
         """Send ``call`` to its queue."""
-        await asyncio.get_running_loop().run_in_executor(self._threads, self._send, call)
+        with self._reaching("broker"):
+            await asyncio.get_running_loop().run_in_executor(self._threads, self._send, call)
         self.sent += 1
 
     async def wait(self, task_id: str, timeout: float | None) -> dict[str, Any] | None:
         """The reply to ``task_id``, or ``None`` when none came within ``timeout`` seconds."""
+        with self._reaching("result store"):
+            return await self._wait(task_id, timeout)
+
+    async def _wait(self, task_id: str, timeout: float | None) -> dict[str, Any] | None:
         client = self._redis()
         key = self._key(task_id)
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -160,19 +182,22 @@ class CeleryEngine:
 
     async def revoke(self, task_id: str) -> None:
         """Never start ``task_id``, and kill the worker process running it if one is."""
-        await asyncio.get_running_loop().run_in_executor(
-            self._threads,
-            lambda: self.app.control.revoke(task_id, terminate=True, signal="SIGKILL"),
-        )
+        with self._reaching("broker"):
+            await asyncio.get_running_loop().run_in_executor(
+                self._threads,
+                lambda: self.app.control.revoke(task_id, terminate=True, signal="SIGKILL"),
+            )
 
     async def taken(self, task_id: str) -> bool:
         """Whether a worker has started or finished ``task_id``."""
-        meta = _meta(await self._redis().get(self._key(task_id)))
+        with self._reaching("result store"):
+            meta = _meta(await self._redis().get(self._key(task_id)))
         return meta is not None and meta.get("status") in _TAKEN
 
     async def state(self, task_id: str) -> str:
         """Celery's state of ``task_id`` (``PENDING`` when unknown)."""
-        meta = _meta(await self._redis().get(self._key(task_id)))
+        with self._reaching("result store"):
+            meta = _meta(await self._redis().get(self._key(task_id)))
         return "PENDING" if meta is None else str(meta.get("status"))
 
     def close(self) -> None:

@@ -14,6 +14,7 @@ waited for, not sent again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,13 @@ from toolrig.core._errors import ErrorCode
 from toolrig.core._ids import made_here
 from toolrig.core._jsonable import to_jsonable
 from toolrig.core._result import ToolResult
-from toolrig.distributed._engine import RemoteCall, RemoteEngine, error_reply, reply_error
+from toolrig.distributed._engine import (
+    EngineUnavailable,
+    RemoteCall,
+    RemoteEngine,
+    error_reply,
+    reply_error,
+)
 from toolrig.distributed._version import tool_fingerprint
 from toolrig.runtime._call import Call, CallNext
 from toolrig.runtime._outcome import make_result
@@ -108,23 +115,30 @@ class RemoteDispatch:
             run_id=self.run_id,
             traceparent=_traceparent(),
         )
+        name = call.action.name
         try:
             # an id made here is new; another may name a task a worker took already
             if not (adopt and not made_here(task_id) and await self.engine.taken(task_id)):
                 await self.engine.submit(remote)
-            reply = await self.engine.wait(task_id, call.timeout)
-        except asyncio.CancelledError:
-            await asyncio.shield(self.engine.revoke(task_id))
-            raise
-        except Exception as exc:  # the broker or backend cannot be reached
+        except EngineUnavailable as exc:
             return error_reply(
                 ErrorCode.EXECUTION_ERROR,
-                f"`{call.action.name}` could not be sent to queue {queue!r}: "
-                f"{type(exc).__name__}: {exc}",
-                retryable=isinstance(exc, ConnectionError | OSError),
+                f"`{name}` could not be sent to queue {queue!r}: {exc}",
+                retryable=True,
+            )
+        try:
+            reply = await self.engine.wait(task_id, call.timeout)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._revoke(task_id))
+            raise
+        except EngineUnavailable as exc:
+            await self._revoke(task_id)
+            return error_reply(  # not retryable: it may have run
+                ErrorCode.EXECUTION_ERROR,
+                f"`{name}` was sent to queue {queue!r}, but its outcome cannot be read: {exc}",
             )
         if reply is None:
-            await self.engine.revoke(task_id)
+            await self._revoke(task_id)
             return error_reply(
                 ErrorCode.TIMEOUT,
                 f"`{call.action.name}` did not finish within {call.timeout:g} s "
@@ -132,6 +146,11 @@ class RemoteDispatch:
                 retryable=True,
             )
         return reply
+
+    async def _revoke(self, task_id: str) -> None:
+        """Revoke ``task_id`` if the broker can be reached (its message expires anyway)."""
+        with contextlib.suppress(EngineUnavailable):
+            await self.engine.revoke(task_id)
 
 
 def _traceparent() -> str | None:

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from toolrig.core._errors import ErrorCode
 from toolrig.core._result import ErrorInfo
 
-__all__ = ["RemoteCall", "RemoteEngine", "error_reply", "reply_error"]
+__all__ = ["EngineUnavailable", "RemoteCall", "RemoteEngine", "error_reply", "reply_error"]
 
 TASK_NAME = "toolrig.call"
 """The name of the one task every worker runs."""
@@ -55,8 +55,13 @@ class RemoteCall:
         return cls(**fields)
 
 
+class EngineUnavailable(Exception):
+    """The engine's broker or result store cannot be reached (its message says which)."""
+
+
 class RemoteEngine(Protocol):
-    """What the pipeline needs of a distributed engine."""
+    """What the pipeline needs of a distributed engine; each method raises
+    :class:`EngineUnavailable` when the engine's services cannot be reached."""
 
     async def submit(self, call: RemoteCall) -> None:
         """Send ``call`` to its queue (returns once the broker has it)."""

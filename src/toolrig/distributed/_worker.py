@@ -1,11 +1,12 @@
 """The worker's side of a remote call: one Celery task that runs calls of a catalogue.
 
 Each call runs through a local :class:`~toolrig.ToolExecutor` (the same pipeline: the
-arguments are validated again, the output checked) in the worker process's main thread, so
-Celery's soft time limit stops it at the tool's time limit and the hard limit kills the process
-shortly after. Before running, the call is claimed in the :class:`~toolrig.distributed.
-_ledger.CallLedger`: a call redelivered after its worker was lost runs again only when its tool
-is idempotent or read-only, and is reported failed otherwise.
+arguments are validated again, the output checked). In a prefork worker it runs in the pool
+process's main thread, so Celery's soft time limit stops it at the tool's time limit and the
+hard limit kills the process shortly after; in threads and solo pools, which have no time
+limits, the pipeline's own limit answers ``timeout`` instead. Before running, the call is
+claimed in the call ledger (:mod:`._ledger`): a call redelivered after its worker was lost runs
+again only when its tool is idempotent or read-only, and is reported failed otherwise.
 """
 
 from __future__ import annotations
@@ -34,11 +35,16 @@ VERSION_MISMATCH = "version_mismatch"
 
 
 class WorkerHost:
-    """Runs the remote calls of ``catalog``, claiming each in ``ledger`` first."""
+    """Runs the remote calls of ``catalog``, claiming each in ``ledger`` first.
 
-    def __init__(self, catalog: Catalog, ledger: CallLedger) -> None:
+    ``celery_limits``: Celery's time limits stop calls (the prefork pool); otherwise (threads
+    and solo pools, which have none) the pipeline's own time limit does.
+    """
+
+    def __init__(self, catalog: Catalog, ledger: CallLedger, *, celery_limits: bool = True) -> None:
         self.executor = ToolExecutor(catalog)
         self.ledger = ledger
+        self.celery_limits = celery_limits
 
     def run(self, data: dict[str, Any], worker: str) -> dict[str, Any]:
         """The reply to one delivery of a call (always a reply; never raises)."""
@@ -55,6 +61,7 @@ class WorkerHost:
                 f"{mine}, caller {call.fingerprint}): deploy the same catalogue to both.",
                 worker=worker,
             )
+        logger.debug("call %s of run %s: %s", call.call_id, call.run_id, call.action)
         claim = self.ledger.claim(call.task_id, worker)
         if isinstance(claim, dict):
             logger.info("call %s finished already; its reply is sent again", call.call_id)
@@ -85,7 +92,7 @@ class WorkerHost:
                     _call_name(call),
                     call.arguments,
                     tool_call_id=call.call_id,
-                    timeout=None,  # Celery's limits stop the call: see the module's docstring
+                    timeout=None if self.celery_limits else call.timeout,
                     max_retries=0,  # the caller retries, per its policy
                 )
             except soft_limit:
@@ -138,10 +145,13 @@ def _trace_context(traceparent: str | None) -> Iterator[None]:
         context.detach(token)
 
 
-def worker_app(catalog: Catalog, broker: str, backend: str | None = None) -> Any:
-    """A Celery app whose one task runs the calls of ``catalog``."""
+def worker_app(
+    catalog: Catalog, broker: str, backend: str | None = None, *, pool: str = "prefork"
+) -> Any:
+    """A Celery app whose one task runs the calls of ``catalog`` (in a ``pool`` worker)."""
     app = celery_app(broker, backend)
-    host = WorkerHost(catalog, CallLedger(default_backend(broker, backend)))
+    ledger = CallLedger(default_backend(broker, backend))
+    host = WorkerHost(catalog, ledger, celery_limits=pool == "prefork")
 
     @app.task(name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True)  # type: ignore[untyped-decorator]
     def call(task: Any, data: dict[str, Any]) -> dict[str, Any]:

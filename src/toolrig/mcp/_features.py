@@ -2,10 +2,11 @@
 resources and prompts of a mounted MCP server.
 
 - Log levels are kept per connection (the default, ``info``, until the client chooses).
-- Completion answers a tool argument (``ref/tool``, a toolrig extension: the protocol names
-  only prompts and resource templates) from its ``enum`` (or ``const`` / boolean) values or from
-  a completer given to the server; prompt and resource-template arguments go to the mounted
-  server's completion handler, and are otherwise answered with no values.
+- Completion answers a tool argument from its ``enum`` (or ``const`` / boolean) values or from
+  a completer given to the server. The protocol (up to 2026-07-28) can only reference prompts
+  and resource templates, and the SDK refuses any other reference, so a tool is referenced as
+  ``{"type": "ref/prompt", "name": <tool>}``; other prompt and resource-template references go
+  to the mounted server's completion handler, and are otherwise answered with no values.
 - A mounted server (an ``mcp.server.MCPServer`` or a low-level ``Server``) answers
   ``resources/*`` and ``prompts/*`` requests: toolrig serves tools, and lets the SDK's own
   decorators describe resources and prompts. Subscriptions are accepted and remembered.
@@ -22,7 +23,6 @@ from typing import Any, Final
 import mcp_types
 from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
-from pydantic import ConfigDict
 
 from toolrig.core._interaction import LogLevel
 from toolrig.providers._names import NameMap
@@ -44,16 +44,6 @@ MOUNTED: Final = (
     "prompts/list",
     "prompts/get",
 )
-
-
-class CompleteParams(mcp_types.RequestParams):
-    """``completion/complete`` params, with ``ref`` left open so ``ref/tool`` gets through."""
-
-    model_config = ConfigDict(extra="allow")
-
-    ref: dict[str, Any]
-    argument: dict[str, Any]
-    context: dict[str, Any] | None = None
 
 
 class LogLevels:

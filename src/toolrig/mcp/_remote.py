@@ -14,6 +14,7 @@ from typing import Any
 
 import mcp_types
 
+from toolrig.core._content import Audio, EmbeddedResource, Image, TextContent
 from toolrig.core._context import ToolContext
 from toolrig.core._errors import ErrorCode, ToolError
 from toolrig.core._function_tool import Tool
@@ -95,8 +96,9 @@ def build_remote_tool(
 
 
 def output_of(result: mcp_types.CallToolResult, remote_name: str) -> Any:
-    """The output of a remote call: its structured content when given, else its text (or the
-    content blocks as data when they are not all text); a failure raises :class:`ToolError`."""
+    """The output of a remote call: its structured content when given, else its text (or its
+    blocks as typed content: images, audio, resources, when they are not all text); a failure
+    raises :class:`ToolError`."""
     if result.is_error:
         raise _error_of(result, remote_name)
     if result.structured_content is not None:
@@ -104,9 +106,25 @@ def output_of(result: mcp_types.CallToolResult, remote_name: str) -> Any:
     texts = [block.text for block in result.content if isinstance(block, mcp_types.TextContent)]
     if len(texts) == len(result.content):
         return "\n".join(texts)
-    return [
-        block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content
-    ]
+    return [_content_of(block) for block in result.content]
+
+
+def _content_of(block: mcp_types.ContentBlock) -> Any:
+    """A content block as toolrig's typed content (so an image stays an image), or as data
+    for the kinds toolrig has no type for (resource links)."""
+    if isinstance(block, mcp_types.TextContent):
+        return TextContent(text=block.text)
+    if isinstance(block, mcp_types.ImageContent):
+        return Image(data=block.data, mime_type=block.mime_type)
+    if isinstance(block, mcp_types.AudioContent):
+        return Audio(data=block.data, mime_type=block.mime_type)
+    if isinstance(block, mcp_types.EmbeddedResource):
+        res = block.resource
+        mime = res.mime_type or "application/octet-stream"
+        if isinstance(res, mcp_types.TextResourceContents):
+            return EmbeddedResource(uri=str(res.uri), mime_type=mime, text=res.text)
+        return EmbeddedResource(uri=str(res.uri), mime_type=mime, blob=res.blob)
+    return block.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
 def _error_of(result: mcp_types.CallToolResult, remote_name: str) -> ToolError:

@@ -38,7 +38,6 @@ from toolrig.core._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
 from toolrig.mcp._features import (
-    CompleteParams,
     Completer,
     LogLevels,
     complete_tool_argument,
@@ -150,7 +149,9 @@ class ToolServer:
         """Over HTTP: the reconnection delay suggested to clients (the SSE ``retry`` field)."""
         self._completers = dict(completers or {})
         self._mounted_completion = None if resources is None else mount(self.server, resources)
-        self.server.add_request_handler("completion/complete", CompleteParams, self._complete)
+        self.server.add_request_handler(
+            "completion/complete", mcp_types.CompleteRequestParams, self._complete
+        )
         self.server.middleware.append(self._track_session)
         self._listener = self._on_change  # one bound method, to remove the same object later
         self.catalog.add_change_listener(self._listener)
@@ -184,7 +185,7 @@ class ToolServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams
     ) -> HandlerResult:
-        return {"tools": list(self._current().listing["tools"])}
+        return modern({"tools": list(self._current().listing["tools"])}, ctx, cacheable=True)
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
@@ -205,7 +206,7 @@ class ToolServer:
             hooks.relay.abandon()
             raise
         await hooks.relay.flush()
-        return call_result(result, listing.names)
+        return modern(call_result(result, listing.names), ctx)
 
     async def call_without_channel(
         self, name: str, arguments: Mapping[str, Any] | None
@@ -222,27 +223,21 @@ class ToolServer:
         return call_result(result, listing.names)
 
     async def _complete(
-        self, ctx: ServerRequestContext[Any], params: CompleteParams
+        self, ctx: ServerRequestContext[Any], params: mcp_types.CompleteRequestParams
     ) -> HandlerResult:
         ref, argument = params.ref, params.argument
-        if ref.get("type") != "ref/tool":
-            if self._mounted_completion is not None:
-                standard = mcp_types.CompleteRequestParams.model_validate(
-                    params.model_dump(by_alias=True, exclude_none=True)
-                )
-                answer: HandlerResult = await self._mounted_completion(ctx, standard)
-                return answer
-            return {"completion": {"values": [], "hasMore": False}}
-        others = (params.context or {}).get("arguments") or {}
-        values = complete_tool_argument(
-            self._current().names,
-            str(ref.get("name", "")),
-            str(argument.get("name", "")),
-            str(argument.get("value", "")),
-            others,
-            self._completers,
-        )
-        return {"completion": {"values": values, "total": len(values), "hasMore": False}}
+        listing = self._current()
+        if isinstance(ref, mcp_types.PromptReference) and listing.names.lookup(ref.name):
+            others = params.context.arguments or {} if params.context is not None else {}
+            values = complete_tool_argument(
+                listing.names, ref.name, argument.name, argument.value, others, self._completers
+            )
+            completion = {"values": values, "total": len(values), "hasMore": False}
+            return modern({"completion": completion}, ctx)
+        if self._mounted_completion is not None:
+            answer: HandlerResult = await self._mounted_completion(ctx, params)
+            return answer
+        return modern({"completion": {"values": [], "hasMore": False}}, ctx)
 
     # -- change notifications ----------------------------------------------------------------
     async def _track_session(
@@ -301,6 +296,20 @@ def call_result(result: ToolResult, names: NameMap) -> dict[str, Any]:
     if result.error is not None:
         data["_meta"] = {ERROR_META_KEY: to_jsonable(result.error.to_dict(drop_empty=True))}
     return data
+
+
+def modern(
+    result: dict[str, Any], ctx: ServerRequestContext[Any], *, cacheable: bool = False
+) -> dict[str, Any]:
+    """``result`` with the fields the 2026-07-28 protocol requires (``resultType``, and for
+    cacheable results ``ttlMs`` and ``cacheScope``: never cached, private), on sessions of that
+    era; older sessions get it unchanged."""
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return result
+    extra: dict[str, Any] = {"resultType": "complete"}
+    if cacheable:
+        extra.update(ttlMs=0, cacheScope="private")
+    return {**extra, **result}
 
 
 def vars_of(hooks: ClientHooks) -> dict[str, Any]:

@@ -17,10 +17,13 @@ __all__ = ["assistant_turn"]
 
 
 def _plain(obj: Any) -> Any:
-    """``obj`` as JSON-ready data: SDK models dumped without their empty fields."""
+    """``obj`` as JSON-ready data: SDK models dumped as the API sent them (its own field names,
+    such as ``async`` for the SDK's ``async_``; no field the API left out or set to null)."""
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
-        return dump(mode="json", exclude_none=True, warnings=False)
+        return dump(
+            mode="json", by_alias=True, exclude_unset=True, exclude_none=True, warnings=False
+        )
     if isinstance(obj, Mapping):
         return {k: _plain(v) for k, v in obj.items() if v is not None}
     if isinstance(obj, list | tuple):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolrig.core._cost import estimate_spec_cost
+from toolrig.core._suggest import closest
 from toolrig.core._validation import ArgumentsInvalid
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanStep, find_references
@@ -98,12 +100,22 @@ def _param_problems(step: PlanStep, validator: Any, static: Mapping[str, Any]) -
             if detail["problem"] == "missing":
                 text = "required parameter is missing"
             elif detail["problem"] == "extra_forbidden":
-                text = "unknown parameter"
+                text = "unknown parameter" + _did_you_mean(detail)
             elif expected is not None:
                 text = f"expected {expected}, received {received}"
             found.append(f"step {step.id!r} ({step.call_name}): {detail['path']}: {text}")
         return found
     return []
+
+
+def _did_you_mean(detail: Mapping[str, Any]) -> str:
+    """The "did you mean `limit`?" of an unknown parameter close to a declared one."""
+    names = detail.get("expected")
+    if not isinstance(names, list):
+        return ""
+    name = re.split(r"[.\[]", str(detail["path"]))[-1]
+    near = closest(name, [str(n) for n in names])
+    return f"; did you mean {' or '.join(f'`{n}`' for n in near)}?" if near else ""
 
 
 def _layers(plan: Plan) -> tuple[list[list[str]], list[str]]:

@@ -204,8 +204,7 @@ def minilm_tokenizer() -> Any:
     from tokenizers import BertWordPieceTokenizer
 
     vocab = {
-        token: i
-        for i, token in enumerate(_MINILM_VOCAB.read_text(encoding="utf-8").splitlines())
+        token: i for i, token in enumerate(_MINILM_VOCAB.read_text(encoding="utf-8").splitlines())
     }
     return BertWordPieceTokenizer(
         vocab, clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True

@@ -197,12 +197,8 @@ class ToolIndex:
         """Use these ``(request, tool)`` pairs as learned sample requests instead of those
         known: a new request like one of them ranks its tools higher (see
         ``SearchConfig.learned_weight``)."""
-        listed = list(pairs)
-        for request, tool in listed:
-            if not isinstance(request, str) or not isinstance(tool, str):
-                raise TypeError(f"learned pairs are (request, tool) strings, got {request!r}")
         with self._lock:
-            self._learned.replace(listed)
+            self._learned.replace(pairs)
 
     def learn_from(self, requests: RequestLog) -> None:
         """Learn the successful pairs stored in ``requests``; each later use
@@ -386,8 +382,10 @@ class ToolIndex:
         config = self.config
         spread = None
         if config.diversity > 0 and self._tables:
-            table = next((t for t in self._tables if not getattr(t.embedder, "cheap", False)),
-                         self._tables[0])
+            table = next(
+                (t for t in self._tables if not getattr(t.embedder, "cheap", False)),
+                self._tables[0],
+            )
             spread = (table.vectors_of, config.diversity, config.duplicate_threshold)
         return top_hits(total, self._docs, k, group, spread)
 

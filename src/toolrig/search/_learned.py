@@ -38,9 +38,10 @@ class LearnedRequests:
 
     def __init__(self) -> None:
         self._tools: OrderedDict[str, dict[str, None]] = OrderedDict()
-        self._vectors: dict[Any, tuple[int, list[str], Matrix]] = {}
-        """Per embedder: the version embedded, its requests in order, and their vectors."""
+        self._vectors: dict[Any, _Rows] = {}
+        """Per embedder: the requests embedded so far (forgotten ones stay until rebuilt)."""
         self._version = 0
+        """Counts the requests added, so a query embeds new ones only after a change."""
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -49,9 +50,13 @@ class LearnedRequests:
         return [(request, tool) for request, tools in self._tools.items() for tool in tools]
 
     def replace(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Know only ``pairs`` (checked first: a bad pair changes nothing)."""
+        pairs = list(pairs)
+        for request, tool in pairs:
+            if not isinstance(request, str) or not isinstance(tool, str):
+                raise TypeError(f"learned pairs are (request, tool) strings, got {request!r}")
         self._tools.clear()
         self._vectors.clear()
-        self._version += 1
         for request, tool in pairs:
             self.add(request, tool)
 
@@ -60,13 +65,14 @@ class LearnedRequests:
         text = request.strip()
         if not text or not tool:
             return
-        tools = self._tools.pop(text, None) or {}
+        tools = self._tools.pop(text, None)
+        if tools is None:
+            tools = {}
+            self._version += 1
         tools[tool] = None
         self._tools[text] = tools
-        self._version += 1
         while len(self._tools) > MAX_LEARNED:
             self._tools.popitem(last=False)
-            self._vectors.clear()
 
     def votes(
         self, embedder: Any, query: Matrix, *, neighbours: int, floor: float
@@ -78,9 +84,16 @@ class LearnedRequests:
         if not self._tools:
             return {}
         texts, vectors = self._embedded(embedder)
+        if not texts:
+            return {}
         sims = vectors @ query
-        k = min(neighbours, sims.shape[0])
+        # forgotten requests keep their rows until a rebuild: look past them
+        k = min(neighbours + len(texts) - len(self._tools), sims.shape[0])
         near = np.argpartition(-sims, k - 1)[:k] if k < sims.shape[0] else np.arange(k)
+        near = near[np.argsort(-sims[near], kind="stable")]
+        near = np.asarray([i for i in near.tolist() if texts[i] in self._tools][:neighbours])
+        if near.size == 0:
+            return {}
         weights = sims[near] - floor
         keep = weights > 0
         if not keep.any():
@@ -90,27 +103,53 @@ class LearnedRequests:
         confidence = float(weights.max()) / max(1.0 - floor, 1e-6)
         out: dict[str, float] = {}
         for row, weight in zip(near.tolist(), weights.tolist(), strict=True):
-            tools = self._tools.get(texts[row], {})
+            tools = self._tools[texts[row]]
             for tool in tools:
                 out[tool] = out.get(tool, 0.0) + confidence * weight / total / len(tools)
         return out
 
     def _embedded(self, embedder: Any) -> tuple[list[str], Matrix]:
-        """The learned requests and their vectors for ``embedder`` (new ones embedded, in
-        one batch, read from the vector cache when stored there)."""
+        """The requests embedded for ``embedder`` and their vectors: those learned since the
+        last query are added in one batch (read from the vector cache when stored there);
+        rebuilt from scratch when forgotten ones make up half."""
+        rows = self._vectors.get(embedder)
+        if rows is None or rows.count > 2 * max(len(self._tools), 1_000):
+            rows = self._vectors[embedder] = _Rows()
+        if rows.version != self._version:
+            fresh = [t for t in self._tools if t not in rows.known]
+            if fresh:
+                rows.extend(fresh, cached_embed(embedder, fresh))
+            rows.version = self._version
+        return rows.texts, rows.matrix[: rows.count]
+
+
+class _Rows:
+    """Vectors of requests in the order they were embedded (capacity doubles)."""
+
+    def __init__(self) -> None:
         import numpy as np
 
-        version, texts, vectors = self._vectors.get(embedder, (-1, [], None))
-        if version == self._version and vectors is not None:
-            return texts, vectors
-        rows = dict(zip(texts, vectors, strict=True)) if vectors is not None else {}
-        current = list(self._tools)
-        fresh = [t for t in current if t not in rows]
-        if fresh:
-            rows.update(zip(fresh, cached_embed(embedder, fresh), strict=True))
-        matrix: Matrix = np.stack([rows[t] for t in current]).astype(np.float32, copy=False)
-        self._vectors[embedder] = (self._version, current, matrix)
-        return current, matrix
+        self.texts: list[str] = []
+        self.known: set[str] = set()
+        self.version = -1
+        self.matrix: Matrix = np.zeros((0, 0), dtype=np.float32)
+        self.count = 0
+
+    def extend(self, texts: list[str], vectors: Matrix) -> None:
+        import numpy as np
+
+        need = self.count + len(texts)
+        if need > self.matrix.shape[0] or self.matrix.shape[1] != vectors.shape[1]:
+            grown = np.zeros(
+                (max(need, 2 * self.matrix.shape[0], 256), vectors.shape[1]), np.float32
+            )
+            if self.count:
+                grown[: self.count] = self.matrix[: self.count]
+            self.matrix = grown
+        self.matrix[self.count : need] = vectors
+        self.texts.extend(texts)
+        self.known.update(texts)
+        self.count = need
 
 
 def learned_boost(

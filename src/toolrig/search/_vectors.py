@@ -131,9 +131,7 @@ class VectorTable:
         self._examples = OwnedRows(np)
         self._pending: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
-    def put(
-        self, slot: int, text: str | tuple[str, ...], examples: tuple[str, ...] = ()
-    ) -> None:
+    def put(self, slot: int, text: str | tuple[str, ...], examples: tuple[str, ...] = ()) -> None:
         """Schedule document ``slot`` to be embedded from ``text`` (or its pieces, each
         within the model's window) and its sample requests ``examples``."""
         pieces = (text,) if isinstance(text, str) else text

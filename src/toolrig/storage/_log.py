@@ -49,6 +49,9 @@ class ExecutionLog(ABC):
     """The table holding the records."""
     placeholder: str = "?"
     """The driver's parameter marker."""
+    keep_requests: bool = False
+    """Whether the request texts that led to tool calls are stored (see
+    :class:`~toolrig.storage.RequestLog`); off unless set, as they are what users typed."""
 
     @abstractmethod
     def _connect(self) -> Any:
@@ -310,6 +313,14 @@ class ExecutionLog(ABC):
                 name = f"{tool}.{action}"
                 counts[name] = counts.get(name, 0) + int(calls)
         return counts
+
+    def purge_requests(
+        self, *, before: float | None = None, tool: str | None = None, run_id: str | None = None
+    ) -> int:
+        """Delete stored request texts (see :meth:`RequestLog.purge`); how many."""
+        from toolrig.storage._requests import RequestLog
+
+        return RequestLog(self).purge(before=before, tool=tool, run_id=run_id)
 
     def get_run(self, run_id: str) -> list[ExecutionRecord]:
         """Every record of a run, oldest first."""

@@ -33,7 +33,9 @@ class ModelTurn:
     (``"notes__add"``); ``arguments`` may be a mapping or raw text, to play a model that sends
     broken JSON. Calls without an id get ``call_1``, ``call_2``, ... ``output`` is a typed
     answer (a pydantic model, a dataclass, or any JSON value), sent as JSON text in place of
-    ``text``. ``usage`` is what the turn reports as spent (by default, a rough count of words).
+    ``text``. ``usage`` is what the turn reports as spent (by default, a rough count of words);
+    ``stop_reason`` replaces ``"tool_calls"`` / ``"stop"`` (say ``"length"``, to play a turn
+    cut at the output limit).
     """
 
     text: str | None = None

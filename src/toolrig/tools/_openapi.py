@@ -168,7 +168,13 @@ class _Caller:
             elif p.location == "query":
                 query.extend(_query_pairs(p.name, value, p.style_explode))
             else:
-                headers[p.name] = _text(value)
+                text = _text(value)
+                if "\r" in text or "\n" in text or "\0" in text:
+                    raise ToolError(
+                        f"The header parameter `{p.name}` must be one line of text.",
+                        code=ErrorCode.INVALID_ARGUMENTS,
+                    )
+                headers[p.name] = text
         for auth in self.auths:
             key, value = auth.pair()
             headers[key] = value

@@ -1,0 +1,124 @@
+"""Streaming: ``Agent.stream`` tells the model's text as it arrives (the SDKs' own streaming),
+each tool call as it starts and finishes, calls held for approval, and the final output."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+from agent_support import config
+
+from llm_server import ScriptedLLM, Turn, tool_results
+from toolrig import tool
+from toolrig.agent import (
+    Agent,
+    AgentRunError,
+    ApprovalPolicy,
+    ApprovalRequired,
+    FinalOutput,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from toolrig.testing import ModelTurn, ScriptedModel
+
+
+@tool
+async def slow_double(n: int) -> int:
+    """Double a number, slowly."""
+    await asyncio.sleep(0.3 if n == 1 else 0.0)
+    return 2 * n
+
+
+def _kinds(events: list[Any]) -> list[str]:
+    kinds: list[str] = []
+    for event in events:
+        name = type(event).__name__
+        if not (kinds and kinds[-1] == name == "TextDelta"):
+            kinds.append(name)
+    return kinds
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic"])
+def test_events_arrive_in_order_with_text_before_the_turn_ends(provider: str) -> None:
+    gate = threading.Event()
+
+    def answer(request: dict[str, Any]) -> Turn:
+        results = tool_results(request)
+        assert results["one"] == ("2", False) and results["two"] == ("4", False)
+        return Turn(text="Doubled: two and four.")
+
+    script = [
+        Turn(
+            text="Let me double both.",
+            calls=[("slow_double", {"n": 1}, "one"), ("slow_double", {"n": 2}, "two")],
+        ),
+        answer,
+    ]
+
+    async def run() -> list[Any]:
+        events: list[Any] = []
+        agent = Agent("Calc", "You double.", config(provider, server), [slow_double])
+        async for event in agent.stream("Double 1 and 2."):
+            if isinstance(event, TextDelta):
+                gate.set()  # the server holds the rest of its answer until we saw this
+            events.append(event)
+        await agent.aclose()
+        return events
+
+    with ScriptedLLM(script, gate=gate) as server:
+        events = asyncio.run(run())
+    assert server.errors == [] and server.refusals == [] and not server.gate_timed_out
+    assert _kinds(events) == [
+        "TextDelta",
+        "ToolCallStarted",
+        "ToolCallStarted",
+        "ToolCallFinished",
+        "ToolCallFinished",
+        "TextDelta",
+        "FinalOutput",
+    ]
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [e.tool_call_id for e in finished] == ["two", "one"]  # as each finished
+    assert [e.result.output for e in finished] == [4, 2]
+    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    assert [(e.name, e.arguments) for e in started] == [
+        ("slow_double", {"n": 1}),
+        ("slow_double", {"n": 2}),
+    ]
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    assert "".join(deltas) == "Let me double both.Doubled: two and four."
+    assert len(deltas) > 2
+    final = events[-1]
+    assert isinstance(final, FinalOutput) and final.output == "Doubled: two and four."
+    assert all(r.get("stream") is True for r in server.requests)
+
+
+def test_a_held_call_is_told_then_the_stream_ends() -> None:
+    model = ScriptedModel([ModelTurn(calls=[("slow_double", {"n": 2}, "c")])])
+    agent = Agent(
+        "Calc", "You double.", model, [slow_double], approval=ApprovalPolicy(tools={"slow_double"})
+    )
+
+    async def run() -> list[Any]:
+        return [event async for event in agent.stream("Double 2.")]
+
+    events = asyncio.run(run())
+    assert _kinds(events) == ["ToolCallStarted", "ApprovalRequired", "FinalOutput"]
+    held = events[1]
+    assert isinstance(held, ApprovalRequired) and held.pending[0].tool_call_id == "c"
+    assert events[-1].result.stop_reason == "approval"
+
+
+def test_a_failed_streamed_run_raises_in_place_of_its_final_event() -> None:
+    async def run(**kwargs: Any) -> list[Any]:
+        with ScriptedLLM([]) as server:  # answers 500 to everything
+            agent = Agent("Calc", "You double.", config("openai", server), **kwargs)
+            return [event async for event in agent.stream("Double 2.")]
+
+    with pytest.raises(AgentRunError, match="InternalServerError"):
+        asyncio.run(run())
+    events = asyncio.run(run(raise_on_error=False))
+    assert len(events) == 1 and events[0].result.stop_reason == "error"

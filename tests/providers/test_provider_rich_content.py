@@ -1,0 +1,107 @@
+"""Rich tool output in each provider's result format, checked against the official SDKs' own
+types where they exist: images where the API carries them, a text notice everywhere else."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import anthropic.types
+import pytest
+from openai.types.responses import ResponseInputItemParam
+from pydantic import TypeAdapter
+
+from toolrig import ToolExecutor, ToolResult, tool
+from toolrig.core import Audio, EmbeddedResource, Image, TextContent
+from toolrig.providers import (
+    format_anthropic_results,
+    format_openai_chat_results,
+    format_openai_responses_results,
+)
+from toolrig.registry import Catalog
+
+PNG = b"\x89PNG\r\n\x1a\n0000"
+
+
+@tool
+def shot() -> list[TextContent | Image | Audio | EmbeddedResource]:
+    """A screenshot with a caption, a sound and a log file."""
+    return [
+        TextContent(text="the page:"),
+        Image.from_bytes(PNG),
+        Audio.from_bytes(b"RIFF0000"),
+        EmbeddedResource(uri="file:///log.txt", text="all good"),
+    ]
+
+
+@tool
+def tiff() -> Image:
+    """An image type Anthropic does not take."""
+    return Image.from_bytes(b"II*\x00", "image/tiff")
+
+
+def run(name: str) -> ToolResult:
+    with ToolExecutor(Catalog([shot, tiff])) as executor:
+        return executor.execute_sync(name, {})
+
+
+def test_anthropic_gets_image_blocks_and_notices() -> None:
+    (message,) = format_anthropic_results([run("shot")])
+    block = message["content"][0]
+    TypeAdapter(anthropic.types.ToolResultBlockParam).validate_python(block)
+    kinds = [b["type"] for b in block["content"]]
+    assert kinds == ["text", "image", "text", "text"]
+    assert base64.b64decode(block["content"][1]["source"]["data"]) == PNG
+    assert block["content"][2]["text"].startswith("[audio: audio/wav, 8 bytes;")
+    assert "all good" in block["content"][3]["text"]
+    (other,) = format_anthropic_results([run("tiff")])
+    assert other["content"][0]["content"][0]["type"] == "text"  # tiff: a notice
+
+
+def test_openai_responses_gets_input_images() -> None:
+    (item,) = format_openai_responses_results([run("shot")])
+    TypeAdapter(ResponseInputItemParam).validate_python(item)
+    kinds = [part["type"] for part in item["output"]]
+    assert kinds == ["input_text", "input_image", "input_text", "input_text"]
+    assert item["output"][1]["image_url"].startswith("data:image/png;base64,")
+
+
+def test_openai_chat_carries_text_only_so_says_what_is_missing() -> None:
+    (message,) = format_openai_chat_results([run("shot")])
+    assert message["content"].splitlines()[:2] == [
+        "the page:",
+        "[image: image/png, 12 bytes; not shown here]",
+    ]
+
+
+def test_the_json_rendering_stays_plain_data() -> None:
+    result = run("shot")
+    data = json.loads(result.to_json())
+    assert data["output"][1] == {
+        "data": base64.b64encode(PNG).decode(),
+        "mime_type": "image/png",
+        "type": "image",
+    }
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: Image(data="not base64!"),
+        lambda: EmbeddedResource(uri="x://y"),
+        lambda: EmbeddedResource(uri="x://y", text="a", blob="YQ=="),
+    ],
+)
+def test_malformed_content_is_refused_when_made(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"base64|exactly one"):
+        bad()  # type: ignore[operator]
+
+
+def test_a_tool_returning_something_else_than_its_declared_content_fails() -> None:
+    @tool
+    def liar() -> Image:
+        """Says it returns an image."""
+        return "just text"  # type: ignore[return-value]
+
+    with ToolExecutor(Catalog([liar])) as executor:
+        assert executor.execute_sync("liar", {}).code == "invalid_output"
