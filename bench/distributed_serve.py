@@ -166,7 +166,7 @@ def start(server: Server) -> tuple[subprocess.Popen[bytes], str]:
 def _message(response: httpx.Response, want: int) -> dict[str, object]:
     if response.headers.get("content-type", "").startswith("text/event-stream"):
         for line in response.text.splitlines():
-            if line.startswith("data:"):
+            if line.startswith("data:") and line[5:].strip():  # skip priming events
                 data = json.loads(line[5:])
                 if data.get("id") == want:
                     return data  # type: ignore[no-any-return]

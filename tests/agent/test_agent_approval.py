@@ -34,11 +34,11 @@ print(json.dumps({"output": result.output, "stop": result.stop_reason,
 """
 
 
-def _cleaner(server: ScriptedLLM, url: str, **kwargs: Any) -> Agent:
+def _cleaner(server: ScriptedLLM, url: str, provider: str = "openai", **kwargs: Any) -> Agent:
     return Agent(
         "Cleaner",
         "You tidy folders.",
-        config("openai", server),
+        config(provider, server),
         [read_file, delete_file],
         approval=ApprovalPolicy(destructive=True),
         log=open_log(url),
@@ -105,7 +105,8 @@ def test_a_held_call_is_decided_in_another_process(
     assert child["steps"][0] == [None, expected_code]  # the held turn, finished
 
 
-def test_deny_and_answer_by_hand_in_one_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic"])
+def test_deny_and_answer_by_hand_in_one_process(provider: str, tmp_path: Path) -> None:
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text("a", encoding="utf-8")
     b.write_text("b", encoding="utf-8")
@@ -123,7 +124,7 @@ def test_deny_and_answer_by_hand_in_one_process(tmp_path: Path) -> None:
         decided,
     ]
     with ScriptedLLM(script) as server:
-        agent = _cleaner(server, str(tmp_path / "log.sqlite3"))
+        agent = _cleaner(server, str(tmp_path / "log.sqlite3"), provider)
         held = agent.run("Delete both.")
         assert {p.tool_call_id for p in held.pending} == {"x", "y"}
         with pytest.raises(ValueError, match=r"no decision for held call\(s\) \['y'\]"):

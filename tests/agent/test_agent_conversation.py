@@ -153,3 +153,22 @@ def test_two_runs_continuing_one_session_at_once_cannot_both_save() -> None:
     assert sum(isinstance(o, SessionConflict) for o in outcomes) == 1
     stored = agent.sessions.load("shared")
     assert stored is not None and len(stored.messages) == 4  # first, then exactly one of a / b
+
+
+def test_an_older_log_gets_the_sessions_table_by_its_migration(tmp_path: Any) -> None:
+    import sqlite3
+
+    from toolrig.storage import SQLiteExecutionLog
+
+    path = tmp_path / "old.sqlite3"
+    SQLiteExecutionLog(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE agent_sessions")
+    conn.execute("PRAGMA user_version=4")  # as the release before sessions left it
+    conn.commit()
+    conn.close()
+    log = SQLiteExecutionLog(path)
+    assert log.schema_version == 5
+    LogSessionStore(log).save(SessionState(session_id="s", messages=[]))
+    assert LogSessionStore(log).load("s") is not None
+    log.close()

@@ -16,7 +16,7 @@ import pytest
 from agent_support import ROOT, config
 from pydantic import BaseModel
 
-from llm_server import ScriptedLLM, Turn
+from llm_server import ScriptedLLM, Turn, last_user_text
 from toolrig import ToolContext, ToolExecutor, tool
 from toolrig.agent import Agent, AgentRunError
 from toolrig.testing import ModelTurn, ScriptedModel
@@ -51,12 +51,12 @@ def whoami_sync(ctx: ToolContext[User]) -> str:
     return ctx.deps.name
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic"])
 def test_typed_output_with_one_precise_retry(provider: str) -> None:
     def retried(request: dict[str, Any]) -> Turn:
-        last = request["messages"][-1]
-        text = last["content"] if isinstance(last["content"], str) else last["content"][0]["text"]
+        last = request.get("messages", request.get("input"))[-1]
         assert last["role"] == "user", last
+        text = last_user_text(request)
         assert "at `population`: Input should be a valid integer" in text, text
         assert 'received "many"' in text, text
         assert "at `name`: required, but missing" in text, text
@@ -67,11 +67,12 @@ def test_typed_output_with_one_precise_retry(provider: str) -> None:
         result = agent.run("Biggest city in Norway?")
     assert server.errors == [] and server.refusals == []
     assert result.output == City(name="Oslo", population=709000)
-    system = (
-        server.requests[0]["messages"][0]["content"]
-        if provider == "openai"
-        else server.requests[0]["system"]
-    )
+    first = server.requests[0]
+    system = {
+        "openai": lambda: first["messages"][0]["content"],
+        "openai-responses": lambda: first["instructions"],
+        "anthropic": lambda: first["system"],
+    }[provider]()
     assert '"population"' in system and "JSON Schema" in system
 
 

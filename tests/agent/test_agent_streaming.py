@@ -122,3 +122,13 @@ def test_a_failed_streamed_run_raises_in_place_of_its_final_event() -> None:
         asyncio.run(run())
     events = asyncio.run(run(raise_on_error=False))
     assert len(events) == 1 and events[0].result.stop_reason == "error"
+
+
+def test_the_time_budget_bounds_a_streamed_turn() -> None:
+    async def run() -> list[Any]:
+        with ScriptedLLM([Turn(text="late")], delay=2.0) as server:
+            agent = Agent("Calc", "You double.", config("openai", server), time_budget=0.3)
+            return [event async for event in agent.stream("Hurry.")]
+
+    events = asyncio.run(run())
+    assert len(events) == 1 and events[0].result.stop_reason == "time_budget"

@@ -38,7 +38,11 @@ def test_the_demo_runs_every_section_offline(tmp_path: Path) -> None:
     assert "Did you mean 'search'?" in " ".join(out.split())
     assert re.search(r"100 searches at once: all succeeded", out)
     assert re.search(r"8 steps in 5 layers, estimated cost [\d.]+; succeeded", out)
-    assert "skipped: no LLM is configured" in out
+    # with no LLM, the scripted model sends a bad call, reads the error and corrects it
+    agent = out[out.index("5. The agent loop") :]
+    assert "ScriptedModel plays the model" in agent
+    assert agent.index("✗ add") < agent.index("invalid_arguments") < agent.index("✓ add → 42")
+    assert "done after 3 turns: 2 + 40 = 42." in agent
     assert done.stderr == ""
 
 

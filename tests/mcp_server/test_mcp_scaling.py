@@ -191,6 +191,7 @@ def test_healthz_answers_without_the_token() -> None:
         data = first.json()
         assert data["status"] == "ok" and data["tools"] == 5
         assert len(data["catalog_version"]) == 16
+        assert not any(name in first.text for name in ("add", "refuse", "greet", "think"))
         assert httpx.post(f"{base}/healthz", timeout=5).status_code == 405
         assert httpx.post(f"{base}/mcp", json=CALLS[0], headers=HEADERS).status_code == 401
 
@@ -312,3 +313,34 @@ def test_workers_refuse_a_port_in_use() -> None:
         )
     assert done.returncode == 2
     assert "cannot listen" in done.stderr
+
+
+async def test_serve_stateless_from_python_with_the_real_client() -> None:
+    import contextlib
+
+    from toolrig.mcp import ServeOptions, serve_async
+
+    with pytest.raises(ValueError, match="HTTP mode"):
+        ServeOptions(stateless=True)  # stdio has no stateless mode
+    registry = _registry()
+    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(
+        serve_async(registry, transport="http", port=0, stateless=True, on_ready=ready.set_result)
+    )
+    try:
+        url = await asyncio.wait_for(ready, 20)
+        async with session("http", url) as one, session("http", url) as two:
+            first, second = await asyncio.gather(
+                one.call_tool("add", {"a": 1, "b": 2}), two.call_tool("add", {"a": 3, "b": 4})
+            )
+            assert first.structured_content == {"result": 3}
+            assert second.structured_content == {"result": 7}
+            bad = await one.call_tool("add", {"a": "x", "b": 1})
+            assert bad.is_error and bad.meta["toolrig/error"]["code"] == "invalid_arguments"
+        async with httpx.AsyncClient(timeout=5) as http:
+            probe = await http.post(url, json=CALLS[0], headers=HEADERS)
+        assert "mcp-session-id" not in probe.headers  # stateless: no session to stick to
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, 20)

@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from toolrig.agent._loop import Agent
-    from toolrig.agent._result import AgentResult
 
 __all__ = ["examples_dir", "run_agent_if_configured", "run_catalog_plan"]
 
@@ -93,10 +91,13 @@ def run_agent_if_configured(console: Console, examples: Path) -> None:
     try:
         config = LLMConfig.resolve()
     except LLMConfigError:
+        from toolrig.cli._demo_agent import run_scripted_agent
+
+        run_scripted_agent(console)
         console.print(
-            "[yellow]skipped[/]: no LLM is configured. Set TOOLRIG_LLM_PROVIDER and "
-            "TOOLRIG_LLM_MODEL with OPENAI_API_KEY or ANTHROPIC_API_KEY (or OPENAI_BASE_URL "
-            "for a local OpenAI-compatible server) to watch a model drive these tools."
+            "[dim]Set TOOLRIG_LLM_PROVIDER and TOOLRIG_LLM_MODEL with OPENAI_API_KEY or "
+            "ANTHROPIC_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server) to "
+            "watch a real model drive the example catalogue.[/]"
         )
         return
     from toolrig.agent._loop import Agent
@@ -114,7 +115,9 @@ def run_agent_if_configured(console: Console, examples: Path) -> None:
         raise_on_error=False,  # the demo reports a failed run instead of a traceback
     )
     prompt = f"Summarise the main complaints in {examples / 'data' / 'reviews.csv'}."
-    result = run_sync(_watch(console, agent, prompt))  # streamed: text and calls as they come
+    from toolrig.cli._demo_agent import watch
+
+    result = run_sync(watch(console, agent, prompt))  # streamed: text and calls as they come
     console.print(
         f"\nstopped: {result.stop_reason} after {len(result.steps)} steps, "
         f"{result.usage.total_tokens} tokens"
@@ -124,20 +127,3 @@ def run_agent_if_configured(console: Console, examples: Path) -> None:
     run_sync(agent.aclose())
     registry.close()
 
-
-async def _watch(console: Console, agent: Agent, prompt: str) -> AgentResult:
-    """Run ``agent``, printing its text as it streams and each tool call as it finishes."""
-    from rich.markup import escape
-
-    from toolrig.agent._events import FinalOutput, ToolCallFinished
-    from toolrig.agent._events import TextDelta as Delta
-
-    async for event in agent.stream(prompt):
-        if isinstance(event, Delta):
-            console.print(escape(event.text), end="")
-        elif isinstance(event, ToolCallFinished):
-            outcome = "ok" if event.result.success else event.result.code
-            console.print(f"\n[dim]- {escape(event.name)}: {outcome}[/]")
-        elif isinstance(event, FinalOutput):
-            return event.result
-    raise RuntimeError("the run ended without its final event")

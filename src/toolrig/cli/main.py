@@ -18,6 +18,7 @@ __all__ = ["main"]
 def build_parser() -> argparse.ArgumentParser:
     """The ``toolrig`` argument parser with every subcommand (shell completion reads it too)."""
     from toolrig import __version__
+    from toolrig.cli._agent_cmd import add_agent_parser
     from toolrig.cli._call_cmd import add_call_parser
     from toolrig.cli._completion_cmd import add_completion_parser
     from toolrig.cli._demo import add_demo_parser
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_parser(commands)
     add_log_parser(commands)
     add_search_parser(commands)
+    add_agent_parser(commands)
     add_serve_parser(commands)
     add_worker_parser(commands)
     add_completion_parser(commands, parser)

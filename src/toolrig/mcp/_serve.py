@@ -50,6 +50,8 @@ class ServeOptions:
     def __post_init__(self) -> None:
         if self.transport not in ("stdio", "http"):
             raise ValueError(f"unknown transport {self.transport!r}; use 'stdio' or 'http'")
+        if self.stateless and self.transport != "http":
+            raise ValueError("stateless serving is an HTTP mode: use transport='http'")
 
 
 class ServeKeywords(TypedDict, total=False):

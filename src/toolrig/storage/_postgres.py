@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._sessions import POSTGRES_MIGRATION as SESSIONS_POSTGRES
 
 __all__ = ["PostgresExecutionLog"]
 
@@ -42,6 +43,8 @@ MIGRATIONS: tuple[str, ...] = (
     "UPDATE toolrig_executions SET status = 'failed' WHERE status = 'error'",
     # the version of the tool that ran (a plan re-uses a step only for the same version)
     "ALTER TABLE toolrig_executions ADD COLUMN IF NOT EXISTS tool_version TEXT",
+    # agent sessions (a conversation's messages and its calls held for approval)
+    SESSIONS_POSTGRES,
 )
 
 _LOCK_KEY = 0x746F6F6C726967  # advisory lock id used while migrating ("toolrig")

@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS agent_sessions (
     version INTEGER NOT NULL,
     updated_at REAL NOT NULL
 )"""
-"""The SQLite log's migration adding the sessions table."""
+"""The SQLite log's migration adding the sessions table (schema version 5)."""
 
 POSTGRES_MIGRATION = """
 CREATE TABLE IF NOT EXISTS toolrig_agent_sessions (
@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS toolrig_agent_sessions (
     version INTEGER NOT NULL,
     updated_at DOUBLE PRECISION NOT NULL
 )"""
-"""The PostgreSQL log's migration adding the sessions table."""
+"""The PostgreSQL log's migration adding the sessions table (schema version 5)."""
 
 
 class SessionConflict(RuntimeError):
@@ -106,9 +106,6 @@ class LogSessionStore(SessionStore):
         self.log = log
         prefix = log.table[: -len("executions")] if log.table.endswith("executions") else ""
         self.table = f"{prefix}agent_sessions"
-        # TEMPORARY until the migration lands in the backends' MIGRATIONS
-        migration = POSTGRES_MIGRATION if prefix else SQLITE_MIGRATION
-        log._conn().execute(migration)
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", self.log.placeholder)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._sessions import SQLITE_MIGRATION as SESSIONS_SQLITE
 
 __all__ = ["SQLiteExecutionLog", "default_log_path"]
 
@@ -48,6 +49,8 @@ MIGRATIONS: tuple[str, ...] = (
     "UPDATE executions SET status = 'failed' WHERE status = 'error';",
     # 4: the version of the tool that ran (a plan re-uses a step only for the same version)
     "ALTER TABLE executions ADD COLUMN tool_version TEXT;",
+    # 5: agent sessions (a conversation's messages and its calls held for approval)
+    SESSIONS_SQLITE,
 )
 
 

@@ -1,0 +1,134 @@
+"""``toolrig agent`` through the real command: a scripted run streamed, JSON events, approval
+and denial across two processes, and usage errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_runner import one_line_error, toolrig
+
+
+def _script(tmp_path: Path, name: str, turns: list[Any]) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(turns), encoding="utf-8")
+    return path
+
+
+def _events(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def test_a_bad_call_is_corrected_after_the_error_and_the_run_streams(tmp_path: Path) -> None:
+    script = _script(
+        tmp_path,
+        "turns.json",
+        [
+            {"calls": [["add", {"a": "two", "b": 3}]]},
+            {"calls": [["add", {"a": 2, "b": 3}]]},
+            {"text": "2 + 3 = 5"},
+        ],
+    )
+    done = toolrig("agent", "add two and three", "--script", script)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    failed = next(i for i, line in enumerate(lines) if "invalid_arguments" in line)
+    succeeded = next(i for i, line in enumerate(lines) if "✓ 5" in line)
+    assert failed < succeeded
+    assert "done (answer): 2 + 3 = 5" in done.stdout
+
+
+def test_json_lines_tell_every_event_and_the_final_result(tmp_path: Path) -> None:
+    script = _script(
+        tmp_path, "turns.json", [{"calls": [["shout", {"text": "hi"}]]}, "It says HI."]
+    )
+    done = toolrig("agent", "shout hi", "--script", script, "--json")
+    assert done.returncode == 0, done.stderr
+    events = _events(done.stdout)
+    kinds = [e["event"] for e in events]
+    assert kinds[:2] == ["tool_call_started", "tool_call_finished"]
+    assert events[1]["result"]["success"] is True and events[1]["result"]["output"] == "HI"
+    assert "".join(e["text"] for e in events if e["event"] == "text") == "It says HI."
+    final = events[-1]
+    assert final["event"] == "final" and final["stop_reason"] == "answer"
+    assert final["output"] == "It says HI."
+
+
+def test_a_held_call_is_denied_from_a_second_process(tmp_path: Path) -> None:
+    log = tmp_path / "log.db"
+    first = _script(tmp_path, "first.json", [{"calls": [["notes.delete", {"note_id": 1}]]}])
+    held = toolrig(
+        "agent", "delete note 1", "--script", first, "--approve-destructive",
+        "--log", log, "--session", "s-1", "--json",
+    )  # fmt: skip
+    assert held.returncode == 1, held.stderr
+    events = _events(held.stdout)
+    assert events[-2]["event"] == "approval_required"
+    assert events[-2]["pending"] == [
+        {"id": "call_1", "name": "notes__delete", "arguments": {"note_id": 1}}
+    ]
+    assert events[-1]["stop_reason"] == "approval"
+    assert not any(e["event"] == "tool_call_finished" for e in events)  # nothing ran
+
+    second = _script(tmp_path, "second.json", ["I did not delete it."])
+    resumed = toolrig(
+        "agent", "--script", second, "--approve-destructive", "--log", log,
+        "--session", "s-1", "--deny", "call_1=not on Fridays", "--json",
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    events = _events(resumed.stdout)
+    finished = next(e for e in events if e["event"] == "tool_call_finished")
+    assert finished["result"]["error"]["code"] == "permission_denied"
+    assert "not on Fridays" in finished["result"]["error"]["message"]
+    assert events[-1]["output"] == "I did not delete it."
+
+
+def test_a_held_call_tells_how_to_resume(tmp_path: Path) -> None:
+    script = _script(tmp_path, "s.json", [{"calls": [["notes.delete", {"note_id": 1}]]}])
+    done = toolrig(
+        "agent", "delete", "--script", script, "--approve-tools", "notes",
+        "--log", tmp_path / "log.db", "--session", "s-2",
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "--session s-2" in " ".join(done.stderr.split())
+    assert "--allow call_1" in " ".join(done.stderr.split())
+
+
+def test_usage_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
+    script = _script(tmp_path, "s.json", ["ok"])
+    cases = {
+        ("agent", "hi", "--script", script, "--session", "x"): "add --log",
+        ("agent", "--script", script): "give a PROMPT",
+        ("agent", "hi", "--script", script, "--max-steps", "0"): "at least 1",
+        ("agent", "hi", "--script", script, "--allow", "call_1"): "add --session",
+        ("agent", "hi", "--script", script, "--model", "gpt-4o"): "drop --model",
+        ("agent", "hi", "--script", tmp_path / "missing.json"): "No such file",
+    }
+    for args, expected in cases.items():
+        done = toolrig(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert expected in one_line_error(done, "agent"), args
+
+
+def test_a_script_that_is_not_turns_is_refused(tmp_path: Path) -> None:
+    for content, expected in (
+        ("{not json", "is not JSON"),
+        ("[]", "non-empty JSON list"),
+        ('[{"txt": "typo"}]', "turn 1 must be text or an object"),
+        ('[{"calls": [["add"], "x"]}]', "'calls' must be a list"),
+    ):
+        path = tmp_path / "bad.json"
+        path.write_text(content, encoding="utf-8")
+        done = toolrig("agent", "hi", "--script", path)
+        assert done.returncode == 2, content
+        assert expected in one_line_error(done, "agent"), content
+
+
+def test_no_model_configured_says_how_to_get_one(tmp_path: Path) -> None:
+    done = toolrig(
+        "agent", "hi", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config")
+    )
+    assert done.returncode == 2
+    line = one_line_error(done, "agent")
+    assert "no model to run" in line and "--script FILE" in line
