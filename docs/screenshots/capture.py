@@ -3,7 +3,7 @@ screen read back with its colours (``capture-pane -e``), drawn as HTML by Rich a
 by headless Chromium.
 
 Run from the project root: ``.venv/bin/python docs/screenshots/capture.py`` (needs tmux and
-/usr/bin/chromium). Writes ``demo.png``, ``demo-plan.png`` and ``list-and-call.png`` here.
+/usr/bin/chromium). Writes ``demo.png``, ``demo-plan.png``, ``list-and-call.png`` and ``agent.png`` here.
 """
 
 from __future__ import annotations
@@ -131,6 +131,10 @@ def main() -> None:
         ["toolrig list", "toolrig call add a=2 b=40", "toolrig call add a=two bb=3"], height=60
     )
     to_png(screen, HERE / "list-and-call.png", title="toolrig list, toolrig call")
+    screen = run_in_terminal(
+        ['toolrig agent "What is two plus 40?" --script examples/agent_turns.json'], height=40
+    )
+    to_png(screen, HERE / "agent.png", title="toolrig agent")
 
 
 if __name__ == "__main__":

@@ -299,9 +299,9 @@ class _Screen:
             self._in_text = False
         if isinstance(event, ToolCallStarted):
             arguments = json.dumps(event.arguments, ensure_ascii=False, default=str)
-            self.console.print(f"[bold]→ {escape(event.name)}[/] {escape(arguments[:200])}")
+            self.console.print(f"[bold]→ {escape(event.name)}[/] {escape(_cut(arguments))}")
         elif isinstance(event, ToolCallFinished):
-            shown = escape(" ".join(event.result.to_text().split())[:200])
+            shown = escape(_cut(" ".join(event.result.to_text().split())))
             if event.result.success:
                 self.console.print(f"  [green]✓[/] {shown}")
             else:
@@ -342,6 +342,11 @@ def _print_end(result: AgentResult[Any]) -> None:
         f"[dim]{len(result.steps)} turn(s), {usage.input_tokens} input and "
         f"{usage.output_tokens} output tokens, session {escape(result.session_id)}[/]"
     )
+
+
+def _cut(text: str, limit: int = 240) -> str:
+    """``text``, ending in an ellipsis when longer than ``limit``."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _pending(pending: Any) -> dict[str, Any]:
