@@ -34,6 +34,7 @@ from mcp.client.auth.extensions.client_credentials import (
     PrivateKeyJWTOAuthProvider,
     SignedJWTParameters,
 )
+from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 
 from toolrig import ToolExecutor
@@ -83,6 +84,48 @@ class HeadlessAuthorization:
         return self._result
 
 
+def _get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def enterprise_auth(url: str, context: Mapping[str, Any], storage: MemoryTokenStorage) -> Any:
+    """Enterprise-managed authorization (SEP-990): the enterprise identity provider exchanges
+    the user's ID token for an ID-JAG, which the SDK's provider trades for an access token.
+    How to reach the identity provider is the deployment's business; here, the suite's."""
+    parts = urllib.parse.urlparse(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    resource = _get_json(f"{origin}/.well-known/oauth-protected-resource{parts.path}")
+    server = resource["authorization_servers"][0].rstrip("/")
+    issuer = _get_json(f"{server}/.well-known/oauth-authorization-server")["issuer"]
+
+    async def id_jag(audience: str, resource_id: str) -> str:
+        form = urllib.parse.urlencode(
+            {
+                "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+                "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                "audience": audience,
+                "resource": resource_id,
+                "subject_token": context["idp_id_token"],
+                "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+                "client_id": context["idp_client_id"],
+            }
+        ).encode()
+        request = urllib.request.Request(context["idp_token_endpoint"], data=form)
+        answer = await asyncio.to_thread(urllib.request.urlopen, request, timeout=10)
+        return str(json.loads(answer.read())["access_token"])
+
+    return IdentityAssertionOAuthProvider(
+        url,
+        storage,
+        client_id=context["client_id"],
+        client_secret=context["client_secret"],
+        issuer=issuer,
+        assertion_provider=id_jag,
+        token_endpoint_auth_method="client_secret_basic",
+    )
+
+
 def oauth(url: str, scenario: str, storage: MemoryTokenStorage) -> Any:
     """The SDK's OAuth flow for ``scenario``."""
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
@@ -103,6 +146,8 @@ def oauth(url: str, scenario: str, storage: MemoryTokenStorage) -> Any:
             client_id=context["client_id"],
             assertion_provider=signer.create_assertion_provider(),
         )
+    if scenario == "auth/cross-app-access-complete-flow":
+        return enterprise_auth(url, context, storage)
     if scenario == "auth/pre-registration":
         storage = MemoryTokenStorage(
             OAuthClientInformationFull(

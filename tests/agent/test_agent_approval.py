@@ -16,6 +16,7 @@ from llm_server import ScriptedLLM, Turn, tool_results
 from toolrig import ToolExecutor
 from toolrig.agent import Agent, Answer, ApprovalPolicy, Deny
 from toolrig.storage import LogSessionStore, open_log
+from toolrig.testing import ModelTurn, ScriptedModel
 
 CHILD = """
 import json, sys
@@ -187,3 +188,17 @@ def test_the_gate_holds_nothing_outside_an_agent_run(tmp_path: Path) -> None:
     result = executor.execute_sync("delete_file", {"path": str(target)})
     assert result.success and not target.exists()
     executor.close()
+
+
+def test_a_resume_may_bring_a_new_prompt_after_the_decided_results(tmp_path: Path) -> None:
+    target = tmp_path / "t.txt"
+    target.write_text("t", encoding="utf-8")
+    model = ScriptedModel([ModelTurn(calls=[("delete_file", {"path": str(target)}, "d")]), "ok"])
+    agent = Agent(
+        "Cleaner", "You tidy.", model, [delete_file], approval=ApprovalPolicy(destructive=True)
+    )
+    held = agent.run("Delete it.")
+    done = agent.run("And say ok.", session_id=held.session_id, approvals={"d": True})
+    roles = [m["role"] for m in model.requests[-1].messages]
+    assert roles == ["system", "user", "assistant", "tool", "user"]  # the API's order
+    assert done.output == "ok" and not target.exists()

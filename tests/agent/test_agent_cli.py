@@ -45,5 +45,5 @@ def test_the_demo_streams_the_agent_run(tmp_path: Path) -> None:
     assert server.requests[0]["stream"] is True
     section = done.stdout.split("5. The agent loop", 1)[1]
     assert "Reading the reviews." in section
-    assert "- attempt_completion: ok" in section
+    assert "✓ attempt_completion" in section
     assert "stopped: completion after 1 steps" in section

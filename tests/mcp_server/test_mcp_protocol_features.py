@@ -290,3 +290,46 @@ def test_completions_are_bounded() -> None:
     names = NameMap.from_tools([pick])
     many: Mapping[str, Any] = {"pick": {"size": lambda v, o: [str(i) for i in range(500)]}}
     assert len(complete_tool_argument(names, "pick", "size", "", {}, many)) == MAX_COMPLETIONS
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_a_2026_07_28_client_gets_the_fields_that_version_requires() -> None:
+    from mcp import Client
+
+    async with running() as url, Client(url, mode="2026-07-28") as modern:
+        assert modern.protocol_version == "2026-07-28"
+        assert {t.name for t in (await modern.list_tools()).tools} >= {"picture", "pick"}
+        image = await modern.call_tool("picture", {})
+        assert image.content[0].type == "image"
+        prompt = mcp_types.PromptReference(type="ref/prompt", name="pick")
+        done = await modern.complete(prompt, {"name": "color", "value": "b"})
+        assert done.completion.values == ["blue"]
+
+
+def test_serve_loads_tools_from_a_python_file(tmp_path: Any) -> None:
+    from toolrig.cli._output import CliError
+    from toolrig.cli._python_tools import python_server_options
+    from toolrig.cli._serve import build_registry
+
+    good = tmp_path / "good_tools.py"
+    good.write_text(
+        "from toolrig import tool\n"
+        "@tool\n"
+        "def hello() -> str:\n"
+        '    """Say hello."""\n'
+        '    return "hi"\n'
+        "tools = [hello]\n"
+        "completers = {'hello': {}}\n"
+    )
+    registry = build_registry([str(good)], demo=False, watch=False, as_json=False)
+    assert registry.names() == ["hello"]
+    assert python_server_options([str(good)]) == {"completers": {"hello": {}}}
+    registry.close()
+    empty = tmp_path / "no_tools.py"
+    empty.write_text("x = 1\n")
+    with pytest.raises(CliError, match="defines no `tools`"):
+        build_registry([str(empty)], demo=False, watch=False, as_json=False)
+    broken = tmp_path / "broken_tools.py"
+    broken.write_text("raise RuntimeError('nope')\n")
+    with pytest.raises(CliError, match="importing it failed: RuntimeError: nope"):
+        build_registry([str(broken)], demo=False, watch=False, as_json=False)

@@ -29,6 +29,7 @@ from toolrig.core._errors import ToolError
 from toolrig.mcp import ToolServer, http_app
 
 ADMIN_DSN = os.environ.get("TOOLRIG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+TOKEN = "workers-token"
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
@@ -222,15 +223,18 @@ def postgres_log() -> Iterator[str]:
 def workers(tmp_path_factory: Any, postgres_log: str) -> Iterator[str]:
     """``toolrig serve --transport http --workers 2 --log postgresql://...``; yields its URL."""
     tools = write_tools(tmp_path_factory.mktemp("tools"))
-    with http_server(str(tools), "--workers", "2", "--log", postgres_log) as (url, proc):
-        yield url
-        assert proc.poll() is None
+    args = ("--workers", "2", "--log", postgres_log, "--token-env", "SCALE_TOKEN")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SCALE_TOKEN", TOKEN)
+        with http_server(str(tools), *args) as (url, proc):
+            yield url
+            assert proc.poll() is None
 
 
 async def _client_calls(url: str, client: int, calls: int, b: int) -> list[tuple[int, int]]:
     """One real MCP client session: ``calls`` adds and pids; returns (sum, pid) pairs."""
     out = []
-    async with session("http", url) as mcp:
+    async with session("http", url, token=TOKEN) as mcp:
         for i in range(calls):
             result = await mcp.call_tool("add", {"a": client * 1000 + i, "b": b})
             assert not result.is_error
@@ -258,11 +262,13 @@ def test_two_workers_behind_one_port_log_every_call_once(workers: str, postgres_
     base = workers.rsplit("/", 1)[0]
     health = httpx.get(f"{base}/healthz", timeout=10).json()
     assert health["status"] == "ok" and health["tools"] == 4
+    refused = httpx.post(workers, json=CALLS[0], headers=HEADERS, timeout=10)
+    assert refused.status_code == 401  # the workers require the token
     pids: set[int] = set()
     sums: list[int] = []
     rounds = 0
     while len(pids) < 2 and rounds < 6:  # new connections until both workers answered
-        batch = asyncio.run(_gather(workers, clients=6, calls=3, b=rounds + 10))
+        batch = asyncio.run(_gather(workers, clients=4, calls=2, b=rounds + 10))
         sums += [s - (rounds + 10) for s, _ in batch]
         pids |= {p for _, p in batch}
         rounds += 1
@@ -280,14 +286,14 @@ def test_a_killed_worker_is_replaced_and_the_port_keeps_answering(
 
     victim = asyncio.run(_gather(workers, clients=1, calls=1, b=50))[0][1]
     os.kill(victim, signal.SIGKILL)
-    answered = asyncio.run(_gather(workers, clients=4, calls=2, b=51))
-    assert len(answered) == 8  # every call answered while the worker is down
+    answered = asyncio.run(_gather(workers, clients=3, calls=2, b=51))
+    assert len(answered) == 6  # every call answered while the worker is down
     seen: set[int] = set()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and len(seen - {victim}) < 2:  # a replacement starts
-        seen |= {p for _, p in asyncio.run(_gather(workers, clients=4, calls=1, b=52))}
+        seen |= {p for _, p in asyncio.run(_gather(workers, clients=3, calls=1, b=52))}
     assert victim not in seen and len(seen) == 2
-    assert len(_logged(postgres_log, 51)) == 8
+    assert len(_logged(postgres_log, 51)) == 6
 
 
 def test_workers_need_http() -> None:

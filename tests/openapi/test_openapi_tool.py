@@ -54,6 +54,7 @@ def test_operations_become_actions_with_schemas(pets: Any) -> None:
     assert create.output_schema["$ref"] == "#/$defs/Pet"
     get = pets.get_action("get_pet").spec
     assert get.parameters["required"] == ["pet_id"]
+    assert "authorization" not in get.parameters["properties"]  # filled by `auth`, not the model
     assert get.annotations.read_only is True
     assert create.annotations.idempotent is False
 
@@ -236,9 +237,113 @@ async def test_document_servers_are_held_to_the_policy(service: Any) -> None:
     assert "metadata" in result.error.message
 
 
-async def test_header_parameters_cannot_add_headers(pets: Any, service: Any) -> None:
-    _, app = service
+async def test_header_parameters_cannot_add_headers(service: Any) -> None:
+    url, app = service
+    open_api = openapi_tool(f"{url}/openapi.json", base_url=url, network=LOCAL)  # no `auth`
+    assert "authorization" in open_api.get_action("list_pets").spec.parameters["properties"]
     before = len(app.state.seen)
-    result = await pets.aexecute("list_pets", authorization="Bearer x\r\nX-Evil: 1")
+    result = await open_api.aexecute("list_pets", authorization="Bearer x\r\nX-Evil: 1")
     assert result.error.code == "invalid_arguments"
     assert len(app.state.seen) == before
+
+
+def test_openapi_30_components_by_reference() -> None:
+    doc = {
+        "openapi": "3.0.3",
+        "info": {"title": "Shop", "version": "1"},
+        "servers": [
+            {
+                "url": "https://{region}.shop.example/v{major}",
+                "variables": {"region": {"default": "eu"}, "major": {"default": "2"}},
+            }
+        ],
+        "paths": {
+            "/orders/{id}": {
+                "parameters": [{"$ref": "#/components/parameters/Id"}],
+                "put": {
+                    "operationId": "replace_order",
+                    "parameters": [{"$ref": "#/components/parameters/Trace"}],
+                    "requestBody": {"$ref": "#/components/requestBodies/Order"},
+                    "responses": {"200": {"$ref": "#/components/responses/Order"}},
+                },
+            }
+        },
+        "components": {
+            "parameters": {
+                "Id": {
+                    "name": "id",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string", "format": "uuid"},
+                },
+                "Trace": {"name": "X-Trace", "in": "header", "schema": {"type": "string"}},
+            },
+            "requestBodies": {
+                "Order": {
+                    "required": True,
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Order"}}
+                    },
+                }
+            },
+            "responses": {
+                "Order": {
+                    "description": "the order",
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Order"}}
+                    },
+                }
+            },
+            "schemas": {
+                "Base": {
+                    "type": "object",
+                    "properties": {"note": {"type": "string", "nullable": True}},
+                },
+                "Order": {
+                    "allOf": [
+                        {"$ref": "#/components/schemas/Base"},
+                        {
+                            "type": "object",
+                            "required": ["qty"],
+                            "properties": {
+                                "qty": {"type": "integer", "minimum": 1},
+                                "kind": {
+                                    "type": "string",
+                                    "discriminator": {"propertyName": "kind"},
+                                },
+                            },
+                        },
+                    ]
+                },
+            },
+        },
+    }
+    tool = openapi_tool(doc)
+    action = tool.get_action("replace_order").spec
+    props = action.parameters["properties"]
+    assert set(props) == {"id", "X-Trace", "body"}
+    assert action.parameters["required"] == ["id", "body"]
+    assert props["body"] == {"$ref": "#/$defs/Order"}
+    assert set(action.parameters["$defs"]) == {"Order", "Base"}
+    order = action.parameters["$defs"]["Order"]["allOf"][1]["properties"]
+    assert order["kind"]["x-discriminator"] == {"propertyName": "kind"}
+    assert action.annotations.idempotent is True and action.annotations.destructive is True
+    uid = "3f2b9a5e-0c1d-4e8f-9a7b-1c2d3e4f5a6b"
+    good = {"id": uid, "body": {"qty": 2, "note": None}}
+    assert tool.validate_params("replace_order", good)[0]
+    assert not tool.validate_params("replace_order", {**good, "id": "not-a-uuid"})[0]
+    assert not tool.validate_params("replace_order", {"id": uid, "body": {"qty": 0}})[0]
+    assert not tool.validate_params("replace_order", {"id": uid, "body": {"qty": 1, "note": 3}})[0]
+
+
+async def test_the_documents_server_with_variables_is_the_default_base(
+    service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, _ = service
+    port = url.rsplit(":", 1)[1]
+    doc = make_app().openapi()
+    variables = {"host": {"default": "127.0.0.1"}, "port": {"default": port}}
+    doc["servers"] = [{"url": "http://{host}:{port}", "variables": variables}]
+    monkeypatch.setenv("PETSTORE_TOKEN", TOKEN)
+    tool = openapi_tool(doc, auth=AUTH, network=LOCAL)
+    assert (await tool.aexecute("get_pet", pet_id=1)).output["name"] == "Tom"

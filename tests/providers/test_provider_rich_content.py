@@ -105,3 +105,12 @@ def test_a_tool_returning_something_else_than_its_declared_content_fails() -> No
 
     with ToolExecutor(Catalog([liar])) as executor:
         assert executor.execute_sync("liar", {}).code == "invalid_output"
+
+
+def test_gemini_gets_the_text_with_notices_not_base64() -> None:
+    from toolrig.providers import format_gemini_results
+
+    (content,) = format_gemini_results([run("shot")])
+    output = content["parts"][0]["functionResponse"]["response"]["output"]
+    assert output.startswith("the page:\n[image: image/png")
+    assert base64.b64encode(PNG).decode() not in output

@@ -28,7 +28,10 @@ def worker_app() -> ASGIApp:
     stack = contextlib.ExitStack()
     try:
         server = open_server(args, stack)
-        app = http_app(server, token=args.token, host=args.host, path=args.path, stateless=True)
+        token = os.environ.get(args.token_env) if args.token_env else args.token
+        if args.token_env and not token:  # never serve open what the parent meant to guard
+            raise RuntimeError(f"${args.token_env} is empty or unset in a worker")
+        app = http_app(server, token=token, host=args.host, path=args.path, stateless=True)
     except BaseException:
         stack.close()
         raise

@@ -41,7 +41,9 @@ def run_workers(args: argparse.Namespace, token: str | None) -> int:
     shown = f"[{args.host.strip('[]')}]" if sock.family == socket.AF_INET6 else args.host
     url = f"http://{shown}:{sock.getsockname()[1]}{args.path}"
     given = {k: v for k, v in vars(args).items() if k != "handler"}
-    os.environ[ENV] = json.dumps({**given, "token": token, "token_env": None, "stateless": True})
+    # A token read from a variable stays there (the workers read the same variable), so the
+    # secret is not copied into another one.
+    os.environ[ENV] = json.dumps({**given, "stateless": True})
     config = uvicorn.Config(
         "toolrig.cli._serve_worker_app:worker_app",
         factory=True,

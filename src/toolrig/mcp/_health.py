@@ -15,6 +15,7 @@ from typing import Final
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolrig.mcp._server import ToolServer
+from toolrig.mcp._stateless import route_path
 
 __all__ = ["HEALTH_PATH", "HealthCheck"]
 
@@ -42,7 +43,7 @@ class HealthCheck:
         return self._cached[1]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] != self.path:
+        if scope["type"] != "http" or route_path(scope) != self.path:
             await self.app(scope, receive, send)
             return
         if scope["method"] not in ("GET", "HEAD"):

@@ -25,11 +25,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolrig.mcp._server import ToolServer
 
-__all__ = ["DirectCalls"]
+__all__ = ["DirectCalls", "route_path"]
 
 _VERSIONS: Final = frozenset(v.encode() for v in HANDSHAKE_PROTOCOL_VERSIONS)
 _JSON_HEADERS: Final = [(b"content-type", b"application/json")]
 _MAX_BODY: Final = 4 * 1024 * 1024
+
+
+def route_path(scope: Scope) -> str:
+    """The request's path within the app (without the ``root_path`` it is mounted under), as
+    Starlette routes it."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
 
 
 def _accepts_both(accept: bytes) -> bool:
@@ -59,7 +67,7 @@ class DirectCalls:
         self._security = TransportSecurityMiddleware(security)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+        if scope["type"] != "http" or scope["method"] != "POST" or route_path(scope) != self.path:
             await self.app(scope, receive, send)
             return
         content_type = accept = b""

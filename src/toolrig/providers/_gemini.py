@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from toolrig.core._content import content_blocks
 from toolrig.core._result import ToolResult, to_jsonable
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
 from toolrig.providers._gemini_schema import to_gemini_schema
@@ -96,6 +97,8 @@ def parse_gemini_calls(response: Any, tools: ToolSource) -> list[ParsedCall]:
 
 def _response_body(result: ToolResult) -> dict[str, Any]:
     if result.error is None:
+        if content_blocks(result.output) is not None:  # images etc.: the text with notices
+            return {"output": result.to_text()}
         return {"output": to_jsonable(result.output)}
     error = {"code": result.error.code, "message": result.error.message}
     if result.error.hint:

@@ -35,6 +35,7 @@ from typing import Any, NoReturn
 from toolrig.core._action import Action
 from toolrig.core._context import ToolContext
 from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._interaction import Interaction
 from toolrig.core._result import error_from_exception, to_jsonable
 
 __all__ = ["ProcessRunner", "process_isolation_available"]
@@ -262,6 +263,7 @@ def _child(
         _detach(parent)
         if ctx is not None:
             ctx._progress = None  # the parent's listeners are not reachable from here
+            ctx.interaction = Interaction()  # nor its hooks: ask nothing rather than wait
         try:
             output = action.call(values, ctx)
             if inspect.isawaitable(output):

@@ -51,7 +51,7 @@ class SearchConfig:
     """Embedding models to fuse (see :mod:`.dense`); ``()`` ranks by words alone."""
     lexical_weight: float = 1.0
     dense_weights: Mapping[str, float] = field(
-        default_factory=lambda: {"minilm": 3.0, "static": 2.0}
+        default_factory=lambda: {"minilm": 2.0, "static": 2.0}
     )
     example_weight: float = 0.5
     """How much a document's closest sample request adds to its own semantic similarity."""

@@ -107,7 +107,7 @@ def openapi_tool(
     doc, where, folder = _load(source, policy, timeout)
     target = _base_url(doc, base_url, where)
     auths = _auths(auth)
-    ops = operations(doc, folder=folder)
+    ops = operations(doc, folder=folder, hidden=frozenset(a.header.lower() for a in auths))
     if not ops:
         raise ToolDefinitionError(where, "the document has no operations")
     title = str((doc.get("info") or {}).get("title") or "openapi")

@@ -217,9 +217,12 @@ class _Refs:
         return name
 
 
-def operations(doc: Mapping[str, Any], *, folder: Path | None = None) -> list[Operation]:
+def operations(
+    doc: Mapping[str, Any], *, folder: Path | None = None, hidden: frozenset[str] = frozenset()
+) -> list[Operation]:
     """Every operation of ``doc``, in document order; raises :class:`ToolDefinitionError`
-    listing every operation that cannot be imported."""
+    listing every operation that cannot be imported. Header parameters named in ``hidden``
+    (lower case: the headers the configuration fills) are left out of the schemas."""
     problems: list[str] = []
     out: list[Operation] = []
     taken: set[str] = set()
@@ -231,7 +234,7 @@ def operations(doc: Mapping[str, Any], *, folder: Path | None = None) -> list[Op
             if not isinstance(op, Mapping):
                 continue
             try:
-                built = _operation(doc, path, method, item, op, folder)
+                built = _operation(doc, path, method, item, op, folder, hidden)
             except ValueError as exc:
                 problems.append(f"{method.upper()} {path}: {exc}")
                 continue
@@ -251,6 +254,7 @@ def _operation(
     item: Mapping[str, Any],
     op: Mapping[str, Any],
     folder: Path | None,
+    hidden: frozenset[str],
 ) -> Operation:
     refs = _Refs(doc, folder)
     raw_id = op.get("operationId") or f"{method}_{path.strip('/')}"
@@ -263,6 +267,8 @@ def _operation(
         p = refs.deref(raw)
         declared[(p["name"], p["in"])] = p  # an operation's own parameter overrides the path's
     for (pname, where), p in declared.items():
+        if where == "header" and pname.lower() in hidden:
+            continue  # a credential: the configuration sends it, the model never sees it
         if where == "cookie":
             raise ValueError(f"cookie parameter {pname!r} is not supported")
         if "schema" not in p:
