@@ -148,13 +148,15 @@ def oauth(url: str, scenario: str, storage: MemoryTokenStorage) -> Any:
         )
     if scenario == "auth/cross-app-access-complete-flow":
         return enterprise_auth(url, context, storage)
-    if scenario == "auth/pre-registration":
-        storage = MemoryTokenStorage(
-            OAuthClientInformationFull(
-                client_id=context["client_id"],
-                client_secret=context.get("client_secret"),
-                redirect_uris=[CALLBACK],  # type: ignore[list-item]
-                token_endpoint_auth_method="client_secret_basic",
+    if scenario == "auth/pre-registration":  # registered beforehand: no dynamic registration
+        asyncio.run(
+            storage.set_client_info(
+                OAuthClientInformationFull(
+                    client_id=context["client_id"],
+                    client_secret=context.get("client_secret"),
+                    redirect_uris=[CALLBACK],  # type: ignore[list-item]
+                    token_endpoint_auth_method="client_secret_basic",
+                )
             )
         )
     browser = HeadlessAuthorization()
@@ -188,6 +190,9 @@ def main(url: str, scenario: str) -> int:
             result = executor.execute_sync(local, ARGUMENTS.get(remote, {}))
             print(f"{remote}: {result.to_text()}")
     tokens = asyncio.run(storage.get_tokens())
+    if scenario.startswith("auth/") and tokens is None:
+        print("the OAuth flow left no token in the storage", file=sys.stderr)
+        return 1
     if tokens is not None and tokens.access_token in log.getvalue():
         print("an access token appeared in the log", file=sys.stderr)
         return 1

@@ -52,6 +52,7 @@ CORE = "src/toolrig/core"
 RUNTIME = "src/toolrig/runtime"
 TOOLS = "src/toolrig/tools"
 UNKNOWN_ARGS = "tests/core/test_core_unknown_arguments.py"
+JSON_VALUES = "tests/core/test_core_json_values.py"
 TIMEOUTS = "tests/runtime/test_runtime_timeouts_concurrency.py"
 AUDIT_WEB = "tests/tools_web/test_web_audit_gaps.py"
 AUDIT_TOOLS = "tests/tools/test_tools_audit_gaps.py"
@@ -185,6 +186,56 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        if hmac.compare_digest(given, self._expected):\n",
         '        if given.startswith(b"Bearer "):\n',
         ("tests/mcp_server/test_mcp_transports.py::test_http_bearer_token_is_required",),
+    ),
+    # -- only JSON data, read as JSON reads it ---------------------------------------------
+    Mutation(
+        "NaN and Infinity accepted by float parameters",
+        f"{CORE}/_core_tighten.py",
+        '        return node if "allow_inf_nan" in node else {**node, "allow_inf_nan": False}\n',
+        "        return node\n",
+        (JSON_VALUES,),
+    ),
+    Mutation(
+        "lone surrogates accepted by str parameters",
+        f"{CORE}/_core_tighten.py",
+        '        return node if _TEXT_CHECKED & node.keys() else {**node, "min_length": 0}\n',
+        "        return node\n",
+        (JSON_VALUES,),
+    ),
+    Mutation(
+        "Any parameters accept any Python object",
+        f"{CORE}/_core_tighten.py",
+        '        return _wrap(node, _json_data, "function-after")\n',
+        "        return node\n",
+        (JSON_VALUES,),
+    ),
+    Mutation(
+        "integers past the int-to-text limit pass JSON Schema bounds",
+        f"{CORE}/_json_data.py",
+        "                if _LOW <= item < _HIGH or readable_int(item):\n",
+        "                if True:\n",
+        (JSON_VALUES,),
+    ),
+    Mutation(
+        "strict calls refuse the whole arguments as JSON text",
+        f"{CORE}/_validation.py",
+        '        if isinstance(arguments, str) and arguments.strip()[:1] == "{":\n',
+        "        if False:\n",
+        (JSON_VALUES,),
+    ),
+    Mutation(
+        "unknown-parameter message without its separator",
+        f"{CORE}/_argument_errors.py",
+        "        text += f\"{'' if close else '.'} Valid names here: {listed}{more}.\"\n",
+        '        text += f" Valid names here: {listed}{more}."\n',
+        (UNKNOWN_ARGS,),
+    ),
+    Mutation(
+        "plan check without a did-you-mean for unknown parameters",
+        f"{RUNTIME}/_plan_check.py",
+        '                text = "unknown parameter" + _did_you_mean(detail)\n',
+        '                text = "unknown parameter"\n',
+        ("tests/runtime/test_runtime_plans.py::test_check_reports_every_problem_at_once",),
     ),
 )
 """Mutations of the core, in code that the tools' rewrite does not touch."""

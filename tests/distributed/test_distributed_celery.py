@@ -389,3 +389,53 @@ def test_yaml_catalogue_on_a_redis_broker_from_the_command_line(tmp_path: Path) 
         == want["output"]
         == {"keywords": [{"keyword": "blue", "count": 2}, {"keyword": "kettle", "count": 2}]}
     )
+
+
+def test_front_end_sends_served_calls_to_workers_and_logs_them(
+    workers: list[Worker], postgres_url: str, log: ExecutionLog, tmp_path: Path
+) -> None:
+    # `toolrig serve --broker` (stateless HTTP): an MCP tools/call runs on a worker and is
+    # recorded once, by the front end, in the shared log
+    import socket
+
+    import httpx
+
+    served = tmp_path / "served.py"
+    served.write_text("import remote_tools\n\ntools = [remote_tools.nap]\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        sys.executable, "-m", "toolrig.cli.main", "serve", str(served), "--import-path",
+        str(HERE), "--transport", "http", "--port", str(port), "--stateless", "--broker",
+        BROKER, "--backend", BACKEND, "--log", postgres_url,
+    ]  # fmt: skip
+    front = subprocess.Popen(command, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "nap", "arguments": {"seconds": 0.01, "mark": "served"}},
+        }
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-06-18",
+        }
+        answer = httpx.post(url + "/mcp", json=body, headers=headers, timeout=10).json()
+    finally:
+        os.killpg(front.pid, 9)
+        front.wait()
+    result = answer["result"]
+    assert not result.get("isError"), result
+    pid = int(result["structuredContent"]["result"])
+    assert any(w.owns(pid) for w in workers)  # it ran on a worker, not in the front end
+    records = [r for r in log.query(tool="nap") if r.run_id.startswith("serve-")]
+    assert len(records) == 1 and records[0].output == pid

@@ -56,6 +56,16 @@ def red_dot() -> Image:
 
 
 @contextlib.asynccontextmanager
+async def closing(registry: Registry) -> AsyncIterator[Registry]:
+    """The registry, closed off this loop: closing disconnects its sources, which waits for
+    the server, and the server runs on this loop."""
+    try:
+        yield registry
+    finally:
+        await asyncio.to_thread(registry.close)
+
+
+@contextlib.asynccontextmanager
 async def remote() -> AsyncIterator[str]:
     server = ToolServer(Catalog([signup, summarize, red_dot]))
     ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
@@ -79,31 +89,26 @@ async def test_remote_elicitation_and_sampling_use_the_callers_hooks() -> None:
     async def model(messages: Sequence[Mapping[str, Any]], system: str | None, n: int) -> str:
         return f"<{messages[-1]['content']}>"
 
-    async with remote() as url:
-        with Registry() as registry:
-            await add_mcp_server_async(registry, prefix="far", url=url, elicitor=person)
-            with ToolExecutor(registry) as executor:
-                signed = await executor.execute("far__signup", {})
-                assert signed.output == {
-                    "result": 'accept {"age": 30, "name": "Ada", "tier": "free"}'
-                }
-                assert asked == ["Sign up?"]
-                # no sampler anywhere: the remote tool is refused at once, not left waiting
-                refused = await asyncio.wait_for(
-                    executor.execute("far__summarize", {"text": "x"}), 10
-                )
-                assert not refused.success and "no language model" in refused.to_text()
-                with tool_interaction(sampler=model):  # the caller's sampler answers
-                    sampled = await executor.execute("far__summarize", {"text": "long"})
-                assert sampled.output == {"result": "summary: <Summarize: long>"}
-                picture = await executor.execute("far__red_dot", {})
-                (image,) = picture.output  # content blocks, typed again
-                assert isinstance(image, Image) and image.raw == b"\x89PNG-dot"
+    async with remote() as url, closing(Registry()) as registry:
+        await add_mcp_server_async(registry, prefix="far", url=url, elicitor=person)
+        with ToolExecutor(registry) as executor:
+            signed = await executor.execute("far__signup", {})
+            assert signed.output == {"result": 'accept {"age": 30, "name": "Ada", "tier": "free"}'}
+            assert asked == ["Sign up?"]
+            # no sampler anywhere: the remote tool is refused at once, not left waiting
+            refused = await asyncio.wait_for(executor.execute("far__summarize", {"text": "x"}), 10)
+            assert not refused.success and "no language model" in refused.to_text()
+            with tool_interaction(sampler=model):  # the caller's sampler answers
+                sampled = await executor.execute("far__summarize", {"text": "long"})
+            assert sampled.output == {"result": "summary: <Summarize: long>"}
+            picture = await executor.execute("far__red_dot", {})
+            (image,) = picture.output  # content blocks, typed again
+            assert isinstance(image, Image) and image.raw == b"\x89PNG-dot"
 
 
 async def test_without_an_elicitor_the_remote_question_is_declined() -> None:
-    async with remote() as url:
-        with Registry() as registry, ToolExecutor(registry) as executor:
+    async with remote() as url, closing(Registry()) as registry:
+        with ToolExecutor(registry) as executor:
             await add_mcp_server_async(registry, prefix="far", url=url)
             answer = await asyncio.wait_for(executor.execute("far__signup", {}), 10)
             assert answer.output == {"result": "decline null"}

@@ -65,6 +65,13 @@ async def ask(ctx: ToolContext) -> str:
 
 
 @tool
+async def ask_nested(ctx: ToolContext) -> str:
+    """Ask for an address as one nested object (not a form MCP can show)."""
+    schema = {"type": "object", "properties": {"address": {"type": "object", "properties": {}}}}
+    return (await ctx.elicit("Where?", schema)).action
+
+
+@tool
 async def think(ctx: ToolContext) -> str:
     """Ask the client's model."""
     return await ctx.sample([{"role": "user", "content": "2+2?"}], system="Be brief.")
@@ -100,7 +107,7 @@ def mounted() -> MCPServer:
 
 @contextlib.asynccontextmanager
 async def running() -> AsyncIterator[str]:
-    catalog = Catalog([chatty, picture, everything, ask, think, slow, pick])
+    catalog = Catalog([chatty, picture, everything, ask, ask_nested, think, slow, pick])
     server = ToolServer(
         catalog,
         resources=mounted(),
@@ -187,6 +194,8 @@ async def test_elicitation_and_sampling_go_to_the_client() -> None:
         async with client(url, elicitation_callback=on_elicit, sampling_callback=on_sample) as s:
             answered = await s.call_tool("ask", {})
             assert answered.content[0].text == 'accept:{"name": "Ada"}'  # type: ignore[union-attr]
+            nested = await s.call_tool("ask_nested", {})
+            assert nested.is_error and "`address`" in nested.content[0].text  # type: ignore[union-attr]
             sampled = await s.call_tool("think", {})
             assert sampled.content[0].text == "4"  # type: ignore[union-attr]
             assert prompts[0][0] == "Be brief."

@@ -126,3 +126,20 @@ def test_requests_learned_one_by_one_vote_as_if_learned_at_once(
     assert grown.votes(embedder, query, neighbours=10, floor=0.0) == pytest.approx(
         fresh.votes(embedder, query, neighbours=10, floor=0.0)
     )
+
+
+def test_a_request_log_that_cannot_write_never_fails_the_call(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
+    stored = RequestLog(log, enabled=True)
+    idx = index()
+    idx.learn_from(stored)
+    with log._conn() as conn:  # the table is gone: every write now fails
+        conn.execute("DROP TABLE tool_requests")
+    idx.search("what happened in parliament", k=1)
+    with caplog.at_level("WARNING", logger="toolrig.search"):
+        idx.record_use("news_search")
+    assert "could not store the request" in caplog.text
+    assert ("what happened in parliament", "news_search") in idx.learned  # still learned
+    log.close()

@@ -115,6 +115,11 @@ class Agent(Generic[DepsT, OutputT]):
             self._index = ToolIndex.follow(self.catalog)
             if log is not None:  # tools called often in earlier runs rank a little higher
                 self._index.set_usage(log.tool_usage())
+                # and requests like earlier ones find the tools they led to (stored only
+                # when the log keeps requests: log.keep_requests)
+                from toolrig.storage._requests import RequestLog
+
+                self._index.learn_from(RequestLog(log))
         if isinstance(model, LLMClient):
             self.client = model
         elif isinstance(model, LLMConfig):

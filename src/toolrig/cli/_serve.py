@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
+from toolrig.cli._remote_opts import add_broker_options, attach_remote
 
 if TYPE_CHECKING:
     from toolrig.registry._registry import Registry
@@ -88,6 +89,7 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="N",
         help="HTTP: serve from N processes sharing the port (implies --stateless)",
     )
+    add_broker_options(serve)
     add_json_option(serve)
     serve.set_defaults(handler=run_serve)
 
@@ -181,6 +183,7 @@ def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.Exit
     from toolrig.runtime._executor import ToolExecutor
 
     calls = stack.enter_context(ToolExecutor(registry))
+    attach_remote(calls, args)  # --broker: calls of tools with runs_on go to workers
     calls.add_listener(AccessLog(as_json=args.json))
     if args.log:
         from toolrig.cli._log_cmd import open_log_for_writing

@@ -20,6 +20,7 @@ import mcp_types
 from mcp.server.connection import allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core._errors import ErrorCode, ToolError
 from toolrig.core._interaction import (
@@ -44,7 +45,8 @@ class ClientHooks:
         self._request_id = ctx.request_id
         self._loop = asyncio.get_running_loop()
         allowed = allowed_log_levels(ctx.protocol_version, ctx.meta)
-        floor = LOG_LEVELS.index(min_level)
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS  # the request chose its level
+        floor = 0 if modern else LOG_LEVELS.index(min_level)
         self._levels = frozenset(lvl for lvl in LOG_LEVELS[floor:] if lvl in allowed)
         self.relay = Relay()
         """Ordered sends of this call's notifications (flushed before its result)."""
@@ -108,6 +110,13 @@ class ClientHooks:
                 code=ErrorCode.PERMISSION_DENIED,
                 hint="use a client that supports elicitation",
             )
+        nested = _nested_fields(schema)
+        if nested:
+            raise ToolError(
+                f"the elicitation schema is not flat: {', '.join(nested)} "
+                "(MCP forms hold strings, numbers, booleans and enums only)",
+                hint="a fault of the tool: ask for nested data in several questions",
+            )
         try:
             answer = await self._on_loop(self._elicit(message, dict(schema)))
         except MCPError as exc:
@@ -141,6 +150,17 @@ class ClientHooks:
         return "\n".join(
             b.text if isinstance(b, mcp_types.TextContent) else f"[{b.type} answer]" for b in blocks
         )
+
+
+def _nested_fields(schema: Mapping[str, Any]) -> list[str]:
+    """What keeps ``schema`` from being an MCP form: not an object, or fields holding objects."""
+    if schema.get("type") != "object" or not isinstance(schema.get("properties", {}), Mapping):
+        return ["the schema itself (it must be an object with properties)"]
+    return [
+        f"`{name}`"
+        for name, field in schema.get("properties", {}).items()
+        if not isinstance(field, Mapping) or field.get("type") == "object" or "properties" in field
+    ]
 
 
 def _is_json(data: Any) -> bool:

@@ -69,6 +69,9 @@ class SearchConfig:
     """How many of the nearest learned requests vote."""
     learned_floor: float = 0.4
     """Cosine similarity a learned request must exceed to vote."""
+    learned_sharpen: float = 1.0
+    """Exponent on a tool's share of the votes: above 1, tools that the nearest learned
+    requests disagree on gain less."""
     diversity: float = 0.0
     """How far near-duplicates of a better hit move down, as a share of the query's lead
     (see :mod:`.diversify`); 0 turns diversification off."""

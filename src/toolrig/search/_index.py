@@ -20,7 +20,7 @@ from toolrig.search._documents import ActionDocument, documents_of
 from toolrig.search._filters import SearchFilters
 from toolrig.search._follow import Following
 from toolrig.search._hits import SearchHit, hits_of, top_hits
-from toolrig.search._learned import LearnedRequests, learned_boost
+from toolrig.search._learned import LearnedRequests, learned_boost, store_pair
 from toolrig.search._request import check_request
 from toolrig.search._segments import request_parts
 from toolrig.search._tokenize import analyze, vocabulary_of
@@ -224,7 +224,7 @@ class ToolIndex:
             if query is not None and calls > 0 and self.config.learned_weight:
                 self._learned.add(query, name)
         if query is not None and requests is not None and calls > 0:
-            requests.record(query, name, source="search")
+            store_pair(requests, query, name)
         with self._lock:
             self._usage.add(name, calls)
             owner = name
@@ -356,6 +356,7 @@ class ToolIndex:
                 near[1][0],
                 neighbours=config.learned_neighbours,
                 floor=config.learned_floor,
+                sharpen=config.learned_sharpen,
             )
             combined = learned_boost(
                 combined, mask, slots, votes, self._slots_of, config.learned_weight

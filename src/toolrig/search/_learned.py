@@ -13,6 +13,7 @@ nothing, unlike a global popularity count.
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
@@ -23,11 +24,15 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from toolrig.storage._requests import RequestLog
+
     Matrix = npt.NDArray[np.float32]
 else:
     Matrix = Any
 
-__all__ = ["MAX_LEARNED", "LearnedRequests"]
+__all__ = ["MAX_LEARNED", "LearnedRequests", "learned_boost", "store_pair"]
+
+logger = logging.getLogger("toolrig.search")
 
 MAX_LEARNED: Final = 50_000
 """Distinct requests kept (the newest); about 75 MB of MiniLM vectors at most."""
@@ -75,7 +80,7 @@ class LearnedRequests:
             self._tools.popitem(last=False)
 
     def votes(
-        self, embedder: Any, query: Matrix, *, neighbours: int, floor: float
+        self, embedder: Any, query: Matrix, *, neighbours: int, floor: float, sharpen: float = 1.0
     ) -> dict[str, float]:
         """Each tool's share of the votes of the nearest learned requests, times how far the
         nearest one stands above ``floor`` (0..1); empty when none is near."""
@@ -105,8 +110,8 @@ class LearnedRequests:
         for row, weight in zip(near.tolist(), weights.tolist(), strict=True):
             tools = self._tools[texts[row]]
             for tool in tools:
-                out[tool] = out.get(tool, 0.0) + confidence * weight / total / len(tools)
-        return out
+                out[tool] = out.get(tool, 0.0) + weight / total / len(tools)
+        return {tool: confidence * share**sharpen for tool, share in out.items()}
 
     def _embedded(self, embedder: Any) -> tuple[list[str], Matrix]:
         """The requests embedded for ``embedder`` and their vectors: those learned since the
@@ -181,3 +186,12 @@ def learned_boost(
             targets = at[slots[at] == targets[inside]]
         out[targets] += np.float32(weight * lead * vote)
     return out
+
+
+def store_pair(requests: RequestLog, request: str, tool: str) -> None:
+    """Store that ``request`` led to ``tool``; a log that cannot take it is warned about,
+    never raised into the tool call that was made."""
+    try:
+        requests.record(request, tool, source="search")
+    except Exception as exc:  # a locked or unreachable database must not fail the call
+        logger.warning("tool search could not store the request that led to %r: %s", tool, exc)
