@@ -10,6 +10,7 @@ import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+import mcp_types
 import pytest
 from mcp.shared.auth import OAuthToken
 from mcp_support import WAIT
@@ -125,10 +126,13 @@ def test_auth_needs_http_and_secrets_stay_out_of_reprs() -> None:
 
 
 async def test_the_event_store_replays_one_stream_and_stays_bounded() -> None:
+    def note(text: str = "x") -> mcp_types.JSONRPCNotification:
+        return mcp_types.JSONRPCNotification(jsonrpc="2.0", method="note", params={"t": text})
+
     store = InMemoryEventStore(max_events=3)
     first = await store.store_event("a", None)
-    await store.store_event("b", {"jsonrpc": "2.0", "method": "x"})  # type: ignore[arg-type]
-    kept = await store.store_event("a", {"jsonrpc": "2.0", "id": 1, "result": {}})  # type: ignore[arg-type]
+    await store.store_event("b", note())
+    kept = await store.store_event("a", mcp_types.JSONRPCResponse(jsonrpc="2.0", id=1, result={}))
     sent: list[Any] = []
 
     async def send(event: Any) -> None:
@@ -140,5 +144,10 @@ async def test_the_event_store_replays_one_stream_and_stays_bounded() -> None:
         await store.store_event("c", None)
     assert store.size == 3
     assert await store.replay_events_after(first, send) is None  # dropped: too old
+    # bounded by size too: a few large results push the oldest out
+    small = InMemoryEventStore(max_bytes=3000)
+    for _ in range(5):
+        await small.store_event("s", note("x" * 1000))
+    assert small.size == 2 and small.bytes_held <= 3000
     with pytest.raises(ValueError, match="at least 1"):
         InMemoryEventStore(max_events=0)

@@ -85,7 +85,7 @@ def test_name_words_common_across_the_catalogue_count_less() -> None:
     assert rare == pytest.approx(plain.scores(["tool5"])[5])  # rare words are untouched
 
 
-def test_near_duplicates_move_down_when_asked_and_not_by_default() -> None:
+def test_near_duplicates_move_down_unless_switched_off() -> None:
     specs = [
         search_doubles.single(f"users_list_{i}", "List the users of the account directory.")
         for i in range(4)
@@ -93,7 +93,7 @@ def test_near_duplicates_move_down_when_asked_and_not_by_default() -> None:
     specs += [search_doubles.single(f"other{i}", f"Unrelated thing number {i}.") for i in range(30)]
     query = "users of the account directory and their roles"
     embedder = search_doubles.HashingEmbedder()
-    plain = ToolIndex(specs, embedders=(embedder,))
+    plain = ToolIndex(specs, config=SearchConfig(diversity=0.0), embedders=(embedder,))
     spread = ToolIndex(specs, config=SearchConfig(diversity=2.0), embedders=(embedder,))
     plain_top = [h.name for h in plain.search(query, k=2)]
     spread_top = [h.name for h in spread.search(query, k=2)]

@@ -4,7 +4,8 @@ The streamable-HTTP transport stores every event it sends on an SSE stream (and 
 event, with an id and a ``retry`` delay, when a stream opens); a client whose stream broke
 reconnects with ``Last-Event-ID`` and gets the events that came after, so the rest of a call
 (its result included) is not lost. This is the SDK's ``EventStore`` interface, kept in this
-process and bounded: the oldest events go first once ``max_events`` are held.
+process and bounded twice, because results may be large (an image is megabytes): the oldest
+events go first once ``max_events`` are held or their JSON passes ``max_bytes``.
 """
 
 from __future__ import annotations
@@ -16,19 +17,27 @@ from typing import Final
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp_types import JSONRPCMessage
 
-__all__ = ["DEFAULT_MAX_EVENTS", "InMemoryEventStore"]
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_EVENTS", "InMemoryEventStore"]
 
 DEFAULT_MAX_EVENTS: Final = 10_000
+DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
 
 
 class InMemoryEventStore(EventStore):
-    """Events by id, in the order sent, at most ``max_events`` of them (oldest dropped)."""
+    """Events by id, in the order sent; the oldest are dropped beyond ``max_events`` events or
+    ``max_bytes`` of their JSON (one event larger than that is kept alone)."""
 
-    def __init__(self, max_events: int = DEFAULT_MAX_EVENTS) -> None:
-        if max_events < 1:
-            raise ValueError("max_events must be at least 1")
+    def __init__(
+        self, max_events: int = DEFAULT_MAX_EVENTS, *, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
+        if max_events < 1 or max_bytes < 1:
+            raise ValueError("max_events and max_bytes must be at least 1")
         self.max_events = max_events
-        self._events: OrderedDict[EventId, tuple[StreamId, JSONRPCMessage | None]] = OrderedDict()
+        self.max_bytes = max_bytes
+        self._events: OrderedDict[EventId, tuple[StreamId, JSONRPCMessage | None, int]] = (
+            OrderedDict()
+        )
+        self._bytes = 0
         self._ids = itertools.count(1)
 
     @property
@@ -37,11 +46,21 @@ class InMemoryEventStore(EventStore):
         empty store must still count as one.)"""
         return len(self._events)
 
+    @property
+    def bytes_held(self) -> int:
+        """The JSON size of the events held."""
+        return self._bytes
+
     async def store_event(self, stream_id: StreamId, message: JSONRPCMessage | None) -> EventId:
         event_id = f"{next(self._ids)}"
-        self._events[event_id] = (stream_id, message)
-        while len(self._events) > self.max_events:
-            self._events.popitem(last=False)
+        weight = 0 if message is None else len(message.model_dump_json(by_alias=True))
+        self._events[event_id] = (stream_id, message, weight)
+        self._bytes += weight
+        while len(self._events) > 1 and (
+            len(self._events) > self.max_events or self._bytes > self.max_bytes
+        ):
+            _, (_, _, dropped) = self._events.popitem(last=False)
+            self._bytes -= dropped
         return event_id
 
     async def replay_events_after(
@@ -52,7 +71,7 @@ class InMemoryEventStore(EventStore):
             return None
         stream_id = found[0]
         after = False
-        for event_id, (stream, message) in list(self._events.items()):
+        for event_id, (stream, message, _) in list(self._events.items()):
             if event_id == last_event_id:
                 after = True
             elif after and stream == stream_id and message is not None:

@@ -2,8 +2,10 @@
 
 BM25F over each action's fields (always available) fused with sentence embeddings from models
 shipped inside packages (the optional extra ``search``; without it, ranking is lexical).
-``ToolIndex.follow(catalog)`` keeps an index in step with a catalogue; call counts from the
-execution log (``ExecutionLog.tool_usage()``) rank often-used tools a little higher.
+``ToolIndex.follow(catalog)`` keeps an index in step with a catalogue; the requests that led
+to earlier calls (``ToolIndex.learn_from(RequestLog(log))``) raise the tools they led to for
+requests like them; call counts (``ExecutionLog.tool_usage()``) rank often-used tools a little
+higher.
 """
 
 from toolrig.search._attach import attach, detach

@@ -39,6 +39,10 @@ class SearchConfig:
     requests a little and cost two-part ones more); z-scored BM25F, MiniLM and static scores
     summed with weights 1 : 2 : 2; a document's closest sample request counted half; call
     counts, when known, move the most-called tool up by 0.6 of the best score's lead.
+    Parameters (weight 1), learned pairs (1.5 leads, 10 neighbours above cosine 0.4),
+    near-duplicates (0.3) and common name words (5% of the catalogue) were tuned on the dev
+    slices of MetaTool and of BFCL's pooled functions (``bench/tune_search.py``); parameter
+    weights of 1-2, MiniLM weights of 2-4 and name shares of 0-5% scored within a point.
     A request with several parts (:mod:`.segments`) is also ranked part by part. In catalogues
     above ``rerank_above`` actions, MiniLM re-ranks the ``rerank_depth`` best candidates of
     BM25F and the static model instead of scanning every vector (the scan is memory-bound).
@@ -72,7 +76,7 @@ class SearchConfig:
     learned_sharpen: float = 1.0
     """Exponent on a tool's share of the votes: above 1, tools that the nearest learned
     requests disagree on gain less."""
-    diversity: float = 0.0
+    diversity: float = 0.3
     """How far near-duplicates of a better hit move down, as a share of the query's lead
     (see :mod:`.diversify`); 0 turns diversification off."""
     duplicate_threshold: float = 0.8

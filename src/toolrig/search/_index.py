@@ -270,7 +270,7 @@ class ToolIndex:
                 self._usage.boost_pairs(ranked, self.config.usage_weight, population)
                 return hits_of(self._docs, ranked, k, group)
             depth = max(self.config.rerank_depth, 8 * k)
-            return self._top(self._scores(query, allowed, mode, depth), k, group)
+            return self._top(self._scores(query, allowed, mode, depth), k, group, mode)
 
     def _lexical(self, query: str, allowed: Any) -> list[tuple[int, float]]:
         scores = self._bm25.scores(analyze(query))
@@ -379,10 +379,10 @@ class ToolIndex:
             return [] if slot is None else [slot]
         return [self._slots[call] for call in calls]
 
-    def _top(self, total: Any, k: int, group: str) -> list[SearchHit]:
+    def _top(self, total: Any, k: int, group: str, mode: str) -> list[SearchHit]:
         config = self.config
-        spread = None
-        if config.diversity > 0 and self._tables:
+        spread = None  # words-only ranking embeds nothing, so it is not diversified
+        if config.diversity > 0 and self._tables and mode != "lexical":
             table = next(
                 (t for t in self._tables if not getattr(t.embedder, "cheap", False)),
                 self._tables[0],

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Final
-
-from toolrig.storage._log import ExecutionLog
+from typing import Any, Final, Protocol
 
 __all__ = ["MAX_REQUEST_CHARS", "RequestLog", "RequestPair"]
 
@@ -60,6 +58,16 @@ _POSTGRES: Final = (
 )
 
 
+class _Database(Protocol):
+    """What the request log needs of an execution log (``ExecutionLog`` is one): its
+    per-thread connection, the driver's parameter marker and the keep-requests setting."""
+
+    placeholder: str
+    keep_requests: bool
+
+    def _conn(self) -> Any: ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RequestPair:
     """One request and the tool call it led to."""
@@ -83,9 +91,9 @@ class RequestLog:
     returns ``False``. Reading and purging work either way.
     """
 
-    def __init__(self, log: ExecutionLog, *, enabled: bool | None = None) -> None:
+    def __init__(self, log: _Database, *, enabled: bool | None = None) -> None:
         self.log = log
-        self.enabled = bool(getattr(log, "keep_requests", False)) if enabled is None else enabled
+        self.enabled = bool(log.keep_requests) if enabled is None else enabled
         self._postgres = log.placeholder != "?"
         self.table = "toolrig_tool_requests" if self._postgres else "tool_requests"
         self._migrate()
