@@ -69,7 +69,10 @@ class Open:
         elif isinstance(exc, Exception):
             self.span.record_exception(exc)
             self.error(type(exc).__qualname__, str(exc) or None)
-        otel_context.detach(self._token)
+        if trace.get_current_span() is self.span:
+            otel_context.detach(self._token)
+        # else: closed from another context (an abandoned async generator finalized by the
+        # event loop), where this span was never current: nothing to restore there
         self.span.end()
 
 

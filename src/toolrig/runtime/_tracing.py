@@ -199,6 +199,19 @@ class SpanScope:
         if self._span is not None:
             self._span.error(error_type, message)
 
+    def record_run(
+        self, stop_reason: str, error: str | None, input_tokens: int, output_tokens: int
+    ) -> None:
+        """How an agent run ended: its stop reason, its token totals, and its error (an
+        ``"ExceptionName: message"`` text gives ``error.type=ExceptionName``)."""
+        if self._span is None:
+            return
+        self._span.span.set_attribute("toolrig.agent.stop_reason", stop_reason)
+        self._span.usage(input_tokens, output_tokens)
+        if stop_reason == "error":
+            name = (error or "").partition(":")[0]
+            self._span.error(name if name.isidentifier() else "_OTHER", error)
+
 
 _OFF: Final = SpanScope()
 
