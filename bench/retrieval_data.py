@@ -19,6 +19,7 @@ import csv
 import hashlib
 import json
 import math
+import random
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -190,3 +191,38 @@ def dev_samples(dev: Iterable[Query], tools: Iterable[str], n: int) -> dict[str,
             if g in out and len(out[g]) < n:
                 out[g].append(query)
     return out
+
+
+def big_catalogue(tools: dict[str, str], size: int) -> list[ToolSpec]:
+    """The MetaTool tools, every BFCL function (with its parameters), then tools made by
+    recombining those names and descriptions, up to ``size`` tools."""
+    out = {s.name: s for s in metatool_specs(tools)}
+    for path in sorted(BFCL.glob("BFCL_v4_*.json")):
+        for line in path.read_text().splitlines():
+            for fn in json.loads(line).get("function", []):
+                name = safe(fn["name"])
+                props = (fn.get("parameters") or {}).get("properties") or {}
+                action = ActionSpec(
+                    name=name,
+                    description=fn.get("description", ""),
+                    parameters={"type": "object", "properties": props},
+                )
+                out.setdefault(
+                    name,
+                    ToolSpec(name=name, description=action.description, actions={name: action}),
+                )
+    base = list(out.values())
+    rng = random.Random(42)
+    i = 0
+    while len(out) < size:
+        a, b = rng.sample(base, 2)
+        name = f"{a.name}_{b.name.split('.')[-1]}_{i}"[:120]
+        action = next(iter(b.actions.values()))
+        text = f"{a.description} {b.description}"
+        out[name] = ToolSpec(
+            name=name,
+            description=text,
+            actions={name: action.model_copy(update={"name": name, "description": text})},
+        )
+        i += 1
+    return list(out.values())[:size]

@@ -3,7 +3,8 @@ screen read back with its colours (``capture-pane -e``), drawn as HTML by Rich a
 by headless Chromium.
 
 Run from the project root: ``.venv/bin/python docs/screenshots/capture.py`` (needs tmux and
-/usr/bin/chromium). Writes ``demo.png``, ``demo-plan.png``, ``list-and-call.png`` and ``agent.png`` here.
+/usr/bin/chromium). Writes ``demo.png``, ``demo-plan.png``, ``list-and-call.png`` and
+``agent.png`` here.
 """
 
 from __future__ import annotations

@@ -52,6 +52,8 @@ def test_a_request_asked_before_finds_the_tool_it_led_to() -> None:
 
     assert margin(plain) <= 0  # the words do not lead to it
     assert margin(taught) > 1.0
+    taught.learn([])  # forgets everything
+    assert taught.learned == [] and margin(taught) == margin(plain)
 
 
 def test_the_weight_is_conditional_on_the_request_not_global_popularity() -> None:
