@@ -165,12 +165,13 @@ def test_timeout_holds_with_no_worker_alive(engine: CeleryEngine, log: Execution
     result = executor.execute_sync("unserved", {"a": 1})
     elapsed = time.monotonic() - t0
     assert result.code == "timeout" and result.error is not None and result.error.retryable
-    assert 0.5 <= elapsed < 0.9, elapsed  # the tool's limit is 0.5 s
+    # the tool's limit is 0.5 s; broken, the caller would wait for a worker that never comes
+    assert 0.5 <= elapsed < 2.5, elapsed
     # with a call-time limit too, and several at once
     t0 = time.monotonic()
-    results = asyncio.run(_gather(executor, [("unserved", {"a": i}) for i in range(5)], 0.3))
+    results = asyncio.run(_gather(executor, [("unserved", {"a": i}) for i in range(5)], 0.6))
     assert [r.code for r in results] == ["timeout"] * 5
-    assert time.monotonic() - t0 < 0.7
+    assert time.monotonic() - t0 < 2.0  # at once: one 0.6 s limit, not five in a row (3 s)
     purge(remote_tools.IDLE_QUEUE)
     one_record_per_call(log, run_id, 6)
 

@@ -97,4 +97,4 @@ def test_without_hooks_a_tool_gets_a_clear_error_at_once(example: ModuleType) ->
     assert "no one can be asked" in elicited.error.message  # type: ignore[union-attr]
     assert sampled.code == "not_supported"
     assert sampled.error is not None and sampled.error.hint
-    assert elicited.metadata is not None and elicited.metadata.duration_ms < 1000
+    assert elicited.metadata is not None and elicited.metadata.duration_ms < 5000  # no hang

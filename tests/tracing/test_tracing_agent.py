@@ -71,9 +71,10 @@ async def test_an_agent_run_with_two_tool_calls(spans: Spans) -> None:
     assert first.attributes["gen_ai.operation.name"] == "chat"
     assert first.attributes["gen_ai.request.model"] == "scripted-1"
     assert first.attributes["gen_ai.provider.name"] == "test"
-    assert (first.attributes["gen_ai.usage.input_tokens"], first.attributes[
-        "gen_ai.usage.output_tokens"
-    ]) == (40, 12)
+    assert (
+        first.attributes["gen_ai.usage.input_tokens"],
+        first.attributes["gen_ai.usage.output_tokens"],
+    ) == (40, 12)
     assert add_span.attributes is not None and mul_span.attributes is not None
     assert add_span.attributes["gen_ai.tool.call.id"] == "call_a"
     assert mul_span.attributes["gen_ai.tool.call.id"] == "call_m"
@@ -95,3 +96,19 @@ async def test_a_failed_model_request_marks_both_spans(spans: Spans) -> None:
     assert chat.status.status_code is StatusCode.ERROR
     assert run.status.status_code is StatusCode.ERROR
     assert parent_of(chat) == span_id(run)
+
+
+async def test_a_streamed_run_has_the_same_tree(spans: Spans) -> None:
+    agent: Agent[None, str] = Agent("calculator", "You compute.", _script(), [add, mul])
+    events = [event async for event in agent.stream("What are 2 + 3 and 2 * 3?")]
+    await agent.aclose()
+    assert events
+    run = spans.one("invoke_agent calculator")
+    children = [s for s in spans.all() if s is not run]
+    assert sorted(s.name for s in children) == [
+        "chat scripted-1",
+        "chat scripted-1",
+        "execute_tool add",
+        "execute_tool mul",
+    ]
+    assert all(parent_of(s) == span_id(run) for s in children)

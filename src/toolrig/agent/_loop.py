@@ -29,6 +29,7 @@ from toolrig.core._base import BaseTool
 from toolrig.core._result import ToolResult
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._tracing import agent_span
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._sessions import SessionState, SessionStore, session_store
 
@@ -259,25 +260,34 @@ class Agent(Generic[DepsT, OutputT]):
             raise ValueError("give a prompt, a history or a session to continue")
         conversation = Conversation(system=self.system_prompt, messages=messages)
         start = len(messages)
-        run = AgentRun(
-            self,
-            conversation,
-            prompt=prompt,
-            ctx=RunContext(
-                deps=deps,
-                run_id=run_id or f"agent-{uuid.uuid4().hex[:12]}",
-                session_id=session_id,
-            ),
-            toolset=self.toolset if toolsets is None else as_toolset(toolsets),
-            output=self._output,
-            held=held,
-            decisions=approvals,
-            streaming=streaming,
-        )
-        async for event in run.events():
-            yield event
-        result = run.result
-        assert result is not None
+        run_id = run_id or f"agent-{uuid.uuid4().hex[:12]}"
+        client = self.client
+        with agent_span(
+            self.name,
+            model=client.model,
+            provider=client.provider,
+            run_id=run_id,
+            conversation_id=session_id,
+        ) as span:  # current while the run starts: its calls' context copies it
+            run = AgentRun(
+                self,
+                conversation,
+                prompt=prompt,
+                ctx=RunContext(deps=deps, run_id=run_id, session_id=session_id),
+                toolset=self.toolset if toolsets is None else as_toolset(toolsets),
+                output=self._output,
+                held=held,
+                decisions=approvals,
+                streaming=streaming,
+            )
+            async for event in run.events():
+                yield event
+            result = run.result
+            assert result is not None
+            usage = result.usage
+            span.record_run(
+                result.stop_reason, result.error, usage.input_tokens, usage.output_tokens
+            )
         if named or run.held is not None or state.version:  # kept: named, or to be resumed
             self.sessions.save(
                 SessionState(

@@ -37,6 +37,7 @@ from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
 from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._tracing import chat_span
 from toolrig.storage._log import ExecutionLog
 
 __all__ = ["AgentRun", "RunHost"]
@@ -178,7 +179,20 @@ class AgentRun(Generic[OutputT]):
 
     # -- steps of a turn ----------------------------------------------------------------------
     async def _ask(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
-        """The model's turn (streamed or not), each wait bounded by the time budget."""
+        """The model's turn (streamed or not), each wait bounded by the time budget, in a
+        ``chat {model}`` span when tracing is on."""
+        client = self.client
+        server = getattr(client.config, "base_url", None)
+        with chat_span(client.model, provider=client.provider, server=server) as span:
+            async for item in self._request(offered):
+                if isinstance(item, LLMTurn):
+                    span.record_usage(item.usage.input_tokens, item.usage.output_tokens)
+                    if item.stop_reason:
+                        span.set("gen_ai.response.finish_reasons", (item.stop_reason,))
+                yield item
+
+    async def _request(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
+        """The model's turn as the client gives it (see :meth:`_ask`)."""
         if not self.streaming:
             async with asyncio.timeout_at(self.deadline):
                 yield await self.client.complete(self.conversation, offered)
