@@ -200,4 +200,7 @@ def main(url: str, scenario: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[-1], os.environ.get("MCP_CONFORMANCE_SCENARIO", "")))
+    url = sys.argv[-1] if len(sys.argv) > 1 else ""
+    if not url.startswith(("http://", "https://")):
+        sys.exit("usage: python examples/conformance_client.py URL  (the MCP server's URL)")
+    sys.exit(main(url, os.environ.get("MCP_CONFORMANCE_SCENARIO", "")))

@@ -3,26 +3,18 @@ the local PostgreSQL server."""
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ADMIN_DSN = os.environ.get("TOOLRIG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+from postgres_db import scratch_database
 
 
 @pytest.fixture(scope="session")
 def postgres_dsn() -> Iterator[str]:
-    import psycopg
-
-    name = f"toolrig_agent_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(ADMIN_DSN, autocommit=True, connect_timeout=5) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield ADMIN_DSN.rsplit("/", 1)[0] + "/" + name
-    with psycopg.connect(ADMIN_DSN, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_database("toolrig_agent") as dsn:
+        yield dsn
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

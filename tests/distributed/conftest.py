@@ -9,7 +9,9 @@ import shutil
 from collections.abc import Iterator
 
 import pytest
-from dist_support import ADMIN_DSN, MARKS, RUN, Worker, drop_queues
+from dist_support import MARKS, Worker, drop_queues
+
+from postgres_db import scratch_database
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +32,5 @@ def workers() -> Iterator[list[Worker]]:
 
 @pytest.fixture(scope="module")
 def postgres_url() -> Iterator[str]:
-    import psycopg
-
-    name = f"toolrig_dist_{RUN}"
-    with psycopg.connect(ADMIN_DSN, autocommit=True, connect_timeout=5) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield ADMIN_DSN.rsplit("/", 1)[0] + "/" + name
-    with psycopg.connect(ADMIN_DSN, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_database("toolrig_dist") as dsn:
+        yield dsn

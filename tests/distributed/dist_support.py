@@ -18,7 +18,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BROKER = os.environ.get("TOOLRIG_TEST_BROKER", "amqp://guest:guest@127.0.0.1:5672//")
 BACKEND = os.environ.get("TOOLRIG_TEST_BACKEND", "redis://127.0.0.1:6379/7")
-ADMIN_DSN = os.environ.get("TOOLRIG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 RUN = uuid.uuid4().hex[:8]
 MARKS = Path(f"/tmp/toolrig-dist-{RUN}")
 

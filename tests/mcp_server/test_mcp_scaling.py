@@ -14,7 +14,6 @@ import socket
 import subprocess
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -24,11 +23,11 @@ import pytest
 import uvicorn
 from mcp_support import http_server, session, write_tools
 
+from postgres_db import scratch_database
 from toolrig import Registry, ToolContext, tool
 from toolrig.core._errors import ToolError
 from toolrig.mcp import ToolServer, http_app
 
-ADMIN_DSN = os.environ.get("TOOLRIG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 TOKEN = "workers-token"
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
@@ -209,14 +208,8 @@ def test_healthz_answers_without_the_token() -> None:
 
 @pytest.fixture(scope="module")
 def postgres_log() -> Iterator[str]:
-    import psycopg
-
-    name = f"toolrig_scale_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(ADMIN_DSN, autocommit=True, connect_timeout=5) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield ADMIN_DSN.rsplit("/", 1)[0] + "/" + name
-    with psycopg.connect(ADMIN_DSN, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_database("toolrig_scale") as dsn:
+        yield dsn
 
 
 @pytest.fixture(scope="module")

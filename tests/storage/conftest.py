@@ -3,34 +3,19 @@ PostgreSQL server (skipped, with the reason shown, when none can be reached)."""
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from postgres_db import scratch_database
 from toolrig.storage import ExecutionLog, SQLiteExecutionLog
-
-ADMIN_DSN = os.environ.get("TOOLRIG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
 @pytest.fixture(scope="session")
 def postgres_dsn() -> Iterator[str]:
-    try:
-        import psycopg
-    except ImportError:
-        pytest.skip("psycopg is not installed (pip install 'toolrig[postgres]')")
-    name = f"toolrig_test_{uuid.uuid4().hex[:10]}"
-    try:
-        with psycopg.connect(ADMIN_DSN, autocommit=True, connect_timeout=5) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"no PostgreSQL server reachable at {ADMIN_DSN}: {exc}")
-    dsn = ADMIN_DSN.rsplit("/", 1)[0] + "/" + name
-    yield dsn
-    with psycopg.connect(ADMIN_DSN, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_database("toolrig_test") as dsn:
+        yield dsn
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

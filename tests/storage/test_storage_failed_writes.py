@@ -44,16 +44,23 @@ def echo(value: Any = None, label: str = "") -> Any:
     return value
 
 
+@tool
+def pick(index: int, label: str = "") -> Any:
+    """Return a hostile value: arguments that carry one are refused, a tool's output may."""
+    return HOSTILE[index]
+
+
 def test_the_recorder_stores_every_call_whatever_it_carries(log: ExecutionLog) -> None:
     # the reproducer: records with lone surrogates, deep data and huge ints were dropped
     run = f"run-{uuid.uuid4().hex[:8]}"
-    with ToolExecutor([echo]) as executor:
+    with ToolExecutor([pick]) as executor:
         executor.add_listener(log.recorder(run))
         with warnings.catch_warnings():
             warnings.simplefilter("error", LogWriteWarning)
-            for value in HOSTILE:
-                executor.execute_sync("echo", {"value": value, "label": "\ud800\x00"})
-                executor.execute_sync("echo", {"value": value, "extra": value})  # refused call
+            for index, value in enumerate(HOSTILE):
+                executor.execute_sync("pick", {"index": index})
+                # refused (lone surrogate, unknown argument), and recorded as sent
+                executor.execute_sync("pick", {"index": index, "label": "\ud800\x00", "x": value})
     records = log.get_run(run)
     assert len(records) == 2 * len(HOSTILE)
     assert log.failed_writes(run) == 0
@@ -65,7 +72,7 @@ def test_the_recorder_stores_every_call_whatever_it_carries(log: ExecutionLog) -
     assert outputs[4].startswith("<negative integer of about 20001 digits")
     assert outputs[5:8] == ["NaN", ["Infinity", "-Infinity"], "nul \x00 inside"]
     assert outputs[8:] == ["<12 bytes>", {"1": "int key", "null": "null key"}]
-    assert records[0].input_data["label"] == "\ufffd\x00"  # NUL kept, escaped in JSON text
+    assert records[1].input_data["label"] == "\ufffd\x00"  # NUL kept, escaped in JSON text
     assert log.get_summary(run).startswith(f"Run {run}: 20 results (10 ok, 10 failed).")
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, StreamEvent, TextDelta, Usage
 from toolrig.agent._config import LLMConfig, LLMConfigError
-from toolrig.agent._sdk_request import checked_settings, import_sdk
+from toolrig.agent._sdk_request import checked_settings, import_sdk, with_tools
 from toolrig.core._result import ToolResult
 from toolrig.providers._anthropic import (
     format_anthropic_results,
@@ -62,14 +62,7 @@ class AnthropicClient(LLMClient):
         }
         if conversation.system:
             request["system"] = conversation.system
-        if self.config.temperature is not None:
-            request["temperature"] = self.config.temperature
-        names = NameMap.from_tools(tools) if tools is not None else None
-        specs = to_anthropic_tools(names) if names else []
-        if specs:
-            request["tools"] = specs
-        request.update(self._settings)
-        return request, names if specs else None
+        return with_tools(request, self.config, self._settings, tools, to_anthropic_tools)
 
     async def complete(self, conversation: Conversation, tools: ToolSource | None) -> LLMTurn:
         request, names = self._request(conversation, tools)

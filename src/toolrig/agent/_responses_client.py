@@ -14,7 +14,7 @@ from typing import Any
 
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, StreamEvent, TextDelta, Usage
 from toolrig.agent._config import LLMConfig
-from toolrig.agent._sdk_request import checked_settings, import_sdk
+from toolrig.agent._sdk_request import checked_settings, openai_sdk, with_tools
 from toolrig.core._result import ToolResult
 from toolrig.providers._names import NameMap, ToolSource
 from toolrig.providers._openai import (
@@ -40,13 +40,7 @@ class OpenAIResponsesClient(LLMClient):
 
     def __init__(self, config: LLMConfig) -> None:
         super().__init__(config)
-        openai = import_sdk("openai", "OpenAI Responses")
-        self._sdk = openai.AsyncOpenAI(
-            api_key=config.api_key,
-            base_url=config.base_url,
-            timeout=config.timeout,
-            max_retries=config.max_retries,
-        )
+        self._sdk = openai_sdk(config, "OpenAI Responses")
         self._settings = checked_settings(
             self._sdk.responses.create, config.settings, "Responses", own=_OWN
         )
@@ -61,14 +55,7 @@ class OpenAIResponsesClient(LLMClient):
         }
         if conversation.system:
             request["instructions"] = conversation.system
-        if self.config.temperature is not None:
-            request["temperature"] = self.config.temperature
-        names = NameMap.from_tools(tools) if tools is not None else None
-        specs = to_openai_responses_tools(names) if names else []
-        if specs:
-            request["tools"] = specs
-        request.update(self._settings)
-        return request, names if specs else None
+        return with_tools(request, self.config, self._settings, tools, to_openai_responses_tools)
 
     async def complete(self, conversation: Conversation, tools: ToolSource | None) -> LLMTurn:
         request, names = self._request(conversation, tools)

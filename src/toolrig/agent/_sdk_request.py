@@ -14,9 +14,10 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolrig.agent._config import LLMConfigError
+from toolrig.agent._config import LLMConfig, LLMConfigError
+from toolrig.providers._names import NameMap, ToolSource
 
-__all__ = ["checked_settings", "import_sdk"]
+__all__ = ["checked_settings", "import_sdk", "openai_sdk", "with_tools"]
 
 
 def import_sdk(name: str, client: str) -> Any:
@@ -48,3 +49,34 @@ def checked_settings(
             + ". Fields of other servers go in extra_body={...}."
         )
     return dict(settings)
+
+
+def openai_sdk(config: LLMConfig, client: str) -> Any:
+    """An ``openai.AsyncOpenAI`` for ``config`` (both OpenAI clients use one)."""
+    openai = import_sdk("openai", client)
+    return openai.AsyncOpenAI(
+        api_key=config.api_key,
+        base_url=config.base_url,
+        timeout=config.timeout,
+        max_retries=config.max_retries,
+    )
+
+
+def with_tools(
+    request: dict[str, Any],
+    config: LLMConfig,
+    settings: Mapping[str, Any],
+    tools: ToolSource | None,
+    export: Callable[[NameMap], list[dict[str, Any]]],
+) -> tuple[dict[str, Any], NameMap | None]:
+    """``request`` completed the way every client completes it: the temperature, the tools
+    exported by ``export`` (none when there are none), then the pass-through settings; and the
+    names the model will call the tools by (``None`` when no tool is offered)."""
+    if config.temperature is not None:
+        request["temperature"] = config.temperature
+    names = NameMap.from_tools(tools) if tools is not None else None
+    specs = export(names) if names else []
+    if specs:
+        request["tools"] = specs
+    request.update(settings)
+    return request, names if specs else None

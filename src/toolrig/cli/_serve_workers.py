@@ -63,17 +63,11 @@ def run_workers(args: argparse.Namespace, token: str | None) -> int:
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    bind_host = host.strip("[]")
-    family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET
-    # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose protocol
-    # says TCP; with 0, a keep-alive client waited ~40 ms per answer (delayed ACK).
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    from toolrig.mcp._transports import listening_socket
+
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((bind_host, port))
-        sock.listen(2048)  # connections made before the workers start wait in the backlog
+        sock = listening_socket(host, port)
     except OSError as exc:
-        sock.close()
         if exc.errno in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
             raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
         raise

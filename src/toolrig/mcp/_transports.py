@@ -28,6 +28,7 @@ __all__ = [
     "UnsafeBindError",
     "check_bind",
     "http_app",
+    "listening_socket",
     "serve_http",
     "serve_stdio",
 ]
@@ -168,17 +169,11 @@ async def serve_http(
     socket is bound.
     """
     check_bind(host, token=token, allow_remote=allow_remote)
-    bind_host = host.strip("[]")
-    family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET
-    # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose protocol
-    # says TCP; with 0, a keep-alive client waited ~40 ms per answer (delayed ACK).
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock = listening_socket(host, port)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((bind_host, port))
-        sock.listen(2048)  # connections made before uvicorn starts wait in the backlog
+        bind_host = host.strip("[]")
         actual = sock.getsockname()[1]
-        shown = f"[{bind_host}]" if family == socket.AF_INET6 else bind_host
+        shown = f"[{bind_host}]" if sock.family == socket.AF_INET6 else bind_host
         url = f"http://{shown}:{actual}{path}"
         config = uvicorn.Config(
             http_app(server, token=token, host=host, path=path, stateless=stateless),
@@ -192,6 +187,24 @@ async def serve_http(
         await uv.serve(sockets=[sock])
     finally:
         sock.close()
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (``[::1]`` style IPv6 hosts too) and listening;
+    ``OSError`` when the address cannot be taken."""
+    bind_host = host.strip("[]")
+    family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET
+    # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose protocol
+    # says TCP; with 0, a keep-alive client waited ~40 ms per answer (delayed ACK).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bind_host, port))
+        sock.listen(2048)  # connections made before the server starts wait in the backlog
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def announce(url: str) -> None:

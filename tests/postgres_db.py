@@ -1,0 +1,43 @@
+"""A throw-away database on the local PostgreSQL server, for the tests of every package.
+
+The server is the one ``scripts/ensure-postgres.sh`` starts (``TOOLRIG_TEST_POSTGRES`` names
+another). Without psycopg or a reachable server the test is skipped with the reason, and under
+CI a PostgreSQL skip is a failure (``ci_rules``).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+ADMIN_DSN = os.environ.get("TOOLRIG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+"""Where databases are created and dropped."""
+
+
+def dsn_of(database: str) -> str:
+    """The DSN of ``database`` on the test server."""
+    return ADMIN_DSN.rsplit("/", 1)[0] + "/" + database
+
+
+@contextmanager
+def scratch_database(prefix: str) -> Iterator[str]:
+    """Create a database named ``{prefix}_{random}``, yield its DSN, drop it afterwards."""
+    try:
+        import psycopg
+    except ImportError:
+        pytest.skip("psycopg is not installed (pip install 'toolrig[postgres]')")
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    try:
+        with psycopg.connect(ADMIN_DSN, autocommit=True, connect_timeout=5) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"no PostgreSQL server reachable at {ADMIN_DSN}: {exc}")
+    try:
+        yield dsn_of(name)
+    finally:
+        with psycopg.connect(ADMIN_DSN, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
