@@ -1,4 +1,5 @@
-"""A throw-away database on the local PostgreSQL server, for the tests of every package.
+"""A throw-away database on the local PostgreSQL server, for the tests of every package, and
+the fixtures of the execution-log backends (a conftest imports them to use them).
 
 The server is the one ``scripts/ensure-postgres.sh`` starts (``TOOLRIG_TEST_POSTGRES`` names
 another). Without psycopg or a reachable server the test is skipped with the reason, and under
@@ -11,6 +12,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +43,18 @@ def scratch_database(prefix: str) -> Iterator[str]:
     finally:
         with psycopg.connect(ADMIN_DSN, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A scratch database for the whole test session."""
+    with scratch_database("toolrig_test") as dsn:
+        yield dsn
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An execution log's URL on each backend: a SQLite file, then the scratch database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "log.sqlite3")
+    return str(request.getfixturevalue("postgres_dsn"))

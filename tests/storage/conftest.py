@@ -8,25 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from postgres_db import scratch_database
+from postgres_db import log_url, postgres_dsn  # noqa: F401 - fixtures used here
 from toolrig.storage import ExecutionLog, SQLiteExecutionLog
 
 
-@pytest.fixture(scope="session")
-def postgres_dsn() -> Iterator[str]:
-    with scratch_database("toolrig_test") as dsn:
-        yield dsn
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def log_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "log.sqlite3")
-    return str(request.getfixturevalue("postgres_dsn"))
-
-
 @pytest.fixture
-def log(log_url: str) -> Iterator[ExecutionLog]:
+def log(log_url: str) -> Iterator[ExecutionLog]:  # noqa: F811 - the imported fixture
     from toolrig.storage import open_log
 
     opened = open_log(log_url)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from toolrig.registry._registry import Registry
 if TYPE_CHECKING:
     from toolrig.registry._report import LoadReport
     from toolrig.search._index import ToolIndex
+    from toolrig.storage._log import ExecutionLog
 
 __all__ = [
     "add_catalog_options",
@@ -118,24 +119,22 @@ def add_demo_tools(registry: Registry) -> None:
 def load_learned(index: ToolIndex, url: str) -> str | None:
     """Give ``index`` the (request, tool) pairs stored in the execution log at ``url`` (see
     ``ToolIndex.learn``); what went wrong, or ``None``."""
-    from toolrig.storage._open import open_log
     from toolrig.storage._requests import RequestLog
 
-    if not url.startswith(("postgresql://", "postgres://")):
-        path = Path(url.removeprefix("sqlite:///"))
-        if not path.is_file():
-            return f"no execution log at {str(path)!r}"
-    try:
-        with open_log(url) as log:
-            index.learn((p.request, p.tool) for p in reversed(RequestLog(log).pairs()))
-    except Exception as exc:  # a locked, corrupt or unreachable log: say so, do not trace
-        return f"{url}: {exc}"
-    return None
+    return _from_log(
+        url, lambda log: index.learn((p.request, p.tool) for p in reversed(RequestLog(log).pairs()))
+    )
 
 
 def load_usage(index: ToolIndex, url: str) -> str | None:
     """Give ``index`` the call counts of the execution log at ``url`` (its usage prior); what
     went wrong, or ``None``."""
+    return _from_log(url, lambda log: index.set_usage(log.tool_usage()))
+
+
+def _from_log(url: str, read: Callable[[ExecutionLog], object]) -> str | None:
+    """Open the execution log at ``url`` (which must exist) and ``read`` it; what went wrong,
+    or ``None``."""
     from toolrig.storage._open import open_log
 
     if not url.startswith(("postgresql://", "postgres://")):
@@ -144,7 +143,7 @@ def load_usage(index: ToolIndex, url: str) -> str | None:
             return f"no execution log at {str(path)!r}"
     try:
         with open_log(url) as log:
-            index.set_usage(log.tool_usage())
+            read(log)
     except Exception as exc:  # a locked, corrupt or unreachable log: say so, do not trace
         return f"{url}: {exc}"
     return None
