@@ -98,3 +98,24 @@ def test_without_hooks_a_tool_gets_a_clear_error_at_once(example: ModuleType) ->
     assert sampled.code == "not_supported"
     assert sampled.error is not None and sampled.error.hint
     assert elicited.metadata is not None and elicited.metadata.duration_ms < 5000  # no hang
+
+
+def test_the_agent_answers_elicitation_with_its_own_elicitor(example: ModuleType) -> None:
+    asked: list[str] = []
+
+    async def confirm(message: str, schema: Mapping[str, Any]) -> Elicitation:
+        asked.append(message)
+        return Elicitation(action="decline")
+
+    model = ScriptedModel(
+        [ModelTurn(calls=[("test_elicitation", {"message": "Delete it?"})]), "Declined."]
+    )
+    agent = Agent("c", "Runs tools.", model, Catalog(example.tools), elicitor=confirm)
+    result = agent.run("Run it.")
+    (answer,) = result.steps[0].results
+    assert asked == ["Delete it?"]
+    assert answer.success and "action=decline" in str(answer.output)
+    # outside a run, nothing answers: the same tool fails at once
+    with ToolExecutor(Catalog(example.tools)) as executor:
+        alone = executor.execute_sync("test_elicitation", {"message": "Delete it?"})
+    assert alone.code == "permission_denied" and asked == ["Delete it?"]

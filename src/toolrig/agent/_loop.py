@@ -26,6 +26,7 @@ from toolrig.agent._run import AgentRun
 from toolrig.agent._toolsets import CatalogToolset, Toolset, as_toolset
 from toolrig.core._background import run_sync
 from toolrig.core._base import BaseTool
+from toolrig.core._interaction import Elicitor
 from toolrig.core._result import ToolResult
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
@@ -52,9 +53,10 @@ class Agent(Generic[DepsT, OutputT]):
     offered (by default every tool of ``tools``); a run may replace it again.
     ``output_type`` types the final answer (a pydantic model, a dataclass, a scalar);
     ``deps_type`` names the type of the ``deps`` each run hands its tools. ``approval`` holds
-    the calls it names until a person decides. ``log`` records every turn and call, and keeps
-    sessions so that a conversation continues in another process. A failed run raises
-    :class:`AgentRunError` unless ``raise_on_error=False``.
+    the calls it names until a person decides; ``elicitor`` answers a tool that asks for input
+    during its call (``ctx.elicit``), as an MCP client would. ``log`` records every turn and
+    call, and keeps sessions so that a conversation continues in another process. A failed run
+    raises :class:`AgentRunError` unless ``raise_on_error=False``.
     """
 
     def __init__(
@@ -68,6 +70,7 @@ class Agent(Generic[DepsT, OutputT]):
         deps_type: type[DepsT] | None = None,
         toolsets: Toolsets | None = None,
         approval: ApprovalPolicy | None = None,
+        elicitor: Elicitor | None = None,
         max_steps: int = 10,
         time_budget: float | None = None,
         log: ExecutionLog | None = None,
@@ -95,6 +98,8 @@ class Agent(Generic[DepsT, OutputT]):
         self.deps_type = deps_type
         self._output: OutputSpec[OutputT] = OutputSpec(str if output_type is None else output_type)
         self.approval = approval
+        self.elicitor = elicitor
+        """Answers a tool's ``ctx.elicit(...)`` during a run (unless the application set one)."""
         self.sessions: SessionStore = sessions or session_store(log)
         """Where conversations are kept between runs (the log's database, or memory)."""
         self._owns_executor = not isinstance(tools, ToolExecutor)

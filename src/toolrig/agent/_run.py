@@ -31,7 +31,7 @@ from toolrig.agent._sampling import client_sampler
 from toolrig.agent._toolsets import ToolEntry, Toolset, name_map
 from toolrig.core._context import RUN_DEPS
 from toolrig.core._events import Outcome
-from toolrig.core._interaction import offer_hooks
+from toolrig.core._interaction import Elicitor, offer_hooks
 from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
@@ -61,6 +61,7 @@ class RunHost(Protocol):
     time_budget: float | None
     output_retries: int
     approval: ApprovalPolicy | None
+    elicitor: Elicitor | None
     tools_per_turn: int | None
     _index: Any
 
@@ -106,7 +107,9 @@ class AgentRun(Generic[OutputT]):
         self.context = contextvars.copy_context()
         self.context.run(RUN_DEPS.set, ctx.deps)
         self.context.run(SCOPE.set, self.scope)
-        self.context.run(offer_hooks, sampler=client_sampler(agent.client))  # ctx.sample(...)
+        self.context.run(  # ctx.sample(...) asks the agent's model, ctx.elicit(...) its elicitor
+            offer_hooks, sampler=client_sampler(agent.client), elicitor=agent.elicitor
+        )
 
     # -- the run ----------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[AgentEvent]:
