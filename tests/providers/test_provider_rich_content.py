@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 
 import anthropic.types
 import pytest
@@ -114,3 +115,13 @@ def test_gemini_gets_the_text_with_notices_not_base64() -> None:
     output = content["parts"][0]["functionResponse"]["response"]["output"]
     assert output.startswith("the page:\n[image: image/png")
     assert base64.b64encode(PNG).decode() not in output
+
+
+def test_an_image_read_from_a_file_keeps_its_bytes_and_guesses_its_type(tmp_path: Path) -> None:
+    raw = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    (tmp_path / "chart.png").write_bytes(raw)
+    (tmp_path / "blob").write_bytes(raw)
+    image = Image.from_file(tmp_path / "chart.png")
+    assert image.mime_type == "image/png" and base64.b64decode(image.data) == raw
+    assert Image.from_file(str(tmp_path / "blob")).mime_type == "application/octet-stream"
+    assert Image.from_file(tmp_path / "blob", "image/webp").mime_type == "image/webp"

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import mimetypes
 import types
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "Audio",
@@ -83,6 +84,9 @@ class Image(_Binary):
     @classmethod
     def from_file(cls, path: str | Path, mime_type: str | None = None) -> Image:
         """An image read from ``path`` (its type guessed from the name unless given)."""
+        import mimetypes  # on first use: its import costs more than the rest of this module
+        from pathlib import Path
+
         kind = mime_type or mimetypes.guess_type(str(path))[0] or "application/octet-stream"
         return cls.from_bytes(Path(path).read_bytes(), kind)
 
