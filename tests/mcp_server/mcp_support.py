@@ -196,3 +196,22 @@ async def session(
     ):
         await client.initialize()
         yield client
+
+
+@asynccontextmanager
+async def serving(server: Any) -> AsyncIterator[str]:
+    """``server`` (a ``ToolServer``) over streamable HTTP on a free port in this event loop;
+    yields its URL, and closes the server afterwards."""
+    import contextlib
+
+    from toolrig.mcp import serve_http
+
+    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(serve_http(server, port=0, on_ready=ready.set_result))
+    try:
+        yield await asyncio.wait_for(ready, WAIT)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, WAIT)
+        server.close()

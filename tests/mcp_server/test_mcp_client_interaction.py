@@ -13,7 +13,7 @@ from typing import Any
 import mcp_types
 import pytest
 from mcp.shared.auth import OAuthToken
-from mcp_support import WAIT
+from mcp_support import serving
 
 from toolrig import ToolContext, ToolExecutor, tool
 from toolrig.core import Elicitation, Image, tool_interaction
@@ -23,7 +23,6 @@ from toolrig.mcp import (
     ServerParams,
     ToolServer,
     add_mcp_server_async,
-    serve_http,
 )
 from toolrig.registry import Catalog, Registry
 
@@ -69,15 +68,8 @@ async def closing(registry: Registry) -> AsyncIterator[Registry]:
 @contextlib.asynccontextmanager
 async def remote() -> AsyncIterator[str]:
     server = ToolServer(Catalog([signup, summarize, red_dot]))
-    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    task = asyncio.create_task(serve_http(server, port=0, on_ready=ready.set_result))
-    try:
-        yield await asyncio.wait_for(ready, WAIT)
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, WAIT)
-        server.close()
+    async with serving(server) as url:
+        yield url
 
 
 async def test_remote_elicitation_and_sampling_use_the_callers_hooks() -> None:

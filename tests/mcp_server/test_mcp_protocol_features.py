@@ -21,11 +21,11 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import MCPServer
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp_support import WAIT
+from mcp_support import WAIT, serving
 
 from toolrig import ToolContext, tool
 from toolrig.core import Audio, EmbeddedResource, Image, TextContent
-from toolrig.mcp import ERROR_META_KEY, ToolServer, serve_http
+from toolrig.mcp import ERROR_META_KEY, ToolServer
 from toolrig.registry import Catalog
 
 PNG = b"\x89PNG\r\n\x1a\nfake"
@@ -113,15 +113,8 @@ async def running() -> AsyncIterator[str]:
         resources=mounted(),
         completers={"pick": {"size": lambda value, others: ["small", "large"]}},
     )
-    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    task = asyncio.create_task(serve_http(server, port=0, on_ready=ready.set_result))
-    try:
-        yield await asyncio.wait_for(ready, WAIT)
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, WAIT)
-        server.close()
+    async with serving(server) as url:
+        yield url
 
 
 @contextlib.asynccontextmanager

@@ -12,17 +12,15 @@ import json
 import os
 import socket
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from mcp_support import http_server, session, write_tools
 
+from asgi_server import serve_asgi
 from postgres_db import scratch_database
 from toolrig import Registry, ToolContext, tool
 from toolrig.core._errors import ToolError
@@ -65,25 +63,6 @@ def _registry() -> Registry:
     return registry
 
 
-@contextmanager
-def _serve(app: Any) -> Iterator[str]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
-
-
 @pytest.fixture(scope="module")
 def two_apps() -> Iterator[tuple[str, str, list[str]]]:
     """The same tools behind toolrig's stateless app and behind the SDK's own stateless JSON
@@ -101,7 +80,7 @@ def two_apps() -> Iterator[tuple[str, str, list[str]]]:
     sdk = theirs.server.streamable_http_app(
         streamable_http_path="/mcp", host="127.0.0.1", stateless_http=True, json_response=True
     )
-    with _serve(http_app(ours, stateless=True)) as a, _serve(sdk) as b:
+    with serve_asgi(http_app(ours, stateless=True)) as a, serve_asgi(sdk) as b:
         yield f"{a}/mcp", f"{b}/mcp", direct
     ours.close()
     theirs.close()
@@ -185,7 +164,7 @@ def test_everything_else_reaches_the_sdk_unchanged(
 def test_healthz_answers_without_the_token() -> None:
     registry = _registry()
     server = ToolServer(registry)
-    with _serve(http_app(server, token="s3cret", stateless=True)) as base:
+    with serve_asgi(http_app(server, token="s3cret", stateless=True)) as base:
         first = httpx.get(f"{base}/healthz", timeout=5)
         assert first.status_code == 200
         data = first.json()

@@ -4,14 +4,8 @@ uvicorn in a thread: the counterpart of the OpenAPI import tests."""
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated, Literal
 
-import uvicorn
 from fastapi import FastAPI, Header, HTTPException, Query
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
@@ -104,23 +98,3 @@ def make_app() -> FastAPI:
         return {"status": "late"}
 
     return app
-
-
-@contextmanager
-def serve(app: FastAPI) -> Iterator[str]:
-    """``app`` on a free port of 127.0.0.1; yields its base URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(5)
-        sock.close()

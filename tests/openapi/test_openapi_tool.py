@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from petstore_app import TOKEN, make_app, serve
+from petstore_app import TOKEN, make_app
 
+from asgi_server import serve_asgi
 from toolrig import ToolDefinitionError
 from toolrig.tools import HeaderAuth, NetPolicy, openapi_tool
 
@@ -22,7 +23,7 @@ AUTH = {"header": "Authorization", "env": "PETSTORE_TOKEN", "scheme": "Bearer"}
 @pytest.fixture(scope="module")
 def service() -> Iterator[tuple[str, Any]]:
     app = make_app()
-    with serve(app) as url:
+    with serve_asgi(app, lifespan="off") as url:
         yield url, app
 
 

@@ -4,14 +4,13 @@ role to reach it as (no superuser, none of the server's file or program roles)."
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 
 import pytest
 from local_site import Site, serve_site
 
-ADMIN_DSN = os.environ.get("TOOLRIG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+from postgres_db import ADMIN_DSN, dsn_of, scratch_database
 
 
 @pytest.fixture(scope="session")
@@ -23,20 +22,8 @@ def site() -> Iterator[Site]:
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A SQLAlchemy URL of a throw-away database on the local PostgreSQL server."""
-    try:
-        import psycopg
-    except ImportError:
-        pytest.skip("psycopg is not installed (pip install 'toolrig[postgres]')")
-    name = f"toolrig_test_{uuid.uuid4().hex[:10]}"
-    try:
-        with psycopg.connect(ADMIN_DSN, autocommit=True, connect_timeout=5) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"no PostgreSQL server reachable at {ADMIN_DSN}: {exc}")
-    dsn = ADMIN_DSN.rsplit("/", 1)[0] + "/" + name
-    yield "postgresql+psycopg://" + dsn.split("://", 1)[1]
-    with psycopg.connect(ADMIN_DSN, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_database("toolrig_test") as dsn:
+        yield "postgresql+psycopg://" + dsn.split("://", 1)[1]
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +34,7 @@ def postgres_role(postgres_url: str) -> Iterator[str]:
 
     role = f"toolrig_reader_{uuid.uuid4().hex[:10]}"
     database = postgres_url.rsplit("/", 1)[1]
-    db_dsn = ADMIN_DSN.rsplit("/", 1)[0] + "/" + database
+    db_dsn = dsn_of(database)
     with psycopg.connect(db_dsn, autocommit=True) as admin:
         admin.execute(f'CREATE ROLE "{role}" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE')
         admin.execute(f'GRANT CONNECT ON DATABASE "{database}" TO "{role}"')
