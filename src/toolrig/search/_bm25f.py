@@ -50,6 +50,7 @@ class BM25F:
         "_common",
         "_docs",
         "_fields",
+        "_gains",
         "_k1",
         "_length_array",
         "_lengths",
@@ -71,6 +72,9 @@ class BM25F:
         # numpy copies for fast scoring, made on first use and kept current from then on
         self._arrays: dict[str, tuple[Any, Any]] = {}
         self._length_array: Any = None
+        self._gains: dict[str, Any] = {}
+        """Per term, its score in each document holding it; any change of the collection
+        changes the lengths and idf behind them, so every change drops them all."""
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -97,6 +101,7 @@ class BM25F:
         self._lengths[doc] = tuple(lengths)
         for term in per_term:
             self._arrays.pop(term, None)
+        self._gains.clear()
         if self._length_array is not None:
             self._set_length_row(doc, lengths)
 
@@ -107,6 +112,7 @@ class BM25F:
             return
         for i, length in enumerate(self._lengths.pop(doc)):
             self._totals[i] -= length
+        self._gains.clear()
         for term in terms:
             self._arrays.pop(term, None)
             posting = self._postings[term]
@@ -159,34 +165,46 @@ class BM25F:
         import numpy as np
 
         out = np.zeros((len(queries), size), dtype=np.float32)
-        n = len(self._docs)
-        if not n:
+        if not self._docs:
             return out
+        counts_per_query = [Counter(query) for query in queries]
+        for term in dict.fromkeys(t for counts in counts_per_query for t in counts):
+            if term not in self._postings:
+                continue
+            docs, gain = self._term_gains(term)
+            for row, query_counts in enumerate(counts_per_query):
+                qtf = query_counts.get(term)
+                if qtf:
+                    out[row, docs] += np.float32(qtf) * gain
+        return out
+
+    def _term_gains(self, term: str) -> tuple[Any, Any]:
+        """The documents holding ``term`` and its score in each (remembered until the next
+        change: most of a query's time went into recomputing them)."""
+        cached = self._gains.get(term)
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        import numpy as np
+
+        n = len(self._docs)
         if self._length_array is None:
-            self._length_array = np.zeros((max(size, 64), len(self._fields)), dtype=np.float32)
+            self._length_array = np.zeros((64, len(self._fields)), dtype=np.float32)
             for doc, lengths in self._lengths.items():
                 self._set_length_row(doc, lengths)
         avg = np.maximum(np.asarray(self._totals, dtype=np.float32) / n, 1e-9)
         weights = np.asarray(self._weights, dtype=np.float32)
         b = np.asarray(self._b, dtype=np.float32)
         k1 = self._k1
-        counts_per_query = [Counter(query) for query in queries]
-        for term in dict.fromkeys(t for counts in counts_per_query for t in counts):
-            if term not in self._postings:
-                continue
-            docs, counts = self._term_arrays(term)
-            norm = 1.0 - b + b * self._length_array[docs] / avg
-            damp = weights
-            if any(self._common):
-                df = (counts > 0).sum(axis=0).tolist()
-                damp = weights * np.asarray(self._damping((), n, df), dtype=np.float32)
-            tf = (counts * damp / norm).sum(axis=1)
-            gain = np.float32(self.idf(term)) * tf * (k1 + 1.0) / (k1 + tf)
-            for row, query_counts in enumerate(counts_per_query):
-                qtf = query_counts.get(term)
-                if qtf:
-                    out[row, docs] += np.float32(qtf) * gain
-        return out
+        docs, counts = self._term_arrays(term)
+        norm = 1.0 - b + b * self._length_array[docs] / avg
+        damp = weights
+        if any(self._common):
+            df = (counts > 0).sum(axis=0).tolist()
+            damp = weights * np.asarray(self._damping((), n, df), dtype=np.float32)
+        tf = (counts * damp / norm).sum(axis=1)
+        gain = (np.float32(self.idf(term)) * tf * (k1 + 1.0) / (k1 + tf)).astype(np.float32)
+        self._gains[term] = (docs, gain)
+        return docs, gain
 
     def _damping(
         self,

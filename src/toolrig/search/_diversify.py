@@ -23,10 +23,18 @@ __all__ = ["diversify"]
 
 
 def diversify(
-    order: Any, scores: Any, vectors: Matrix, *, weight: float, lead: float, threshold: float
+    order: Any,
+    scores: Any,
+    vectors: Matrix,
+    *,
+    weight: float,
+    lead: float,
+    threshold: float,
+    picks: int | None = None,
 ) -> list[int]:
     """``order`` (slots, best first, with their ``scores`` and unit ``vectors``) re-ranked
-    by maximal marginal relevance."""
+    by maximal marginal relevance; after ``picks`` picks (all by default), the rest follow
+    by their scores as lowered so far."""
     import numpy as np
 
     count = len(order)
@@ -37,10 +45,12 @@ def diversify(
     left = np.ones(count, dtype=bool)
     scale = np.float32(weight * lead / max(1.0 - threshold, 1e-6))
     picked: list[int] = []
-    for _ in range(count):
+    for _ in range(count if picks is None else min(picks, count)):
         adjusted = np.where(left, scores - scale * penalty, -np.inf)
         best = int(np.argmax(adjusted))
         picked.append(best)
         left[best] = False
         penalty = np.maximum(penalty, np.maximum(similar[best] - threshold, 0.0))
+    rest = np.flatnonzero(left)
+    picked.extend(rest[np.argsort(-(scores[rest] - scale * penalty[rest]), kind="stable")].tolist())
     return [int(order[i]) for i in picked]

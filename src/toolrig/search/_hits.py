@@ -61,6 +61,7 @@ def top_hits(
                 weight=weight,
                 lead=lead,
                 threshold=threshold,
+                picks=k if group == "action" else None,
             )
             ranked = [(i, float(total[i])) for i in picked]
         hits = hits_of(docs, ranked, k, group)
