@@ -33,6 +33,22 @@ def test_a_request_splits_at_sentences_and_joining_words() -> None:
     ]
 
 
+def test_a_request_of_many_asks_keeps_its_later_parts() -> None:
+    asks = [
+        "convert my weight to Mars gravity",
+        "change 5000 dollars into yen",
+        "turn 10 miles into kilometres",
+        "find a hotel in Tokyo",
+        "book a table for two",
+        "show the weather in Kyoto",
+        "list museums near Osaka",
+        "translate hello into Japanese",
+    ]
+    got = parts(". ".join(asks) + ".")
+    assert got == asks  # eight asks, the last ones included
+    assert len(parts(". ".join(asks * 2))) == 8  # at most eight are ranked on their own
+
+
 def test_a_single_request_is_one_part() -> None:
     assert request_parts("What is the weather in Oslo tomorrow?") == []
     assert request_parts("salt and pepper") == []  # a one-word part is no part

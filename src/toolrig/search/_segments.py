@@ -15,7 +15,9 @@ from typing import Final
 
 __all__ = ["request_parts"]
 
-_MAX_PARTS: Final = 4
+_MAX_PARTS: Final = 8
+"""Parts ranked on their own, at most; on BFCL's many-part questions (dev slice) 8 found
+3 points more of the tools asked for than 4."""
 _MIN_WORDS: Final = 3
 _MAX_CHARS: Final = 2_000
 
