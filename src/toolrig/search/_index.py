@@ -23,7 +23,7 @@ from toolrig.search._hits import SearchHit, hits_of, top_hits
 from toolrig.search._learned import LearnedRequests, learned_boost, store_pair
 from toolrig.search._request import check_request
 from toolrig.search._segments import request_parts
-from toolrig.search._tokenize import analyze, vocabulary_of
+from toolrig.search._tokenize import analyze, field_terms, vocabulary_of
 from toolrig.search._usage import UsagePrior
 from toolrig.search._vectors import VectorTable
 
@@ -160,7 +160,7 @@ class ToolIndex:
             self._docs[slot] = doc
             self._alive[slot] = 1
             self._usage.place(slot, doc)
-            self._bm25.add(slot, _terms(doc, vocabulary))
+            self._bm25.add(slot, field_terms(doc.fields, vocabulary))
             same_text = (
                 previous is not None
                 and previous.dense_pieces == doc.dense_pieces
@@ -389,10 +389,3 @@ class ToolIndex:
             )
             spread = (table.vectors_of, config.diversity, config.duplicate_threshold)
         return top_hits(total, self._docs, k, group, spread)
-
-
-def _terms(doc: ActionDocument, vocabulary: frozenset[str]) -> dict[str, list[str]]:
-    return {
-        name: analyze(text, vocabulary if name == "name" else None)
-        for name, text in doc.fields.items()
-    }

@@ -9,13 +9,13 @@ stemmer, so ``forecasts``/``forecasting`` match ``forecast``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Mapping, Set
 from functools import lru_cache
 from typing import Final
 
 import snowballstemmer  # type: ignore[import-untyped]
 
-__all__ = ["STOP_WORDS", "analyze", "segment", "split_identifier", "words"]
+__all__ = ["STOP_WORDS", "analyze", "field_terms", "segment", "split_identifier", "words"]
 
 _WORD: Final = re.compile(r"[A-Za-z0-9]+")
 _CAMEL: Final = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)")
@@ -247,6 +247,14 @@ def analyze(text: str, vocabulary: Set[str] | None = None) -> list[str]:
         if vocabulary is not None and word not in vocabulary:
             out.extend(_stem(p) for p in segment(word, vocabulary) if p not in STOP_WORDS)
     return out
+
+
+def field_terms(fields: Mapping[str, str], vocabulary: Set[str]) -> dict[str, list[str]]:
+    """Index terms per field; run-together words of the ``name`` field are also split by
+    ``vocabulary`` (a tool name such as ``airqualityforecast``)."""
+    return {
+        name: analyze(text, vocabulary if name == "name" else None) for name, text in fields.items()
+    }
 
 
 def vocabulary_of(texts: Iterable[str]) -> frozenset[str]:
