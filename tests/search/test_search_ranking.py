@@ -29,8 +29,10 @@ def test_sample_requests_are_indexed_once_for_decorated_and_built_tools() -> Non
         assert doc.fields["examples"] == "umbrella needed in Oslo"
         index = ToolIndex([spec], embedders=())
         [slot] = index._slots.values()
-        postings = index._bm25._postings[analyze("umbrella")[0]][slot]
-        assert postings == ((index._bm25.fields.index("examples"), 1),)  # counted once
+        counts = index._bm25._postings[analyze("umbrella")[0]][slot]  # one count per field
+        examples = index._bm25.fields.index("examples")
+        assert counts[examples] == 1  # counted once
+        assert sum(counts) == 1  # and in no other field
 
 
 def test_parameters_and_output_are_in_the_embedded_text() -> None:

@@ -65,7 +65,8 @@ class BM25F:
         self._b = tuple(params.b.get(f, params.default_b) for f in self._fields)
         self._k1 = params.k1
         self._common = tuple(params.common.get(f, 0.0) for f in self._fields)
-        self._postings: dict[str, dict[int, tuple[tuple[int, int], ...]]] = {}
+        self._postings: dict[str, dict[int, tuple[int, ...]]] = {}
+        """Per term, per document: the term's count in each field (one entry per field)."""
         self._docs: dict[int, tuple[str, ...]] = {}
         self._lengths: dict[int, tuple[int, ...]] = {}
         self._totals = [0] * len(self._fields)
@@ -95,8 +96,12 @@ class BM25F:
             self._totals[i] += len(field_terms)
             for term, count in Counter(field_terms).items():
                 per_term.setdefault(term, []).append((i, count))
+        width = len(self._fields)
         for term, counts in per_term.items():
-            self._postings.setdefault(term, {})[doc] = tuple(counts)
+            dense = [0] * width
+            for i, count in counts:
+                dense[i] = count
+            self._postings.setdefault(term, {})[doc] = tuple(dense)
         self._docs[doc] = tuple(per_term)
         self._lengths[doc] = tuple(lengths)
         for term in per_term:
@@ -148,8 +153,11 @@ class BM25F:
             for doc, counts in posting.items():
                 length = lengths[doc]
                 tf = 0.0
-                for i, count in counts:
-                    tf += damp[i] * weights[i] * count / (1.0 - b[i] + b[i] * length[i] / avg[i])
+                for i, count in enumerate(counts):
+                    if count:
+                        tf += (
+                            damp[i] * weights[i] * count / (1.0 - b[i] + b[i] * length[i] / avg[i])
+                        )
                 out[doc] = out.get(doc, 0.0) + idf * tf * (k1 + 1.0) / (k1 + tf)
         return out
 
@@ -208,7 +216,7 @@ class BM25F:
 
     def _damping(
         self,
-        postings: Iterable[tuple[tuple[int, int], ...]],
+        postings: Iterable[tuple[int, ...]],
         n: int,
         df: Sequence[int] | None = None,
     ) -> list[float]:
@@ -218,8 +226,11 @@ class BM25F:
         if not any(self._common):
             return out
         if df is None:
-            counted = Counter(i for counts in postings for i, _ in counts)
-            df = [counted.get(i, 0) for i in range(len(self._fields))]
+            df = [0] * len(self._fields)
+            for counts in postings:
+                for i, count in enumerate(counts):
+                    if count:
+                        df[i] += 1
         for i, share in enumerate(self._common):
             limit = max(share * n, COMMON_FLOOR)
             if share and df[i] > limit:
@@ -233,10 +244,7 @@ class BM25F:
 
             posting = self._postings[term]
             docs = np.fromiter(posting, dtype=np.int64, count=len(posting))
-            counts = np.zeros((len(posting), len(self._fields)), dtype=np.float32)
-            for row, field_counts in enumerate(posting.values()):
-                for i, count in field_counts:
-                    counts[row, i] = count
+            counts = np.array(list(posting.values()), dtype=np.float32)
             cached = self._arrays[term] = (docs, counts)
         return cached
 
