@@ -485,8 +485,24 @@ TOOL_MUTATIONS: tuple[Mutation, ...] = (
         '        return _hits(results, max_results, snippet="title")\n\n\nclass BraveBackend',
         (AUDIT_WEB, WEB_SEARCH),
     ),
+    # -- tool search follows every change of its catalogue ---------------------------------
+    Mutation(
+        "BM25F: remembered term scores outlive an added tool",
+        "src/toolrig/search/_bm25f.py",
+        "            self._arrays.pop(term, None)\n        self._gains.clear()\n",
+        "            self._arrays.pop(term, None)\n",
+        ("tests/search/test_search_text.py",),
+    ),
+    Mutation(
+        "BM25F: remembered term scores outlive a removed tool",
+        "src/toolrig/search/_bm25f.py",
+        "            self._totals[i] -= length\n        self._gains.clear()\n",
+        "            self._totals[i] -= length\n",
+        ("tests/search/test_search_text.py",),
+    ),
 )
-"""Mutations of the built-in tools' security (sandbox, address policy, SQL, shell, search)."""
+"""Mutations of the guarantees: arguments, timeouts, the built-in tools' security (sandbox, address
+policy, SQL, shell, web search) and the search index following its catalogue."""
 
 
 @dataclass(slots=True)
