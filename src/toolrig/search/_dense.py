@@ -54,8 +54,9 @@ _STATIC_TOKENIZER: Final = "tokenizers/l2_supercat_tokenizer_config.json"
 _MAX_TOKENS: Final = 256
 _QUERY_CACHE: Final = 512
 _MAX_THREADS: Final = 4
-_FEW: Final = 8
 """Threads :meth:`MiniLMEmbedder.embed` runs texts on, at most (one per core)."""
+_FEW: Final = 8
+"""Texts up to which :meth:`StaticEmbedder.embed` tokenizes one by one."""
 
 
 class Embedder(Protocol):
