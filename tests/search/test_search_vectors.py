@@ -74,3 +74,19 @@ def test_closest_sample_requests_match_a_direct_computation() -> None:
         [float(embedder.vectors[docs[s][0]] @ queries[0]) for s in live],
         atol=1e-5,
     )
+
+
+@pytest.mark.parametrize("rows", [1, 3, 4, 9])
+def test_a_request_with_many_parts_scores_each_part_as_alone(rows: int) -> None:
+    embedder = TableEmbedder()
+    table = VectorTable(embedder)
+    for slot in range(50):
+        table.put(slot, f"doc {slot}")
+    queries = embedder.embed([f"part {i}" for i in range(rows)])
+    together = table.similarities(queries, 50, 0.0)
+    assert together.shape == (rows, 50)
+    for row in range(rows):
+        alone = table.similarities(queries[row : row + 1], 50, 0.0)[0]
+        np.testing.assert_allclose(together[row], alone, atol=1e-6)
+        direct = [float(embedder.vectors[f"doc {s}"] @ queries[row]) for s in range(50)]
+        np.testing.assert_allclose(together[row], direct, atol=1e-5)

@@ -24,6 +24,9 @@ else:
 
 __all__ = ["OwnedRows", "VectorTable"]
 
+_ONE_PRODUCT_FROM = 4
+"""Query rows (a request and its parts) from which documents are scored in one product."""
+
 
 class OwnedRows:
     """Vectors that each belong to one document slot (its sample requests, or the further
@@ -161,10 +164,14 @@ class VectorTable:
         stored = self._docs.shape[0]
         if stored:
             docs = self._docs[: min(n, stored)] if slots is None else self._docs[slots]
-            # one matrix-vector product per query row: BLAS is several times slower on a
-            # (rows x dim) @ (dim x docs) product with few rows
-            for row in range(queries.shape[0]):
-                sims[row, : docs.shape[0]] = docs @ queries[row]
+            # up to three query rows, one matrix-vector product each (faster than a matrix
+            # product with so few rows); from four, one product reads the documents once
+            # (nine rows over 10,000 documents: 1.7 ms instead of 4.5 on one BLAS thread)
+            if queries.shape[0] < _ONE_PRODUCT_FROM:
+                for row in range(queries.shape[0]):
+                    sims[row, : docs.shape[0]] = docs @ queries[row]
+            else:
+                sims[:, : docs.shape[0]] = (docs @ queries.T).T
         if self._pieces:
             best = self._pieces.closest(queries, n, slots, width)
             if best is not None:
