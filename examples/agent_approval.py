@@ -40,9 +40,10 @@ model = ScriptedModel(
     ]
 )
 
-with tempfile.TemporaryDirectory() as folder:
-    log = SQLiteExecutionLog(Path(folder) / "log.sqlite3")
-    agent = Agent(
+
+def dba(log: SQLiteExecutionLog) -> Agent:
+    """The agent; any process that builds it on the same log continues its sessions."""
+    return Agent(
         "DBA",
         "You maintain the database.",
         model,
@@ -50,19 +51,15 @@ with tempfile.TemporaryDirectory() as folder:
         approval=ApprovalPolicy(destructive=True),
         log=log,
     )
-    held = agent.run("Clean up old tables.", session_id="cleanup")
+
+
+with tempfile.TemporaryDirectory() as folder:
+    log = SQLiteExecutionLog(Path(folder) / "log.sqlite3")
+    held = dba(log).run("Clean up old tables.", session_id="cleanup")
     print(held.stop_reason, [(p.tool_call_id, p.name, p.arguments) for p in held.pending])
 
     # later, perhaps in a web request handled by another process:
-    reviewer = Agent(
-        "DBA",
-        "You maintain the database.",
-        model,
-        [drop_table, count_rows],
-        approval=ApprovalPolicy(destructive=True),
-        log=log,
-    )
-    done = reviewer.run(
+    done = dba(log).run(
         session_id="cleanup",
         approvals={"c2": True, "c3": Deny(reason="users is still in use")},
     )

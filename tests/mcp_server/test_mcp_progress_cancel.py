@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 
 import pytest
-from mcp_support import WAIT, StreamWatch, session
+from mcp_support import WAIT, StreamWatch, serving, session
 
 from toolrig import ToolContext, tool
-from toolrig.mcp import ToolServer, serve_http
+from toolrig.mcp import ToolServer
 from toolrig.registry import Registry
 
 started = asyncio.Event()
@@ -56,20 +55,6 @@ class _Recorder:
         self.reports.append((progress, total, message))
 
 
-@contextlib.asynccontextmanager
-async def _running(registry: Registry) -> AsyncIterator[str]:
-    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    task = asyncio.create_task(
-        serve_http(ToolServer(registry), host="127.0.0.1", port=0, on_ready=ready.set_result)
-    )
-    try:
-        yield await asyncio.wait_for(ready, WAIT)
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, WAIT)
-
-
 @pytest.fixture
 def registry() -> Registry:
     reg = Registry()
@@ -79,7 +64,7 @@ def registry() -> Registry:
 
 
 async def test_progress_reaches_the_client_in_order(registry: Registry) -> None:
-    async with _running(registry) as url, session("http", url) as client:
+    async with serving(ToolServer(registry)) as url, session("http", url) as client:
         for name in ("count", "count_in_thread"):
             seen = _Recorder()
 
@@ -95,7 +80,7 @@ async def test_progress_reaches_the_client_in_order(registry: Registry) -> None:
 async def test_client_cancellation_cancels_the_running_call(registry: Registry) -> None:
     started.clear()
     cancelled.clear()
-    async with _running(registry) as url, session("http", url) as client:
+    async with serving(ToolServer(registry)) as url, session("http", url) as client:
         call = asyncio.create_task(client.call_tool("wait_forever", {}))
         await asyncio.wait_for(started.wait(), WAIT)  # the call runs on the server
         assert not call.done()
@@ -125,7 +110,7 @@ async def test_registry_add_and_remove_notify_clients(registry: Registry) -> Non
 
     watch = StreamWatch()
     async with (
-        _running(registry) as url,
+        serving(ToolServer(registry)) as url,
         session("http", url, on_message=on_message, watch=watch) as client,
     ):
         await asyncio.wait_for(client.list_tools(), WAIT)

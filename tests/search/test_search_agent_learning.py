@@ -34,13 +34,9 @@ def call_the_offered_tool(messages: list[dict[str, Any]], tools: list[dict[str, 
     return ModelTurn(calls=[(names[0], {"city": "Toronto"})])
 
 
-@pytest.mark.parametrize("keep", [True, False])
-def test_the_request_and_the_tool_called_are_stored_only_when_kept(
-    tmp_path: Path, keep: bool
-) -> None:
-    log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
-    log.keep_requests = keep
-    agent = Agent(
+def helper(log: SQLiteExecutionLog) -> Agent:
+    """An agent shown one tool per turn (found by searching the request), on ``log``."""
+    return Agent(
         "Helper",
         "You help.",
         FunctionModel(call_the_offered_tool),
@@ -48,20 +44,21 @@ def test_the_request_and_the_tool_called_are_stored_only_when_kept(
         tools_per_turn=1,
         log=log,
     )
-    result = agent.run("gas prices in Toronto")
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_the_request_and_the_tool_called_are_stored_only_when_kept(
+    tmp_path: Path, keep: bool
+) -> None:
+    log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
+    log.keep_requests = keep
+    result = helper(log).run("gas prices in Toronto")
     assert result.stop_reason == "answer"
     pairs = RequestLog(log).pairs()
     if keep:
         [pair] = pairs
         assert pair.request == "gas prices in Toronto" and pair.source == "search"
-        later = Agent(
-            "Helper",
-            "You help.",
-            FunctionModel(call_the_offered_tool),
-            [fuel_finder, stock_quote],
-            tools_per_turn=1,
-            log=log,
-        )
+        later = helper(log)
         assert later._index.learned == [(pair.request, pair.tool)]  # starts from them
     else:
         assert pairs == []
