@@ -13,7 +13,7 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from toolrig.agent._approval import ApprovalPolicy, Decision, install_gate
+from toolrig.agent._approval import ApprovalPolicy, Decision, approval_gate
 from toolrig.agent._client import Conversation, LLMClient
 from toolrig.agent._completion import COMPLETION_TOOL
 from toolrig.agent._config import LLMConfig
@@ -103,12 +103,13 @@ class Agent(Generic[DepsT, OutputT]):
         self.sessions: SessionStore = sessions or session_store(log)
         """Where conversations are kept between runs (the log's database, or memory)."""
         self._owns_executor = not isinstance(tools, ToolExecutor)
+        given = tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
         self.executor: ToolExecutor = (
-            tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
+            given if approval is None else given.with_middleware(approval_gate)
         )
-        """Runs the model's calls (built here unless one was given)."""
-        if approval is not None:
-            install_gate(self.executor)
+        """Runs the model's calls: the executor given (or built here), with the approval gate
+        in a pipeline of the agent's own when there is an approval policy (the given executor
+        does not change)."""
         self.toolset: Toolset = (
             CatalogToolset(self.executor.catalog) if toolsets is None else as_toolset(toolsets)
         )

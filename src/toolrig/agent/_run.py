@@ -35,8 +35,8 @@ from toolrig.core._interaction import Elicitor, offer_hooks
 from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
-from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._request import ToolCall
 from toolrig.runtime._tracing import chat_span
 from toolrig.storage._log import ExecutionLog
 
