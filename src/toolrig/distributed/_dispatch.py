@@ -2,15 +2,14 @@
 them here.
 
 It is the pipeline's runner for the calls it claims, so a remote call is validated, hooked,
-approved, traced, retried (with its events), recorded and answered exactly as a local one;
-only the attempts run elsewhere. A call goes remote when its tool says ``runs_on: "queue"``
-or the dispatcher's ``rule`` names a queue for it. Each attempt is one task (the first one's id is the call id);
-the caller waits for it at most the call's time limit, answers ``timeout`` then even when no
-worker is alive (and revokes the task, which also expires at that deadline), revokes it when
-the caller is cancelled, and retries per toolrig's :class:`~toolrig.runtime.RetryPolicy`.
-A call whose first task a worker has already taken (a plan resumed after its runner died) is
-waited for, not sent again.
-"""
+approved, traced, retried (with its events), recorded and answered exactly as a local one; only
+the attempts run elsewhere. A call goes remote when its tool says ``runs_on: "queue"`` or the
+dispatcher's ``rule`` names a queue for it. Each attempt is one task (the first one's id is the
+call id); the caller waits for it at most the call's time limit, answers ``timeout`` then even
+when no worker is alive (and revokes the task, which also expires at that deadline), revokes it
+when the caller is cancelled, and retries per toolrig's :class:`~toolrig.runtime.RetryPolicy`. A
+call whose first task a worker has already taken (a plan resumed after its runner died) is
+waited for, not sent again."""
 
 from __future__ import annotations
 

@@ -31,6 +31,7 @@ from toolrig.core._context import ProgressCallback
 from toolrig.core._errors import ErrorCode
 from toolrig.core._events import Listeners
 from toolrig.core._ids import new_call_id
+from toolrig.core._names import ActionRef
 from toolrig.core._result import ErrorInfo, ToolResult
 from toolrig.core._suggest import not_found_message
 from toolrig.core._validation import ArgumentsInvalid
@@ -229,6 +230,7 @@ class Pipeline:
             and not self._middleware
             and policy.max_concurrency is None
             and policy.default_timeout is None
+            and self.placement.dispatcher is None
         )
         self._inline = (
             not self._async_hooks
@@ -277,7 +279,8 @@ class Pipeline:
         return not_found(self.listeners, self._traced, name, message, call_id, action)
 
     def _missing_action(self, tool: BaseTool, action: str, call_id: str) -> ToolResult:
-        message = not_found_message(f"{tool.spec.name}.{action}", {tool.spec.name: tool.spec})
+        asked = ActionRef(tool.spec.name, str(action), True).call_name
+        message = not_found_message(asked, {tool.spec.name: tool.spec})
         return self.not_found(tool.spec.name, message, call_id, action=str(action))
 
     def run(
