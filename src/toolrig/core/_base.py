@@ -17,6 +17,7 @@ built.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -153,11 +154,22 @@ class BaseTool:
             and spec.isolation == "thread"
             and spec.runs_on is None
         )
-        for a in actions.values():
-            a.tool = spec.name
-            a.plain = plain
         self._spec = spec
-        self._bound = actions
+        self._bound = {
+            name: a
+            if (a.tool, a.plain) == (spec.name, plain)
+            else a.replace(tool=spec.name, plain=plain)
+            for name, a in actions.items()
+        }
+
+    @classmethod
+    def from_actions(cls, spec: ToolSpec, actions: Mapping[str, Action]) -> BaseTool:
+        """A tool built from data: a spec and the runnable action of each of its actions (YAML
+        ``actions:`` maps, OpenAPI operations, tools imported from other systems)."""
+        _check_actions(spec, actions)
+        tool = BaseTool.__new__(BaseTool)
+        tool._install(spec, dict(actions))
+        return tool
 
     # -- description -------------------------------------------------------------------------
     @property
@@ -251,19 +263,33 @@ class BaseTool:
 
 
 class AssembledTool(BaseTool):
-    """A tool assembled from data: a spec and the runnable action for each of its actions
-    (YAML ``actions:`` maps, tools imported from other systems)."""
+    """Deprecated: :meth:`BaseTool.from_actions` builds a tool from a spec and its actions."""
 
     _abstract_tool = True
 
     def __init__(self, spec: ToolSpec, actions: Mapping[str, Action]) -> None:
-        if set(spec.actions) != set(actions):
-            raise ToolDefinitionError(
-                spec.name,
-                f"the spec's actions {sorted(spec.actions)} differ from those given "
-                f"{sorted(actions)}",
-            )
+        warnings.warn(
+            "AssembledTool is deprecated; use BaseTool.from_actions(spec, actions)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        _check_actions(spec, actions)
         self._install(spec, dict(actions))
+
+
+def _check_actions(spec: ToolSpec, actions: Mapping[str, Action]) -> None:
+    if set(spec.actions) != set(actions):
+        raise ToolDefinitionError(
+            spec.name,
+            f"the spec's actions {sorted(spec.actions)} differ from those given {sorted(actions)}",
+        )
+
+
+def _owned(action: Action, tool: str, plain: bool) -> Action:
+    """``action`` as ``tool``'s (a copy unless it is already: actions are frozen and shared)."""
+    if action.tool == tool and action.plain == plain:
+        return action
+    return action.replace(tool=tool, plain=plain)
 
 
 def _merge(params: Mapping[str, Any] | None, kwargs: dict[str, Any]) -> Any:

@@ -118,8 +118,8 @@ def function_action(
 def with_output_schema(action: Action, schema: Mapping[str, Any], *, subject: str) -> Action:
     """``action`` with its output declared and checked by ``schema`` instead.
 
-    Changes ``action`` itself: call it on an action nobody else holds yet (just built, or a
-    copy). Only the output checker is compiled; the arguments' validator is kept.
+    A new action (actions are frozen); only the output checker is compiled, the arguments'
+    validator is kept.
     """
     checker = action_from_schema(
         action.func,
@@ -129,14 +129,15 @@ def with_output_schema(action: Action, schema: Mapping[str, Any], *, subject: st
         parameters={},
         output_schema=schema,
     )
-    action.output_validator = checker.output_validator
-    action.spec = action.spec.model_copy(
-        update={
-            "output_schema": checker.spec.output_schema,
-            "output_type": checker.spec.output_type,
-        }
+    return action.replace(
+        output_validator=checker.output_validator,
+        spec=action.spec.model_copy(
+            update={
+                "output_schema": checker.spec.output_schema,
+                "output_type": checker.spec.output_type,
+            }
+        ),
     )
-    return action
 
 
 def schema_action(

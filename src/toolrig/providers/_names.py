@@ -112,8 +112,11 @@ class NameMap:
                 )
                 continue
             self._by_provider[entry.provider_name] = entry
-            for key in entry.ref.call_names:
-                self._by_call[key] = entry
+            self._by_call[entry.call_name] = entry
+            ref = entry.ref
+            if entry.call_name == ref.wire_name:  # the catalogue's own names, not an alias
+                for key in ref.call_names:
+                    self._by_call[key] = entry
             self._by_key[(entry.tool.name, entry.action.name)] = entry
         if problems:
             raise ToolDefinitionError("provider names", problems)

@@ -25,7 +25,7 @@ from urllib.parse import quote, urljoin
 import httpx
 
 from toolrig.core._action import Action, action_from_schema
-from toolrig.core._base import AssembledTool
+from toolrig.core._base import BaseTool
 from toolrig.core._errors import ErrorCode, RetryableToolError, ToolDefinitionError, ToolError
 from toolrig.core._names import ActionRef
 from toolrig.core._spec import build_tool_spec, tool_options
@@ -91,7 +91,7 @@ def openapi_tool(
     name: str | None = None,
     network: NetPolicy | None = None,
     timeout: float = 30.0,
-) -> AssembledTool:
+) -> BaseTool:
     """The operations of the OpenAPI 3.x document ``source`` (a file path, an http(s) URL or
     the parsed document) as one tool, one action per operation.
 
@@ -126,7 +126,7 @@ def openapi_tool(
     description = str((doc.get("info") or {}).get("description") or f"The {title} HTTP API.")
     options = tool_options(tool_name, {"tags": ("openapi",), "layer": "tools"})
     spec = build_tool_spec(tool_name, description, {n: a.spec for n, a in actions.items()}, options)
-    return AssembledTool(spec, actions)
+    return BaseTool.from_actions(spec, actions)
 
 
 def _action(op: Operation, caller: _Caller, tool: str) -> Action:
