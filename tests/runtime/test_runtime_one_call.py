@@ -1,15 +1,21 @@
 """One call, composed: the promises of the pipeline's redesign, each tried at its boundary.
 
-| promise | tests |
-|---|---|
-| the call-name rule is written once | ``test_the_call_name_rule_lives_in_one_module`` |
-| every seam sees the one ``Call`` | ``test_every_seam_sees_the_one_call`` (hooks, middleware, listeners, composed and straight paths) |
-| a remote call finds its action by its two names | ``test_a_worker_runs_an_action_named_like_its_multi_action_tool`` |
-| remote attempts are retried by the pipeline, with events | ``test_remote_attempts_are_retried_by_the_pipeline`` |
-| a YAML async executor runs on one loop | ``test_a_yaml_async_executor_runs_on_one_loop`` |
-| an in-memory log records from every thread | ``test_an_in_memory_log_records_calls_from_the_pipelines_threads`` |
-| the approval gate never changes the caller's executor | ``test_the_approval_gate_lives_in_the_agents_own_pipeline`` |
-| the name map is built once per catalogue version | ``test_the_name_map_is_built_once_per_catalogue_version`` |
+Each promise, and the test that tries it:
+
+- the call-name rule is written once: ``test_the_call_name_rule_lives_in_one_module``;
+- every seam sees the one ``Call`` (hooks, middleware, listeners; composed and straight paths):
+  ``test_every_seam_sees_the_one_call``;
+- a remote call finds its action by its two names:
+  ``test_a_worker_runs_an_action_named_like_its_multi_action_tool``;
+- remote attempts are retried by the pipeline, with events:
+  ``test_remote_attempts_are_retried_by_the_pipeline``;
+- a YAML async executor runs on one loop: ``test_a_yaml_async_executor_runs_on_one_loop``;
+- an in-memory log records from every thread:
+  ``test_an_in_memory_log_records_calls_from_the_pipelines_threads``;
+- the approval gate never changes the caller's executor:
+  ``test_the_approval_gate_lives_in_the_agents_own_pipeline``;
+- the name map is built once per catalogue version:
+  ``test_the_name_map_is_built_once_per_catalogue_version``.
 """
 
 from __future__ import annotations
@@ -146,6 +152,7 @@ class LoopbackEngine:
 def _host(tools: list[Any]) -> Any:
     pytest.importorskip("celery", reason="needs the distributed extra")
     import celery.exceptions  # what a worker process has loaded  # noqa: F401
+
     from toolrig.distributed._ledger import CallLedger
     from toolrig.distributed._worker import WorkerHost
     from toolrig.registry import Catalog
