@@ -1,11 +1,11 @@
 """``call_tool`` from ``meta_tools(index, executor)`` must not step around the approval gate:
 a call that reaches a destructive tool through it is held like a direct call.
 
-Today the meta-tool calls its executor directly, outside the agent's pipeline, so the gate
-either never sees the inner call (``meta_tools`` bound to another executor: the tool runs with
-no approval) or sees it but the run never surfaces it (bound to the agent's own executor: the
-model reads "awaiting approval" and nothing is pending). The pipeline redesign routes every
-path through one pipeline; these tests then pass and the ``xfail`` marks go.
+Today the meta-tool awaits the executor it was given, while the agent's approval gate lives in
+a pipeline the agent derives from its executor: the inner call never meets the gate, and the
+destructive tool runs with no approval, whether ``meta_tools`` is bound to another executor or
+to the one the agent was given. When every path runs through the one pipeline these tests
+pass and the ``xfail`` marks go.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from toolrig.testing import ModelTurn, ScriptedModel
 
 
 def _agent_executor(bound: str) -> tuple[ToolExecutor, list[ToolExecutor]]:
-    """The executor the agent runs on, with ``search_tools``/``call_tool`` bound to another
-    executor holding ``delete_file`` (``"other"``) or to the agent's own (``"same"``)."""
+    """The executor the agent is given, with ``search_tools``/``call_tool`` bound to another
+    executor holding ``delete_file`` (``"other"``) or to that same executor (``"same"``)."""
     index = ToolIndex([delete_file.spec], config=SearchConfig(embedders=()))
     if bound == "other":
         inner = ToolExecutor([delete_file])

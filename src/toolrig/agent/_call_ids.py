@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall
-from toolrig.runtime._calls import ToolCall
+from toolrig.runtime._request import ToolCall
 
 __all__ = ["CallIds", "to_wire"]
 

@@ -17,8 +17,8 @@ from toolrig.core._ids import new_call_id
 from toolrig.core._result import ToolResult, error_result
 from toolrig.core._suggest import closest
 from toolrig.providers._calls import ParsedCall
-from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._request import ToolCall
 
 __all__ = ["TurnCalls"]
 
@@ -120,7 +120,7 @@ class TurnCalls:
             tool_call_id=held.tool_call_id,
             name=call.name,
             arguments=dict(held.arguments),
-            tool=held.action.tool,
+            tool=held.tool,
         )
 
 

@@ -13,7 +13,7 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from toolrig.agent._approval import ApprovalPolicy, Decision, install_gate
+from toolrig.agent._approval import ApprovalPolicy, Decision, approval_gate
 from toolrig.agent._call_ids import CallIds
 from toolrig.agent._claim import check_not_decided, claim_held
 from toolrig.agent._client import Conversation, LLMClient
@@ -106,12 +106,15 @@ class Agent(Generic[DepsT, OutputT]):
         self.sessions: SessionStore = sessions or session_store(log)
         """Where conversations are kept between runs (the log's database, or memory)."""
         self._owns_executor = not isinstance(tools, ToolExecutor)
+        given = tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
         self.executor: ToolExecutor = (
-            tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
+            given if approval is None else given.with_middleware(approval_gate)
         )
-        """Runs the model's calls (built here unless one was given)."""
-        if approval is not None:
-            install_gate(self.executor)
+        """Runs the model's calls: the executor given (or built here), with the approval gate
+        in a pipeline of the agent's own when there is an approval policy (the given executor
+        does not change)."""
+        self._gated: ToolExecutor | None = None
+        """The executor with the gate, for sessions whose stored policy the agent lacks."""
         self.toolset: Toolset = (
             CatalogToolset(self.executor.catalog) if toolsets is None else as_toolset(toolsets)
         )
@@ -272,8 +275,6 @@ class Agent(Generic[DepsT, OutputT]):
         if prompt is None and held is None and not messages:
             raise ValueError("give a prompt, a history or a session to continue")
         policy = session_policy(session_id, self.approval, state.policy)
-        if policy is not None:
-            install_gate(self.executor)
         run_id = run_id or f"agent-{uuid.uuid4().hex[:12]}"
         if held is not None:  # before any call runs: only one run may decide a held turn
             state = claim_held(self.sessions, state, held.held, approvals or {}, run_id)
@@ -299,6 +300,7 @@ class Agent(Generic[DepsT, OutputT]):
                 streaming=streaming,
                 policy=policy,
                 call_ids=CallIds(state.call_ids),
+                executor=self._executor_for(policy),
             )
             async for event in run.events():
                 yield event
@@ -330,6 +332,16 @@ class Agent(Generic[DepsT, OutputT]):
         if result.stop_reason == "error" and should_raise:
             raise AgentRunError(result)
         return result
+
+    def _executor_for(self, policy: ApprovalPolicy | None) -> ToolExecutor:
+        """The executor a run's calls go through: the agent's, or (when the session's stored
+        policy asks for approvals and the agent has none of its own) the agent's with the
+        approval gate, built once."""
+        if policy is None or self.approval is not None:
+            return self.executor
+        if self._gated is None:
+            self._gated = self.executor.with_middleware(approval_gate)
+        return self._gated
 
     # -- housekeeping -------------------------------------------------------------------------
     def _count_uses(self, results: list[ToolResult]) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from toolrig.agent._approval import Decision, PendingCall
 from toolrig.core._result import ErrorInfo, ToolResult, error_result, success_result
 from toolrig.providers._calls import ParsedCall
-from toolrig.runtime._calls import ToolCall
+from toolrig.runtime._request import ToolCall
 
 __all__ = ["HeldTurn", "check_decisions"]
 

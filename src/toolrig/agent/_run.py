@@ -36,8 +36,8 @@ from toolrig.core._interaction import Elicitor, offer_hooks
 from toolrig.core._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
-from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._request import ToolCall
 from toolrig.runtime._tracing import chat_span
 from toolrig.storage._log import ExecutionLog
 
@@ -86,6 +86,7 @@ class AgentRun(Generic[OutputT]):
         streaming: bool = False,
         policy: ApprovalPolicy | None = None,
         call_ids: CallIds | None = None,
+        executor: ToolExecutor | None = None,
     ) -> None:
         self.agent = agent
         self.client = agent.client
@@ -109,6 +110,8 @@ class AgentRun(Generic[OutputT]):
         self.scope = RunScope(policy=policy)
         """The gate's view of this run: the session's policy, which the caller joined with
         the agent's (see ``_session_policy``)."""
+        self.executor = executor or agent.executor
+        """Runs the calls: the agent's executor, with the approval gate when ``policy`` asks."""
         self.call_ids = call_ids or CallIds()
         """The ids the session has used: a call repeating one is renamed, never merged."""
         self.context = contextvars.copy_context()
@@ -176,7 +179,7 @@ class AgentRun(Generic[OutputT]):
             step.duration_ms = (time.perf_counter() - t0) * 1000
             self._final(turn.text, "answer")
             return
-        calls = TurnCalls(self.agent.executor, entries, self.context, self.scope)
+        calls = TurnCalls(self.executor, entries, self.context, self.scope)
         async for event in calls.run(own):
             yield event
         step.results = calls.results
@@ -264,7 +267,7 @@ class AgentRun(Generic[OutputT]):
                 self.scope.approved.add(pending.tool_call_id)
             else:
                 decided[pending.tool_call_id] = result
-        calls = TurnCalls(self.agent.executor, self._entries(), self.context, self.scope)
+        calls = TurnCalls(self.executor, self._entries(), self.context, self.scope)
         try:
             async for event in calls.run(held.calls, decided):
                 yield event

@@ -83,6 +83,7 @@ def _show_tools(console: Console, executor: ToolExecutor, *, show_prompt: bool) 
     from rich.panel import Panel
     from rich.table import Column, Table
 
+    from toolrig.core._names import ActionRef
     from toolrig.core._prompt import render_tools
 
     console.rule("[bold]1. Tools, defined three ways[/]", align="left")
@@ -100,7 +101,7 @@ def _show_tools(console: Console, executor: ToolExecutor, *, show_prompt: bool) 
             props = action.parameters.get("properties") or {}
             required = set(action.parameters.get("required") or ())
             args = ", ".join(p if p in required else f"{p}?" for p in props)
-            call = f"{spec.name}.{name}" if spec.is_multi_action else spec.name
+            call = ActionRef(spec.name, name, spec.is_multi_action).call_name
             calls.append(f"{call}({args})")
         table.add_row(spec.name, _DEFINED_BY.get(spec.name, ""), escape("  ".join(calls)))
     console.print(table)

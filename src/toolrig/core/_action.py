@@ -17,6 +17,7 @@ from toolrig.core._context import ToolContext
 from toolrig.core._errors import ToolDefinitionError
 from toolrig.core._json_schema import JsonSchema, SchemaCompileError, compile_json_schema
 from toolrig.core._jsonable import safe_repr
+from toolrig.core._names import ActionRef
 from toolrig.core._schema_arguments import SchemaArgumentValidator
 from toolrig.core._schema_output import SchemaOutputValidator
 from toolrig.core._signature import describe_function
@@ -91,11 +92,7 @@ class Action:
         return self.func(**values)
 
     def __repr__(self) -> str:
-        return (
-            f"<Action {self.tool}.{self.name}>"
-            if self.tool != self.name
-            else f"<Action {self.name}>"
-        )
+        return f"<Action {ActionRef.of_record(self.tool or self.name, self.name)}>"
 
 
 def context_parameter(func: Callable[..., Any]) -> str | None:

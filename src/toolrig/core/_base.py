@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from toolrig.core._action import Action
 from toolrig.core._declare import ActionSchema, action, class_actions
 from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._names import ActionRef
 from toolrig.core._options import ToolAnnotations, ToolCost, ToolOptions
 from toolrig.core._result import ToolResult
 from toolrig.core._runner import default_runner
@@ -146,7 +147,12 @@ class BaseTool:
         )
 
     def _install(self, spec: ToolSpec, actions: dict[str, Action]) -> None:
-        plain = spec.timeout is None and spec.max_retries == 0 and spec.isolation == "thread"
+        plain = (
+            spec.timeout is None
+            and spec.max_retries == 0
+            and spec.isolation == "thread"
+            and spec.runs_on is None
+        )
         for a in actions.values():
             a.tool = spec.name
             a.plain = plain
@@ -197,9 +203,8 @@ class BaseTool:
 
         bound = self.get_action(action)
         if bound is None:
-            return False, not_found_message(
-                f"{self.spec.name}.{action}", {self.spec.name: self.spec}
-            )
+            asked = ActionRef(self.spec.name, action, True).call_name
+            return False, not_found_message(asked, {self.spec.name: self.spec})
         try:
             bound.validator.validate(params)
         except ArgumentsInvalid as exc:

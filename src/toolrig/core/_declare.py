@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError
 
 from toolrig.core._action import Action, action_from_function, action_from_schema
 from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._names import ActionRef
 from toolrig.core._options import ActionOptions, ActionOptionsDict
 from toolrig.core._params import ToolParameter, parameters_to_schema
 from toolrig.core._spec import definition_error
@@ -192,7 +193,7 @@ def class_actions(
             actions[aname] = function_action(
                 value,
                 name=aname,
-                subject=f"{subject}.{aname}",
+                subject=ActionRef(subject, aname, True).call_name,
                 options=mark.options,
                 skip_first=True,
             )
@@ -232,7 +233,7 @@ def _declared_action(
             f"action {schema.name!r} is declared but the class has no method "
             f"`{method_name}` to run it"
         )
-    where = f"{subject}.{schema.name}"
+    where = ActionRef(subject, schema.name, True).call_name
     options = schema.options
     if options.output_schema is None and schema.output_type:
         options = options.model_copy(update={"output_schema": {"type": schema.output_type}})

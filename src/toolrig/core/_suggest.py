@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from toolrig.core._names import ActionRef
+
 if TYPE_CHECKING:
     from toolrig.core._spec import ToolSpec
 
@@ -47,12 +49,14 @@ def not_found_message(name: object, tools: Mapping[str, ToolSpec]) -> str:
             message = f"Tool `{tool_name}` has several actions; name one."
             near = []
         if near:
-            message += f" Did you mean {' or '.join(repr(f'{tool_name}.{a}') for a in near)}?"
+            named = (repr(ActionRef(tool_name, a, True).call_name) for a in near)
+            message += f" Did you mean {' or '.join(named)}?"
         if spec.is_multi_action:
-            return message + f" Available: {', '.join(f'{tool_name}.{a}' for a in actions)}."
+            listed_here = (ActionRef(tool_name, a, True).call_name for a in actions)
+            return message + f" Available: {', '.join(listed_here)}."
         return message + f" `{tool_name}` is called by its own name."
     listed = sorted(
-        f"{t.name}.{a}" if t.is_multi_action else t.name for t in tools.values() for a in t.actions
+        ActionRef(t.name, a, t.is_multi_action).call_name for t in tools.values() for a in t.actions
     )
     near = closest(text, listed) if isinstance(name, str) else []
     message = f"Tool {text!r} not found."

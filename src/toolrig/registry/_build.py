@@ -22,6 +22,7 @@ from toolrig.core._base import AssembledTool, BaseTool
 from toolrig.core._declare import schema_action, with_output_schema
 from toolrig.core._errors import Loc, ToolDefinitionError
 from toolrig.core._function_tool import Tool
+from toolrig.core._names import ActionRef
 from toolrig.core._options import ActionOptions, ToolOptions
 from toolrig.core._params import ToolParameter, parameters_to_schema
 from toolrig.core._spec import build_tool_spec, tool_options
@@ -78,7 +79,7 @@ def build_tool(d: ToolDefinition, target: Targets | ActionTarget) -> BaseTool:
             if isinstance(code, Action):
                 actions[name] = _adopted(code, name, _given(a, ActionOptions), a.parameters, prefix)
             else:
-                subject = f"{d.name}.{name}"
+                subject = ActionRef(d.name, name, True).call_name
                 actions[name] = schema_action(
                     code,
                     name=name,

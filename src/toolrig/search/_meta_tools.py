@@ -42,7 +42,7 @@ def meta_tools(index: ToolIndex, executor: ToolExecutor, *, k: int = 5) -> list[
             ) from exc
         found = []
         for hit in hits:
-            action = executor.resolve(hit.name)
+            action = executor.catalog.resolve(hit.name)
             if action is None:  # removed since the index last heard of it
                 continue
             spec = action.spec
@@ -66,7 +66,7 @@ def meta_tools(index: ToolIndex, executor: ToolExecutor, *, k: int = 5) -> list[
                 code=ErrorCode.INVALID_ARGUMENTS,
                 hint="call it directly",
             )
-        if executor.resolve(name) is None:
+        if executor.catalog.resolve(name) is None:
             raise ToolError(
                 f"no tool named {name!r}",
                 code=ErrorCode.NOT_FOUND,

@@ -91,7 +91,28 @@ class SQLiteExecutionLog(ExecutionLog):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._busy_timeout = busy_timeout
         self._synchronous = synchronous.upper()
+        self._memory = str(self.path) == ":memory:"
+        self._shared: sqlite3.Connection | None = None
         self._migrate(self._conn())
+
+    def _conn(self) -> Any:
+        """One connection per thread, except for ``:memory:``: each connection to it would be
+        a database of its own, so every thread shares the one that holds it (SQLite
+        serializes its use)."""
+        if not self._memory:
+            return super()._conn()
+        with self._lock:
+            shared = self._shared
+            if shared is None or shared not in self._all:
+                shared = self._shared = self._connect()
+                self._all.append(shared)
+                fresh = True
+            else:
+                fresh = False
+        if fresh and getattr(self, "_migrated", False):
+            self._migrate(shared)  # reopened after close(): an empty database again
+        self._migrated = True
+        return shared
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(

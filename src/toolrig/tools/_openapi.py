@@ -27,6 +27,7 @@ import httpx
 from toolrig.core._action import Action, action_from_schema
 from toolrig.core._base import AssembledTool
 from toolrig.core._errors import ErrorCode, RetryableToolError, ToolDefinitionError, ToolError
+from toolrig.core._names import ActionRef
 from toolrig.core._spec import build_tool_spec, tool_options
 from toolrig.providers._names import provider_safe_name
 from toolrig.tools._netguard import NetPolicy, guarded_stream
@@ -136,7 +137,7 @@ def _action(op: Operation, caller: _Caller, tool: str) -> Action:
     return action_from_schema(
         call,
         name=op.name,
-        subject=f"{tool}.{op.name}",
+        subject=ActionRef(tool, op.name, True).call_name,
         description=op.description,
         parameters=op.input_schema,
         output_schema=op.output_schema,
