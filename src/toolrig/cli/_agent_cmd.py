@@ -74,12 +74,12 @@ def add_agent_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         action="append",
         default=[],
         metavar="TOOL",
-        help="calls of this tool wait for approval; repeatable",
+        help="calls of this tool wait for approval; repeatable (kept with the session)",
     )
     approval.add_argument(
         "--approve-destructive",
         action="store_true",
-        help="calls of tools annotated destructive wait for approval",
+        help="calls of tools annotated destructive wait for approval (kept with the session)",
     )
     approval.add_argument(
         "--allow", action="append", default=[], metavar="CALL_ID", help="run a held call"
