@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 from agent_support import ROOT
-from claim_tools import launcher
+from claim_tools import launch, launcher
 
-from toolrig.agent import AlreadyDecided
-from toolrig.storage import LogSessionStore
+from toolrig.agent import Agent, AlreadyDecided, ApprovalPolicy
+from toolrig.storage import LogSessionStore, MemorySessionStore
+from toolrig.testing import ModelTurn, ScriptedModel
 
 RUNS = 6
 
@@ -159,3 +160,36 @@ def test_a_claimed_turn_whose_run_stopped_is_not_decided_again(
     assert _launches(ledger) == 0
     assert agent.log is not None
     agent.log.close()
+
+
+def test_threads_claim_once_in_a_memory_session_store(tmp_path: Path) -> None:
+    """Without an execution log, sessions live in memory: the claim holds there too."""
+    ledger = tmp_path / "ledger.txt"
+    store = MemorySessionStore()
+    first = Agent(
+        "Controller", "You run launches.",
+        ScriptedModel([ModelTurn(calls=[("launch", {"ledger": str(ledger)}, "c1")])]), [launch],
+        approval=ApprovalPolicy(destructive=True), sessions=store,
+    )  # fmt: skip
+    assert first.run("Launch.", session_id="m").stop_reason == "approval"
+    agents = [
+        Agent("Controller", "You run launches.", ScriptedModel(["Done."]), [launch], sessions=store)
+        for _ in range(RUNS)
+    ]
+    start = threading.Barrier(RUNS)
+    outcomes: list[str] = []
+
+    def decide(agent: Agent) -> None:
+        start.wait()
+        try:
+            outcomes.append(str(agent.run(session_id="m", approvals={"c1": True}).output))
+        except AlreadyDecided:
+            outcomes.append("already decided")
+
+    threads = [threading.Thread(target=decide, args=(a,)) for a in agents]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert _launches(ledger) == 1
+    assert sorted(outcomes) == ["Done."] + ["already decided"] * (RUNS - 1)
