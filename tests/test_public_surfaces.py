@@ -144,6 +144,7 @@ SURFACES: dict[str, set[str]] = {
         "AgentResult",
         "AgentRunError",
         "AgentStep",
+        "AlreadyDecided",
         "Answer",
         "ApprovalPolicy",
         "ApprovalRequired",

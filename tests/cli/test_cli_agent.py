@@ -84,6 +84,50 @@ def test_a_held_call_is_denied_from_a_second_process(tmp_path: Path) -> None:
     assert events[-1]["output"] == "I did not delete it."
 
 
+def test_a_resume_keeps_the_approval_policy_of_the_session(tmp_path: Path) -> None:
+    """Resumed with --allow only, the run still holds a new destructive call: the policy was
+    stored with the session by the first process."""
+    log = tmp_path / "log.db"
+    first = _script(tmp_path, "first.json", [{"calls": [["notes.delete", {"note_id": 1}]]}])
+    held = toolrig(
+        "agent", "delete note 1", "--script", first, "--approve-destructive",
+        "--log", log, "--session", "s-4", "--json",
+    )  # fmt: skip
+    assert held.returncode == 1, held.stderr
+    assert _events(held.stdout)[-2]["pending"][0]["id"] == "call_1"
+
+    second = _script(
+        tmp_path, "second.json", [{"calls": [["notes.delete", {"note_id": 2}, "n2"]]}, "Done."]
+    )
+    resumed = toolrig(
+        "agent", "--script", second, "--log", log, "--session", "s-4", "--allow", "call_1",
+        "--json",
+    )  # fmt: skip
+    assert resumed.returncode == 1, resumed.stderr
+    events = _events(resumed.stdout)
+    finished = [e["id"] for e in events if e["event"] == "tool_call_finished"]
+    assert finished == ["call_1"]  # the approved call ran; the new one did not
+    assert events[-2] == {
+        "event": "approval_required",
+        "pending": [{"id": "n2", "name": "notes__delete", "arguments": {"note_id": 2}}],
+    }
+    assert events[-1]["stop_reason"] == "approval"
+
+    again = toolrig(
+        "agent", "--script", second, "--log", log, "--session", "s-4", "--allow", "call_1",
+        "--json",
+    )  # fmt: skip
+    assert again.returncode == 1
+    assert _events(again.stdout) == [
+        {
+            "event": "already_decided",
+            "message": "call(s) call_1 of session 's-4' were already decided; nothing ran in "
+            "this run. Load the session to see what is held now (the execution log has what "
+            "the deciding run did)",
+        }
+    ]
+
+
 def test_a_held_call_tells_how_to_resume(tmp_path: Path) -> None:
     script = _script(tmp_path, "s.json", [{"calls": [["notes.delete", {"note_id": 1}]]}])
     done = toolrig(

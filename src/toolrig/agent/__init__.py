@@ -1,6 +1,7 @@
 """Agent: LLM clients over the official SDKs, and the loop in which a model chooses tools."""
 
 from toolrig.agent._approval import Answer, ApprovalPolicy, Decision, Deny, PendingCall
+from toolrig.agent._claim import AlreadyDecided
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, StreamEvent, TextDelta, Usage
 from toolrig.agent._completion import attempt_completion
 from toolrig.agent._config import LLMConfig, LLMConfigError
@@ -23,6 +24,7 @@ __all__ = [
     "AgentResult",
     "AgentRunError",
     "AgentStep",
+    "AlreadyDecided",
     "Answer",
     "ApprovalPolicy",
     "ApprovalRequired",

@@ -8,8 +8,10 @@ one JSON object per event instead (JSON Lines).
 
 Calls held for approval (``--approve-tools``, ``--approve-destructive``) stop the run; it is
 resumed by its session id (``--session``, with ``--log`` so the session is stored) and a
-decision per call: ``--allow CALL_ID`` or ``--deny CALL_ID[=REASON]``. Exit code 0 when the
-run finished its task, 1 when it failed or stopped with calls pending, 2 for usage errors.
+decision per call: ``--allow CALL_ID`` or ``--deny CALL_ID[=REASON]``. The session keeps its
+approval options, so a resume need not repeat them (it may add more). Exit code 0 when the run
+finished its task, 1 when it failed, stopped with calls pending or found its calls already
+decided by another run, 2 for usage errors.
 """
 
 from __future__ import annotations
@@ -72,12 +74,12 @@ def add_agent_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         action="append",
         default=[],
         metavar="TOOL",
-        help="calls of this tool wait for approval; repeatable",
+        help="calls of this tool wait for approval; repeatable (kept with the session)",
     )
     approval.add_argument(
         "--approve-destructive",
         action="store_true",
-        help="calls of tools annotated destructive wait for approval",
+        help="calls of tools annotated destructive wait for approval (kept with the session)",
     )
     approval.add_argument(
         "--allow", action="append", default=[], metavar="CALL_ID", help="run a held call"
@@ -147,6 +149,7 @@ def decisions(allow: list[str], deny: list[str]) -> dict[str, Decision] | None:
 def run_agent(args: argparse.Namespace) -> int:
     """Run (or resume) the agent; 0 when the task was done, 1 otherwise."""
     from toolrig.agent._approval import ApprovalPolicy
+    from toolrig.agent._claim import AlreadyDecided
     from toolrig.agent._config import LLMConfigError
     from toolrig.agent._loop import Agent
     from toolrig.agent._result import AgentRunError
@@ -197,6 +200,9 @@ def run_agent(args: argparse.Namespace) -> int:
                 result = run_sync(_stream(agent, args, chosen))
             except AgentRunError as exc:
                 result = exc.result
+            except AlreadyDecided as exc:  # another run claimed these calls: nothing ran here
+                _print_already_decided(exc, args.json)
+                return EXIT_FAILED
             except ValueError as exc:  # a session that cannot continue, an unknown call id
                 raise CliError(str(exc)) from None
     finally:
@@ -342,6 +348,17 @@ def _print_end(result: AgentResult[Any]) -> None:
         f"[dim]{len(result.steps)} turn(s), {usage.input_tokens} input and "
         f"{usage.output_tokens} output tokens, session {escape(result.session_id)}[/]"
     )
+
+
+def _print_already_decided(exc: Exception, as_json: bool) -> None:
+    """Say that another run decided the calls (one JSON event with ``--json``)."""
+    from rich.markup import escape
+
+    from toolrig.cli._output import err_console
+
+    if as_json:
+        print(json.dumps({"event": "already_decided", "message": str(exc)}), flush=True)
+    err_console().print(f"[yellow]already decided:[/] {escape(str(exc))}")
 
 
 def _cut(text: str, limit: int = 240) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._sessions import SQLITE_APPROVAL_MIGRATION as APPROVAL_SQLITE
 from toolrig.storage._sessions import SQLITE_MIGRATION as SESSIONS_SQLITE
 
 __all__ = ["SQLiteExecutionLog", "default_log_path"]
@@ -51,6 +52,8 @@ MIGRATIONS: tuple[str, ...] = (
     "ALTER TABLE executions ADD COLUMN tool_version TEXT;",
     # 5: agent sessions (a conversation's messages and its calls held for approval)
     SESSIONS_SQLITE,
+    # 6: each session's approval policy and the call ids it used (approvals cannot be replayed)
+    APPROVAL_SQLITE,
 )
 
 
