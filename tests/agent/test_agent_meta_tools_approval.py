@@ -1,11 +1,9 @@
 """``call_tool`` from ``meta_tools(index, executor)`` must not step around the approval gate:
 a call that reaches a destructive tool through it is held like a direct call.
 
-Today the meta-tool awaits the executor it was given, while the agent's approval gate lives in
-a pipeline the agent derives from its executor: the inner call never meets the gate, and the
-destructive tool runs with no approval, whether ``meta_tools`` is bound to another executor or
-to the one the agent was given. When every path runs through the one pipeline these tests
-pass and the ``xfail`` marks go.
+The meta-tool finds the tool in the executor it was given and runs it through the pipeline
+running ``call_tool`` itself (``ctx.run_tool``), where the agent's gate sits, whether
+``meta_tools`` is bound to another executor or to the one the agent was given.
 """
 
 from __future__ import annotations
@@ -37,11 +35,6 @@ def _agent_executor(bound: str) -> tuple[ToolExecutor, list[ToolExecutor]]:
     return executor, []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="call_tool runs the executor directly, outside the pipeline the approval gate is "
-    "in (issue 28 item 7); the call pipeline redesign routes it through the one pipeline",
-)
 @pytest.mark.parametrize("bound", ["other", "same"])
 def test_call_tool_on_a_destructive_tool_is_held(bound: str, tmp_path: Path) -> None:
     target = tmp_path / "t.txt"

@@ -19,6 +19,7 @@ from typing import Any, cast
 
 from toolrig.core._events import Listeners
 from toolrig.core._result import ToolResult, error_from_exception
+from toolrig.core._runner import ToolRunner
 from toolrig.core._validation import ArgumentsInvalid
 from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook
 from toolrig.runtime._events import EventKind, ToolEvent
@@ -174,16 +175,21 @@ class Attempting:
     """The end of the chain: one attempt on the call's runner."""
 
     def __init__(
-        self, placement: Placement, state: Mapping[str, Any], validate_output: bool
+        self,
+        placement: Placement,
+        state: Mapping[str, Any],
+        validate_output: bool,
+        pipeline: ToolRunner,
     ) -> None:
         self.placement = placement
         self.state = state
         self.validate_output = validate_output
+        self.pipeline = pipeline
 
     async def __call__(self, call: Call) -> ToolResult:
         if call.runner is None:
             call.runner = self.placement.runner_for(call)
-        output, error = await attempt(call, self.state, self.validate_output)
+        output, error = await attempt(call, self.state, self.validate_output, self.pipeline)
         return result_of(call, output, error)
 
 
@@ -196,6 +202,7 @@ def compose(
     pre: Sequence[PreHook],
     post: Sequence[PostHook],
     middleware: Sequence[Middleware],
+    pipeline: ToolRunner,
 ) -> tuple[Chain, tuple[Middleware, ...]]:
     """The composed path, and its steps outermost first (for reading and tests)."""
     steps: list[Middleware] = [Reporting(listeners)]
@@ -209,7 +216,7 @@ def compose(
         steps.append(Guarded())
         steps.extend(middleware)
     steps.append(Retrying(policy, listeners))
-    chain: CallNext = Attempting(placement, state, policy.validate_output)
+    chain: CallNext = Attempting(placement, state, policy.validate_output, pipeline)
     for outer in reversed(steps):
         chain = link(outer, chain)
     return cast(Chain, chain), tuple(steps)

@@ -219,6 +219,7 @@ class Pipeline:
             pre=self._pre,
             post=self._post,
             middleware=self._middleware,
+            pipeline=self,
         )
         self._strict = policy.strict
         self._validate_output = policy.validate_output
@@ -492,7 +493,8 @@ class Pipeline:
             announce(self.listeners, action, call_id, values, call)
         if action.context_param is None:
             return values, None, call
-        return values, context_for(action, call_id, 1, None, progress, self.state), call
+        ctx = context_for(action, call_id, 1, None, progress, self.state, self)
+        return values, ctx, call
 
     def _end_straight(
         self,

@@ -17,6 +17,7 @@ from toolrig.core._context import ProgressCallback, ToolContext
 from toolrig.core._errors import ErrorCode
 from toolrig.core._events import Listeners
 from toolrig.core._result import ErrorInfo, ResultMetadata, ToolResult
+from toolrig.core._runner import ToolRunner
 from toolrig.runtime._call import Call
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.runtime._outcome import AttemptFailed, CallTimedOut, make_result, raised, with_timeout
@@ -44,8 +45,9 @@ def context_for(
     limit: float | None,
     progress: ProgressCallback | None,
     state: Mapping[str, Any],
+    runner: ToolRunner | None,
 ) -> ToolContext:
-    """The :class:`ToolContext` of one attempt."""
+    """The :class:`ToolContext` of one attempt (``runner``: the pipeline, for nested calls)."""
     return ToolContext(
         tool=action.tool,
         action=action.name,
@@ -54,6 +56,7 @@ def context_for(
         deadline=None if limit is None else time.monotonic() + limit,
         state=state,
         _progress=progress,
+        _runner=runner,
     )
 
 
@@ -74,7 +77,7 @@ def result_of(call: Call, output: Any, error: ErrorInfo | None) -> ToolResult:
 
 
 async def attempt(
-    call: Call, state: Mapping[str, Any], validate_output: bool
+    call: Call, state: Mapping[str, Any], validate_output: bool, pipeline: ToolRunner | None
 ) -> tuple[Any, ErrorInfo | None]:
     """Run one attempt of ``call`` on its runner under its time limit: the output and the
     error (``None`` when it succeeded and its output is valid)."""
@@ -84,7 +87,9 @@ async def attempt(
     ctx = (
         None
         if action.context_param is None
-        else context_for(action, call.tool_call_id, call.attempt, limit, call.progress, state)
+        else context_for(
+            action, call.tool_call_id, call.attempt, limit, call.progress, state, pipeline
+        )
     )
     try:
         if runner.inline:  # nothing suspends: drive it to its end here
