@@ -118,7 +118,7 @@ class Announcing:
         self.listeners = listeners
 
     async def __call__(self, call: Call, call_next: CallNext) -> ToolResult:
-        if self.listeners:
+        if self.listeners.items:
             announce(self.listeners, call.target, call.tool_call_id, call.arguments, call)
         return await call_next(call)
 
@@ -151,7 +151,7 @@ class Retrying:
             if error is None or not retry.should_retry(error, call.attempt, call.max_retries):
                 return result
             delay = retry.delay(call.attempt)
-            if self.listeners:
+            if self.listeners.items:
                 self.listeners.emit(
                     ToolEvent(
                         kind=EventKind.RETRIED,

@@ -466,7 +466,7 @@ class Pipeline:
             values = action.validator.validate(args, strict=strict)
         except ArgumentsInvalid as exc:
             result = make_result(action, None, exc.error, call_id, started_at, t0, 1)
-            if self.listeners:
+            if self.listeners.items:
                 call = Call(
                     owner=tool,
                     target=action,
@@ -479,7 +479,7 @@ class Pipeline:
                 )
             report(self.listeners, action, values_or(args), result, call)
             return result
-        if self.listeners:
+        if self.listeners.items:
             call = Call(
                 owner=tool,
                 target=action,

@@ -155,7 +155,7 @@ def report(
     call: Call | None,
 ) -> None:
     """The outcome event, and a log line."""
-    if listeners:
+    if listeners.items:
         meta = result.metadata
         listeners.emit(
             ToolEvent(
@@ -206,7 +206,7 @@ def not_found(
             duration_ms=0.0,
         ),
     )
-    if listeners:
+    if listeners.items:
         listeners.emit(
             ToolEvent(
                 kind=EventKind.FAILED,
