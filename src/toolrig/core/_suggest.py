@@ -10,7 +10,7 @@ from toolrig.core._names import ActionRef
 if TYPE_CHECKING:
     from toolrig.core._spec import ToolSpec
 
-__all__ = ["closest", "not_found_message"]
+__all__ = ["closest", "not_found_among", "not_found_message"]
 
 
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
@@ -55,9 +55,17 @@ def not_found_message(name: object, tools: Mapping[str, ToolSpec]) -> str:
             listed_here = (ActionRef(tool_name, a, True).call_name for a in actions)
             return message + f" Available: {', '.join(listed_here)}."
         return message + f" `{tool_name}` is called by its own name."
-    listed = sorted(
+    listed = (
         ActionRef(t.name, a, t.is_multi_action).call_name for t in tools.values() for a in t.actions
     )
+    return not_found_among(name, listed)
+
+
+def not_found_among(name: object, names: Iterable[str]) -> str:
+    """The same answer when the valid names are a plain list (a toolset's offered names): the
+    name that was asked for, the closest valid ones, and the valid ones."""
+    text = str(name)
+    listed = sorted(names)
     near = closest(text, listed) if isinstance(name, str) else []
     message = f"Tool {text!r} not found."
     if near:

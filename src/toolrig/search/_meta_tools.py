@@ -73,7 +73,7 @@ def meta_tools(index: ToolIndex, executor: ToolExecutor, *, k: int = 5) -> list[
         entry = executor.catalog.entry(name)
         if entry is None:
             raise ToolError(
-                f"no tool named {name!r}",
+                executor.catalog.missing_message(name),
                 code=ErrorCode.NOT_FOUND,
                 hint="use search_tools to find the right name",
             )
