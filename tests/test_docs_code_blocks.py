@@ -2,9 +2,10 @@
 
 The blocks of one page run in order, in one fresh interpreter, sharing their names (a page
 reads as one session). No block may use top-level ``await`` or ``async for``: pasted into a
-script, it would be a syntax error (async code goes in a function run by ``asyncio.run``). The page runs in an empty
-folder holding a link to ``examples/`` and the empty folders the built-in tools' pages name
-(``workspace/``, ``docs/``), with ``examples/`` on the import path and its own execution log.
+script, it would be a syntax error (async code goes in a function run by ``asyncio.run``).
+The page runs in an empty folder holding a link to ``examples/`` and the empty folders the
+built-in tools' pages name (``workspace/``, ``docs/``), with ``examples/`` on the import path
+and its own execution log.
 
 Two HTML comments, on the line before a fence, change what happens to a block:
 
