@@ -169,3 +169,34 @@ def test_the_printed_resume_command_works_as_pasted(tmp_path: Path) -> None:
     assert resumed.returncode == 0, resumed.stderr
     assert "✓ wiped t 1" in resumed.stdout
     assert "done (answer): The table is empty." in resumed.stdout
+
+
+def test_a_run_stops_at_its_tool_call_budget_and_resumes_with_a_larger_one(
+    tmp_path: Path,
+) -> None:
+    script = _script(
+        tmp_path,
+        "turns.json",
+        [
+            {"calls": [["add", {"a": 1, "b": 1}]]},
+            {"calls": [["add", {"a": 2, "b": 2}], ["add", {"a": 3, "b": 3}]]},
+            "Done: 2, 4 and 6.",
+        ],
+    )
+    log = tmp_path / "log.db"
+    stopped = toolrig(
+        "agent", "add", "--script", script, "--log", log, "--max-tool-calls", "2", "--json"
+    )
+    assert stopped.returncode == 1, stopped.stderr
+    events = _events(stopped.stdout)
+    finished = [e for e in events if e["event"] == "tool_call_finished"]
+    assert [e["result"]["output"] for e in finished] == [2]  # the turn of 2 more never ran
+    final = events[-1]
+    assert final["stop_reason"] == "usage_limit" and "tool_calls limit (2)" in final["error"]
+    resumed = toolrig(
+        "agent", "--session", final["session_id"], "--script", script, "--log", log,
+        "--max-tool-calls", "5",
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert "✓ 4" in resumed.stdout and "✓ 6" in resumed.stdout
+    assert "done (answer): Done: 2, 4 and 6." in resumed.stdout

@@ -60,6 +60,12 @@ def add_agent_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     agent.add_argument("--max-steps", type=int, default=10, metavar="N", help="model turns")
     agent.add_argument(
+        "--max-tool-calls", type=int, metavar="N", help="stop before the run passes N tool calls"
+    )
+    agent.add_argument(
+        "--max-tokens", type=int, metavar="N", help="stop once the run has spent N tokens"
+    )
+    agent.add_argument(
         "--log", metavar="URL", help="execution log (SQLite path or postgresql:// URL)"
     )
     agent.add_argument(
@@ -123,6 +129,7 @@ def run_agent(args: argparse.Namespace) -> int:
         raise CliError("give a PROMPT, or --session to continue a stored conversation")
     if args.max_steps < 1:
         raise CliError("--max-steps must be at least 1")
+    limits = _limits(args)
     chosen = decisions(args.allow, args.deny)
     if chosen and not args.session:
         raise CliError("--allow/--deny decide the calls a stored run holds: add --session")
@@ -153,6 +160,7 @@ def run_agent(args: argparse.Namespace) -> int:
                 executor,
                 approval=policy,
                 max_steps=args.max_steps,
+                limits=limits,
                 log=log,
             )
             try:
@@ -302,11 +310,31 @@ def _print_end(result: AgentResult[Any], args: argparse.Namespace) -> None:
         err_console().print(
             f"[bold red]stopped[/] ({result.stop_reason}): {escape(result.error or '')}"
         )
+        if result.stop_reason == "usage_limit" and args.log:
+            command = resume_command(args, result.session_id, [])
+            err_console().print(
+                f"Resume with (raising the limit): {escape(command)}", soft_wrap=True
+            )
     usage = result.usage
     console.print(
         f"[dim]{len(result.steps)} turn(s), {usage.input_tokens} input and "
         f"{usage.output_tokens} output tokens, session {escape(result.session_id)}[/]"
     )
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    """The ``RunLimits`` that ``--max-tool-calls`` / ``--max-tokens`` give (``None``: none)."""
+    from toolrig.agent._limits import RunLimits
+
+    if args.max_tool_calls is None and args.max_tokens is None:
+        return None
+    for flag, value in (
+        ("--max-tool-calls", args.max_tool_calls),
+        ("--max-tokens", args.max_tokens),
+    ):
+        if value is not None and value < 1:
+            raise CliError(f"{flag} must be at least 1")
+    return RunLimits(tool_calls=args.max_tool_calls, total_tokens=args.max_tokens)
 
 
 def _cut(text: str, limit: int = 240) -> str:

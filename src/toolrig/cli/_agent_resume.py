@@ -16,7 +16,10 @@ __all__ = ["resume_command"]
 
 _REPEATED = ("catalog", "module", "import_path", "approve_tools")
 """Repeatable options carried over as given, in this order."""
-_SINGLE = ("model", "provider", "base_url", "script", "name", "role", "max_steps")
+_SINGLE = (
+    "model", "provider", "base_url", "script", "name", "role", "max_steps", "max_tool_calls",
+    "max_tokens",
+)  # fmt: skip
 """Options with one value, carried over when given (or, for the defaults, when changed)."""
 _DEFAULTS = {"name": "assistant", "role": "You complete the user's task with the tools.",
              "max_steps": 10}  # fmt: skip
