@@ -160,6 +160,7 @@ SURFACES: dict[str, set[str]] = {
         "ModelPrice",
         "ModelsFailed",
         "NextAction",
+        "PartialOutput",
         "PendingCall",
         "RunContext",
         "RunLimits",

@@ -9,6 +9,7 @@ from toolrig.agent._events import (
     AgentEvent,
     ApprovalRequired,
     FinalOutput,
+    PartialOutput,
     ToolCallFinished,
     ToolCallStarted,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "ModelPrice",
     "ModelsFailed",
     "NextAction",
+    "PartialOutput",
     "PendingCall",
     "RunContext",
     "RunLimits",

@@ -26,6 +26,7 @@ from toolrig.agent._dispatch import TurnCalls
 from toolrig.agent._events import AgentEvent, ApprovalRequired
 from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputInvalid, OutputSpec
+from toolrig.agent._partial import PartialJson
 from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
@@ -148,10 +149,14 @@ class AgentRun(Generic[OutputT]):
         entries = self._entries()
         offered = name_map(entries)
         turn: LLMTurn | None = None
+        partial = PartialJson.for_output(self.output, self.streaming)
         try:
             async for item in self._ask(offered):
                 if isinstance(item, TextDelta):
                     yield item
+                    told = partial.feed(item.text) if partial is not None else None
+                    if told is not None:
+                        yield told
                 else:
                     turn = item
         except TimeoutError:
