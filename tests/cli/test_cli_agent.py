@@ -4,6 +4,7 @@ and denial across two processes, and usage errors."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +177,70 @@ def test_no_model_configured_says_how_to_get_one(tmp_path: Path) -> None:
     assert done.returncode == 2
     line = one_line_error(done, "agent")
     assert "no model to run" in line and "--script FILE" in line
+
+
+def test_the_printed_resume_command_works_as_pasted(tmp_path: Path) -> None:
+    """The hint carries the real log, the script, the catalogue and the approval options; the
+    same script replays only the turns the session has not played yet."""
+    tools = tmp_path / "mytools.py"
+    tools.write_text(
+        "from toolrig import ToolAnnotations, tool\n\n"
+        "DONE = []\n\n\n"
+        "@tool(annotations=ToolAnnotations(destructive=True))\n"
+        "def wipe(table: str) -> str:\n"
+        '    """Empty a table."""\n'
+        '    return f"wiped {table}"\n\n\n'
+        "tools = [wipe]\n",
+        encoding="utf-8",
+    )
+    script = _script(
+        tmp_path, "turns.json", [{"calls": [["wipe", {"table": "t 1"}]]}, "The table is empty."]
+    )
+    log = tmp_path / "my log.db"
+    held = toolrig(
+        "agent", "wipe t 1", "--script", script, "--catalog", tools,
+        "--approve-destructive", "--log", log,
+    )  # fmt: skip
+    assert held.returncode == 1, held.stderr
+    flat = " ".join(held.stderr.split())
+    command = flat[flat.index("toolrig agent ") :]
+    assert " URL " not in command and "--approve-destructive" in command
+    words = shlex.split(command)
+    assert words[words.index("--log") + 1] == str(log)
+    assert words[words.index("--script") + 1] == str(script)
+    assert words[words.index("--catalog") + 1] == str(tools)
+    resumed = toolrig(*words[1:])  # as pasted: `toolrig agent ...`
+    assert resumed.returncode == 0, resumed.stderr
+    assert "✓ wiped t 1" in resumed.stdout
+    assert "done (answer): The table is empty." in resumed.stdout
+
+
+def test_a_run_stops_at_its_tool_call_budget_and_resumes_with_a_larger_one(
+    tmp_path: Path,
+) -> None:
+    script = _script(
+        tmp_path,
+        "turns.json",
+        [
+            {"calls": [["add", {"a": 1, "b": 1}]]},
+            {"calls": [["add", {"a": 2, "b": 2}], ["add", {"a": 3, "b": 3}]]},
+            "Done: 2, 4 and 6.",
+        ],
+    )
+    log = tmp_path / "log.db"
+    stopped = toolrig(
+        "agent", "add", "--script", script, "--log", log, "--max-tool-calls", "2", "--json"
+    )
+    assert stopped.returncode == 1, stopped.stderr
+    events = _events(stopped.stdout)
+    finished = [e for e in events if e["event"] == "tool_call_finished"]
+    assert [e["result"]["output"] for e in finished] == [2]  # the turn of 2 more never ran
+    final = events[-1]
+    assert final["stop_reason"] == "usage_limit" and "tool_calls limit (2)" in final["error"]
+    resumed = toolrig(
+        "agent", "--session", final["session_id"], "--script", script, "--log", log,
+        "--max-tool-calls", "5",
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert "✓ 4" in resumed.stdout and "✓ 6" in resumed.stdout
+    assert "done (answer): Done: 2, 4 and 6." in resumed.stdout

@@ -10,10 +10,13 @@ from toolrig.agent._events import (
     AgentEvent,
     ApprovalRequired,
     FinalOutput,
+    PartialOutput,
     ToolCallFinished,
     ToolCallStarted,
 )
 from toolrig.agent._factory import make_client
+from toolrig.agent._fallback import FallbackModel, ModelsFailed
+from toolrig.agent._limits import ModelPrice, RunLimits
 from toolrig.agent._loop import Agent
 from toolrig.agent._result import AgentResult, AgentRunError, AgentStep, RunContext
 from toolrig.agent._toolsets import CatalogToolset, ToolEntry, Toolset
@@ -32,14 +35,19 @@ __all__ = [
     "Conversation",
     "Decision",
     "Deny",
+    "FallbackModel",
     "FinalOutput",
     "LLMClient",
     "LLMConfig",
     "LLMConfigError",
     "LLMTurn",
+    "ModelPrice",
+    "ModelsFailed",
     "NextAction",
+    "PartialOutput",
     "PendingCall",
     "RunContext",
+    "RunLimits",
     "StreamEvent",
     "TextDelta",
     "ToolCallFinished",

@@ -21,6 +21,7 @@ from toolrig.agent._completion import COMPLETION_TOOL
 from toolrig.agent._config import LLMConfig
 from toolrig.agent._events import AgentEvent, FinalOutput
 from toolrig.agent._factory import make_client
+from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputSpec
 from toolrig.agent._pending import HeldTurn, check_decisions
 from toolrig.agent._result import AgentResult, AgentRunError, RunContext
@@ -57,9 +58,10 @@ class Agent(Generic[DepsT, OutputT]):
     ``output_type`` types the final answer (a pydantic model, a dataclass, a scalar);
     ``deps_type`` names the type of the ``deps`` each run hands its tools. ``approval`` holds
     the calls it names until a person decides; ``elicitor`` answers a tool that asks for input
-    during its call (``ctx.elicit``), as an MCP client would. ``log`` records every turn and
-    call, and keeps sessions so that a conversation continues in another process. A failed run
-    raises :class:`AgentRunError` unless ``raise_on_error=False``.
+    during its call (``ctx.elicit``), as an MCP client would. ``limits`` is each run's budget of
+    tool calls, tokens or cost (:class:`RunLimits`; ``max_steps`` counts turns). ``log`` records
+    every turn and call, and keeps sessions so that a conversation continues in another
+    process. A failed run raises :class:`AgentRunError` unless ``raise_on_error=False``.
     """
 
     def __init__(
@@ -76,6 +78,7 @@ class Agent(Generic[DepsT, OutputT]):
         elicitor: Elicitor | None = None,
         max_steps: int = 10,
         time_budget: float | None = None,
+        limits: RunLimits | None = None,
         log: ExecutionLog | None = None,
         sessions: SessionStore | None = None,
         instructions: str | None = None,
@@ -94,6 +97,8 @@ class Agent(Generic[DepsT, OutputT]):
         self.role = role
         self.max_steps = max_steps
         self.time_budget = time_budget
+        self.limits = limits
+        """The budget of each run (``RunLimits``); a stopped run is resumed by its session."""
         self.log = log
         self.instructions = instructions
         self.output_retries = output_retries
@@ -310,7 +315,8 @@ class Agent(Generic[DepsT, OutputT]):
             span.record_run(
                 result.stop_reason, result.error, usage.input_tokens, usage.output_tokens
             )
-        if named or run.held is not None or state.version:  # kept: named, or to be resumed
+        resumable = run.held is not None or result.stop_reason == "usage_limit"
+        if named or resumable or state.version:  # kept: named, or to be resumed
             self.sessions.save(
                 SessionState(
                     session_id=session_id,

@@ -25,7 +25,9 @@ from toolrig.agent._client import Conversation, LLMClient, LLMTurn, TextDelta, U
 from toolrig.agent._completion import COMPLETION_TOOL, attempt_completion
 from toolrig.agent._dispatch import TurnCalls
 from toolrig.agent._events import AgentEvent, ApprovalRequired
+from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputInvalid, OutputSpec
+from toolrig.agent._partial import PartialJson
 from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
@@ -64,6 +66,7 @@ class RunHost(Protocol):
     approval: ApprovalPolicy | None
     elicitor: Elicitor | None
     tools_per_turn: int | None
+    limits: RunLimits | None
     _index: Any
 
     def _count_uses(self, results: list[ToolResult]) -> None: ...
@@ -102,6 +105,8 @@ class AgentRun(Generic[OutputT]):
         self.usage = Usage()
         self.last_text: str | None = None
         self.retries_left = agent.output_retries
+        self.calls_made = 0
+        """Tool calls run (``attempt_completion`` not counted), for ``RunLimits.tool_calls``."""
         self.held: HeldTurn | None = None
         """The turn this run stopped in, for approval (stored with the session)."""
         self.result: AgentResult[OutputT] | None = None
@@ -145,14 +150,23 @@ class AgentRun(Generic[OutputT]):
         if self.deadline is not None and asyncio.get_running_loop().time() >= self.deadline:
             self._stop("time_budget")
             return
+        limits = self.agent.limits
+        spent = limits.before_request(self.usage) if limits is not None else None
+        if spent is not None:
+            self._stop("usage_limit", error=spent)
+            return
         self.ctx.step = index
         entries = self._entries()
         offered = name_map(entries)
         turn: LLMTurn | None = None
+        partial = PartialJson.for_output(self.output, self.streaming)
         try:
             async for item in self._ask(offered):
                 if isinstance(item, TextDelta):
                     yield item
+                    told = partial.feed(item.text) if partial is not None else None
+                    if told is not None:
+                        yield told
                 else:
                     turn = item
         except TimeoutError:
@@ -167,6 +181,13 @@ class AgentRun(Generic[OutputT]):
             self._stop("error", error="the client's stream ended without a turn")
             return
         self.usage.add(turn.usage)
+        asked = sum(1 for c in turn.calls if _describe(c)["name"] != COMPLETION_TOOL)
+        over = limits.before_calls(self.calls_made, asked) if limits is not None else None
+        if over is not None:  # neither run nor kept: a resumed run asks the model again
+            self._record_turn(index, turn, None, t0)
+            self._stop("usage_limit", error=over)
+            return
+        self.calls_made += asked
         self.last_text = turn.text or self.last_text
         self.client.add_turn(self.conversation, turn)
         self._record_turn(index, turn, None, t0)
@@ -203,6 +224,9 @@ class AgentRun(Generic[OutputT]):
                     span.record_usage(item.usage.input_tokens, item.usage.output_tokens)
                     if item.stop_reason:
                         span.set("gen_ai.response.finish_reasons", (item.stop_reason,))
+                    span.set("gen_ai.response.model", item.model)  # a fallback model's name
+                    if item.fallbacks:
+                        span.set("toolrig.model.fallbacks", [str(f) for f in item.fallbacks])
                 yield item
 
     async def _request(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
@@ -324,10 +348,11 @@ class AgentRun(Generic[OutputT]):
                 "tool_calls": [_describe(c) for c in turn.calls],
                 "input_tokens": turn.usage.input_tokens,
                 "output_tokens": turn.usage.output_tokens,
+                **({"fallbacks": turn.fallbacks} if turn.fallbacks else {}),
             }
         )
         log.add_result(
-            self.client.model,
+            (turn.model if turn is not None else None) or self.client.model,
             "llm",
             self.client.provider,
             None,

@@ -71,7 +71,9 @@ def run_demo(*, show_prompt: bool = True) -> int:
         _show_concurrency(console, executor)
     examples = examples_dir()
     if examples is None:
-        console.print("\n[dim](examples/ is not next to this installation: no plan demo)[/]")
+        console.print(
+            "\n[dim](the example catalogue is not installed with this copy: no plan demo)[/]"
+        )
         return 0
     ok = run_catalog_plan(console, examples)
     run_agent_if_configured(console, examples)
