@@ -1,0 +1,185 @@
+"""Which functions, operators and types a read-only query may use on PostgreSQL, decided from the
+server's own catalogue (``pg_proc``), never from a list of names known to be bad.
+
+A list of dangerous names is only as complete as its author's memory: the text-search functions
+``ts_stat`` and ``ts_rewrite`` run SQL given as text and were missing from one, and every
+extension adds more (``dblink``, ``crosstab``). Here the server says what each function is:
+
+- a function marked ``VOLATILE`` may change something or reach outside the query (files, locks,
+  other sessions, sequences), so it is refused, unless it is one of
+  :data:`HARMLESS_VOLATILE` (built-in, in ``pg_catalog``, and only reads a clock, a random
+  generator or a size);
+- a function marked ``IMMUTABLE`` or ``STABLE`` may run, unless it is one of
+  :data:`REACHING_STABLE`: stable functions that run SQL they are given or build themselves
+  (``*_to_xml``, ``crosstab``, ``connectby``, ``xpath_table``) or take a transaction id;
+- a function that is not built in (an extension's or a user's) must also be written in C or be
+  internal: a body in SQL or a procedural language may call anything, whatever it is marked.
+
+An operator or a type is refused when a function it calls (the operator's code, the type's input
+function, a cast to it) is refused; ``trusted`` names lift the rule for the functions an operator
+vouches for. The catalogue is read once per database connection (:data:`CATALOGUE_QUERY`, about
+5,000 rows) and kept with it; a function name the catalogue does not hold is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+__all__ = [
+    "CATALOGUE_QUERY",
+    "HARMLESS_VOLATILE",
+    "REACHING_STABLE",
+    "Catalogue",
+    "QueryNames",
+    "function_refusal",
+]
+
+HARMLESS_VOLATILE: Final = frozenset(
+    {
+        "random",  # a random number (setseed, which changes the session, is refused)
+        "random_normal",
+        "gen_random_uuid",
+        "clock_timestamp",  # the time now (now() and statement_timestamp() are stable)
+        "timeofday",
+        "pg_relation_size",  # sizes of what the role may see
+        "pg_table_size",
+        "pg_indexes_size",
+        "pg_total_relation_size",
+        "pg_database_size",
+        "pg_is_in_recovery",
+    }
+)
+"""Volatile functions of ``pg_catalog`` allowed all the same: each only reads a clock, a random
+generator, a size or the server's state, and changes nothing."""
+
+REACHING_STABLE: Final = frozenset(
+    {
+        # built in: run a query (given as text, or one per table) and buffer its whole result
+        "table_to_xml",
+        "table_to_xmlschema",
+        "table_to_xml_and_xmlschema",
+        "schema_to_xml",
+        "schema_to_xmlschema",
+        "schema_to_xml_and_xmlschema",
+        "database_to_xml",
+        "database_to_xmlschema",
+        "database_to_xml_and_xmlschema",
+        # built in: give the transaction an id (each call uses up one of the server's ids)
+        "txid_current",
+        "pg_current_xact_id",
+        # extensions: run SQL given as text (tablefunc, xml2), which this check never sees
+        "crosstab",
+        "crosstab2",
+        "crosstab3",
+        "crosstab4",
+        "connectby",
+        "xpath_table",
+    }
+)
+"""Functions marked ``STABLE`` (or volatile ones, for completeness) that still reach outside
+the query; refused whatever their schema."""
+
+BUILTIN_OID_LIMIT: Final = 16384
+"""PostgreSQL's ``FirstNormalObjectId``: objects below it come with the server."""
+CODE_LANGUAGES: Final = frozenset({"internal", "c"})
+
+CATALOGUE_QUERY: Final = f"""
+SELECT 'f', p.proname, n.nspname, n.nspname, p.proname, p.provolatile, l.lanname,
+       p.oid < {BUILTIN_OID_LIMIT}
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_language l ON l.oid = p.prolang
+UNION ALL
+SELECT 'o', o.oprname, on_.nspname, n.nspname, p.proname, p.provolatile, l.lanname,
+       p.oid < {BUILTIN_OID_LIMIT}
+FROM pg_operator o JOIN pg_namespace on_ ON on_.oid = o.oprnamespace
+JOIN pg_proc p ON p.oid = o.oprcode JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_language l ON l.oid = p.prolang
+UNION ALL
+SELECT 't', t.typname, tn.nspname, n.nspname, p.proname, p.provolatile, l.lanname,
+       p.oid < {BUILTIN_OID_LIMIT}
+FROM pg_type t JOIN pg_namespace tn ON tn.oid = t.typnamespace
+JOIN pg_cast c ON c.casttarget = t.oid JOIN pg_proc p ON p.oid = c.castfunc
+JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
+UNION ALL
+SELECT 't', t.typname, tn.nspname, n.nspname, p.proname, p.provolatile, l.lanname,
+       p.oid < {BUILTIN_OID_LIMIT}
+FROM pg_type t JOIN pg_namespace tn ON tn.oid = t.typnamespace
+JOIN pg_proc p ON p.oid = t.typinput
+JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
+"""
+"""One row per function, operator and type, with the function it calls: ``(kind, name, schema,
+function schema, function name, volatility, language, built in)``."""
+
+
+def function_refusal(
+    schema: str, name: str, volatility: str, language: str, builtin: bool
+) -> str | None:
+    """Why a function may not run in a read-only query, or ``None`` when it may."""
+    if name in REACHING_STABLE:
+        return "it runs SQL of its own or reaches outside the query"
+    if volatility == "v":
+        if builtin and schema == "pg_catalog" and name in HARMLESS_VOLATILE:
+            return None
+        return "it is volatile: it may change something or reach outside the query"
+    if not builtin and language not in CODE_LANGUAGES:
+        return f"it is written in {language}, and its body may call anything"
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class QueryNames:
+    """The functions, operators and types a query names, as written (``name`` or
+    ``schema.name``)."""
+
+    functions: frozenset[str] = frozenset()
+    operators: frozenset[str] = frozenset()
+    types: frozenset[str] = frozenset()
+
+
+@dataclass(kw_only=True)
+class Catalogue:
+    """What one server allows, by name: ``None`` for allowed, else why it is refused."""
+
+    functions: dict[str, str | None] = field(default_factory=dict)
+    operators: dict[str, str | None] = field(default_factory=dict)
+    types: dict[str, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[tuple[Any, ...]], trusted: Iterable[str] = ()) -> Catalogue:
+        """The catalogue of :data:`CATALOGUE_QUERY`'s rows; functions named in ``trusted``
+        (``name`` or ``schema.name``) are allowed whatever they are."""
+        trust = frozenset(trusted)
+        made = cls()
+        tables = {"f": made.functions, "o": made.operators, "t": made.types}
+        for kind, name, schema, fn_schema, fn_name, volatility, language, builtin in rows:
+            reason = None
+            if fn_name not in trust and f"{fn_schema}.{fn_name}" not in trust:
+                reason = function_refusal(fn_schema, fn_name, volatility, language, builtin)
+            if reason is not None and kind != "f":
+                reason = f"it calls {fn_schema}.{fn_name}(), and {reason}"
+            table = tables[kind]
+            for key in (name, f"{schema}.{name}"):
+                if table.get(key) is None:
+                    table[key] = reason
+        return made
+
+    def refusal(self, names: QueryNames) -> str | None:
+        """Why a query naming ``names`` is refused (the first reason, in name order), or
+        ``None``."""
+        for name in sorted(names.functions):
+            if name not in self.functions:
+                return f"the function {name}() (the server has no function of that name)"
+            reason = self.functions[name]
+            if reason is not None:
+                return f"the function {name}() ({reason})"
+        for name in sorted(names.operators):
+            reason = self.operators.get(name)
+            if reason is not None:
+                return f"the operator {name} ({reason})"
+        for name in sorted(names.types):
+            reason = self.types.get(name)
+            if reason is not None:
+                return f"the type {name} ({reason})"
+        return None
