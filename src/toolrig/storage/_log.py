@@ -32,8 +32,6 @@ from toolrig.storage._summary import summarise
 __all__ = ["ExecutionLog"]
 
 
-
-
 class ExecutionLog(ABC):
     """Where executions are recorded and read back. Safe to share between threads."""
 

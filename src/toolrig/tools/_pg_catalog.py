@@ -7,8 +7,8 @@ extension adds more (``dblink``, ``crosstab``). Here the server says what each f
 
 - a function marked ``VOLATILE`` may change something or reach outside the query (files, locks,
   other sessions, sequences), so it is refused, unless it is one of
-  :data:`HARMLESS_VOLATILE` (built-in, in ``pg_catalog``, and only reads a clock, a random
-  generator or a size);
+  :data:`HARMLESS_VOLATILE` (built in or in C, and only reads a clock, a random generator or
+  a size);
 - a function marked ``IMMUTABLE`` or ``STABLE`` may run, unless it is one of
   :data:`REACHING_STABLE`: stable functions that run SQL they are given or build themselves
   (``*_to_xml``, ``crosstab``, ``connectby``, ``xpath_table``) or take a transaction id;
@@ -40,7 +40,8 @@ HARMLESS_VOLATILE: Final = frozenset(
     {
         "random",  # a random number (setseed, which changes the session, is refused)
         "random_normal",
-        "gen_random_uuid",
+        "gen_random_uuid",  # also pgcrypto's, in C
+        "uuid_generate_v4",  # uuid-ossp, in C
         "clock_timestamp",  # the time now (now() and statement_timestamp() are stable)
         "timeofday",
         "pg_relation_size",  # sizes of what the role may see
@@ -51,8 +52,9 @@ HARMLESS_VOLATILE: Final = frozenset(
         "pg_is_in_recovery",
     }
 )
-"""Volatile functions of ``pg_catalog`` allowed all the same: each only reads a clock, a random
-generator, a size or the server's state, and changes nothing."""
+"""Volatile functions allowed all the same, when built in or written in C (only a superuser can
+add a C function): each only reads a clock, a random generator, a size or the server's state,
+and changes nothing."""
 
 REACHING_STABLE: Final = frozenset(
     {
@@ -120,7 +122,7 @@ def function_refusal(
     if name in REACHING_STABLE:
         return "it runs SQL of its own or reaches outside the query"
     if volatility == "v":
-        if builtin and schema == "pg_catalog" and name in HARMLESS_VOLATILE:
+        if name in HARMLESS_VOLATILE and (builtin or language in CODE_LANGUAGES):
             return None
         return "it is volatile: it may change something or reach outside the query"
     if not builtin and language not in CODE_LANGUAGES:
