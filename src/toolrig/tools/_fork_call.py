@@ -39,7 +39,11 @@ _CHUNK: Final = 1 << 16
 
 def fork_available() -> bool:
     """Whether this platform can fork."""
-    return hasattr(os, "fork") and hasattr(os, "getrlimit")
+    try:
+        import resource  # noqa: F401 - POSIX only
+    except ImportError:  # pragma: no cover - Windows
+        return False
+    return hasattr(os, "fork")
 
 
 def call_in_child(fn: Callable[[], T], *, timeout: float, memory: int, what: str) -> T:
