@@ -29,6 +29,8 @@ CREATE TYPE public.boxed AS (v text);
 CREATE FUNCTION public.to_boxed(text) RETURNS public.boxed VOLATILE LANGUAGE sql
     AS 'SELECT ROW(pg_try_advisory_lock(4244)::text)::public.boxed';
 CREATE CAST (text AS public.boxed) WITH FUNCTION public.to_boxed(text);
+CREATE FUNCTION public.sneaky_row(hostile_items) RETURNS boolean VOLATILE LANGUAGE sql
+    AS 'SELECT pg_try_advisory_lock(4245)';
 CREATE FUNCTION public.plain_double(integer) RETURNS integer IMMUTABLE LANGUAGE sql
     AS 'SELECT $1 * 2';
 """

@@ -113,10 +113,12 @@ def test_allowed_functions_still_run(tools: dict[str, DbTool]) -> None:
         "SELECT lower('A'), length(gen_random_uuid()::text), random() < 2, "
         "clock_timestamp() >= now(), to_tsvector('simple', 'a b') @@ 'a'::tsquery, "
         "(SELECT count(*) FROM hostile_items WHERE id BETWEEN 1 AND 2), "
-        "extract(year FROM now()) > 2000, pg_relation_size('hostile_items') >= 0"
+        "extract(year FROM now()) > 2000, pg_relation_size('hostile_items') >= 0, "
+        "(SELECT h.name FROM hostile_items h WHERE h.id = 1), "
+        "(SELECT (h).name FROM hostile_items h WHERE h.id = 2)"
     )
     out = tool.execute("query_db", sql=sql).unwrap()
-    assert out["rows"] == [["a", 36, True, True, True, 2, True, True]]
+    assert out["rows"] == [["a", 36, True, True, True, 2, True, True, "a", "b"]]
 
 
 def test_trusted_functions_lift_the_rule_for_those_named(hostile: HostileDb) -> None:
@@ -243,6 +245,13 @@ OUTSIDE = [
     "SELECT CAST('x' AS public.boxed)",
     "SELECT ('x'::text)::boxed",
     "SELECT * FROM ROWS FROM (sneaky_lock()) AS t(a)",
+    # a function of the row called as if it were a column: h.f means f(h)
+    "SELECT h.sneaky_row FROM hostile_items h",
+    "SELECT hostile_items.sneaky_row FROM hostile_items",
+    "SELECT (h).sneaky_row FROM hostile_items h",
+    "SELECT (ROW(1, 'a', NULL)::hostile_items).sneaky_row",
+    "SELECT 1 FROM hostile_items h WHERE h.sneaky_row",
+    "SELECT h.name FROM hostile_items h ORDER BY h.sneaky_row",
     "SELECT no_such_function()",
     "SELECT \"PG_READ_FILE\"('/etc/passwd')",
     "SELECT uuid_generate_v1()",

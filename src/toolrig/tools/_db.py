@@ -190,6 +190,7 @@ class DbTool(BaseTool):
     def _query_in_child(
         self, statement: sa.TextClause, values: dict[str, Any], cap: int
     ) -> QueryOutput:
+        """The query, run in the child process on a connection of its own."""
         self._reader.dispose(close=False)  # the parent's connections stay the parent's
         return self._query(statement, values, cap, names=None, stream=False)
 
@@ -202,6 +203,8 @@ class DbTool(BaseTool):
         names: QueryNames | None,
         stream: bool,
     ) -> QueryOutput:
+        """Run a checked statement on a read connection; ``names`` are judged by the catalogue
+        first (PostgreSQL), ``stream`` reads the rows through a server-side cursor."""
         # A server-side cursor (PostgreSQL) sends at most cap + 1 rows, whatever the result's size.
         options = {"stream_results": True, "max_row_buffer": cap + 1} if stream else {}
         with self._read_connection() as conn:

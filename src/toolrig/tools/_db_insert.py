@@ -18,6 +18,7 @@ __all__ = ["check_columns", "insert_rows", "reflect"]
 
 
 def reflect(conn: Connection, name: str) -> sa.Table:
+    """The table ``name`` as the database describes it; ``not_found`` listing the tables."""
     schema, table = split_table_name(name)
     try:
         return sa.Table(table, sa.MetaData(), schema=schema, autoload_with=conn)
@@ -31,6 +32,7 @@ def reflect(conn: Connection, name: str) -> sa.Table:
 
 
 def check_columns(table: sa.Table, rows: list[dict[str, Any]]) -> None:
+    """Refuse rows naming columns the table does not have, or no column at all."""
     known = set(table.columns.keys())
     unknown = sorted({key for row in rows for key in row} - known)
     if unknown:

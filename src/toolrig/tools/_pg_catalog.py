@@ -15,7 +15,9 @@ extension adds more (``dblink``, ``crosstab``). Here the server says what each f
 - a function that is not built in (an extension's or a user's) must also be written in C or be
   internal: a body in SQL or a procedural language may call anything, whatever it is marked.
 
-An operator or a type is refused when a function it calls (the operator's code, the type's input
+``row.f`` (or ``(expression).f``) calls ``f(row)`` when ``row`` has no column ``f``, so a name
+after a dot is refused when it is a refused function that takes one argument. An operator or a
+type is refused when a function it calls (the operator's code, the type's input
 function, a cast to it) is refused; ``trusted`` names lift the rule for the functions an operator
 vouches for. The catalogue is read once per database connection (:data:`CATALOGUE_QUERY`, about
 5,000 rows) and kept with it; a function name the catalogue does not hold is refused.
@@ -93,6 +95,12 @@ SELECT 'f', p.proname, n.nspname, n.nspname, p.proname, p.provolatile, l.lanname
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_language l ON l.oid = p.prolang
 UNION ALL
+SELECT 'c', p.proname, n.nspname, n.nspname, p.proname, p.provolatile, l.lanname,
+       p.oid < {BUILTIN_OID_LIMIT}
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_language l ON l.oid = p.prolang
+WHERE p.pronargs >= 1 AND p.pronargs - p.pronargdefaults <= 1
+UNION ALL
 SELECT 'o', o.oprname, on_.nspname, n.nspname, p.proname, p.provolatile, l.lanname,
        p.oid < {BUILTIN_OID_LIMIT}
 FROM pg_operator o JOIN pg_namespace on_ ON on_.oid = o.oprnamespace
@@ -111,8 +119,9 @@ FROM pg_type t JOIN pg_namespace tn ON tn.oid = t.typnamespace
 JOIN pg_proc p ON p.oid = t.typinput
 JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
 """
-"""One row per function, operator and type, with the function it calls: ``(kind, name, schema,
-function schema, function name, volatility, language, built in)``."""
+"""One row per function, function callable with one argument (``row.f`` means ``f(row)``),
+operator and type, with the function it calls: ``(kind, name, schema, function schema,
+function name, volatility, language, built in)``."""
 
 
 def function_refusal(
@@ -136,6 +145,8 @@ class QueryNames:
     ``schema.name``)."""
 
     functions: frozenset[str] = frozenset()
+    fields: frozenset[str] = frozenset()
+    """Names after a dot (``t.name``, ``(row).name``): a column, or a function of the row."""
     operators: frozenset[str] = frozenset()
     types: frozenset[str] = frozenset()
 
@@ -145,6 +156,7 @@ class Catalogue:
     """What one server allows, by name: ``None`` for allowed, else why it is refused."""
 
     functions: dict[str, str | None] = field(default_factory=dict)
+    fields: dict[str, str | None] = field(default_factory=dict)
     operators: dict[str, str | None] = field(default_factory=dict)
     types: dict[str, str | None] = field(default_factory=dict)
 
@@ -154,12 +166,12 @@ class Catalogue:
         (``name`` or ``schema.name``) are allowed whatever they are."""
         trust = frozenset(trusted)
         made = cls()
-        tables = {"f": made.functions, "o": made.operators, "t": made.types}
+        tables = {"f": made.functions, "c": made.fields, "o": made.operators, "t": made.types}
         for kind, name, schema, fn_schema, fn_name, volatility, language, builtin in rows:
             reason = None
             if fn_name not in trust and f"{fn_schema}.{fn_name}" not in trust:
                 reason = function_refusal(fn_schema, fn_name, volatility, language, builtin)
-            if reason is not None and kind != "f":
+            if reason is not None and kind in "ot":
                 reason = f"it calls {fn_schema}.{fn_name}(), and {reason}"
             table = tables[kind]
             for key in (name, f"{schema}.{name}"):
@@ -176,6 +188,10 @@ class Catalogue:
             reason = self.functions[name]
             if reason is not None:
                 return f"the function {name}() ({reason})"
+        for name in sorted(names.fields):
+            reason = self.fields.get(name)
+            if reason is not None:
+                return f"the function {name}(), called as {name!r} after a dot ({reason})"
         for name in sorted(names.operators):
             reason = self.operators.get(name)
             if reason is not None:

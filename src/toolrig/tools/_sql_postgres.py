@@ -168,11 +168,16 @@ def check_postgres_query(sql: str) -> tuple[QueryNames, bool]:
     if not isinstance(top, ast.SelectStmt):
         raise refused(f"a {_statement_word(top)} statement")
     functions: set[str] = set()
+    fields: set[str] = set()
     operators: set[str] = set()
     types: set[str] = set()
     for node in _nodes(top):
         if isinstance(node, ast.FuncCall):
             functions.add(_name(node.funcname))
+        elif isinstance(node, ast.ColumnRef) and len(node.fields or ()) >= 2:
+            fields.add(_name((node.fields or ())[-1:]))
+        elif isinstance(node, ast.A_Indirection):
+            fields.update(_name((item,)) for item in node.indirection or ())
         elif isinstance(node, ast.A_Expr):
             operators.update(_operator_names(node))
         elif isinstance(node, ast.TypeName):
@@ -184,7 +189,10 @@ def check_postgres_query(sql: str) -> tuple[QueryNames, bool]:
         elif type(node).__name__.endswith("Stmt") and not isinstance(node, ast.SelectStmt):
             raise refused(f"a nested {_statement_word(node)} statement")
     names = QueryNames(
-        functions=frozenset(functions), operators=frozenset(operators), types=frozenset(types)
+        functions=frozenset(functions),
+        fields=frozenset(fields) - {""},
+        operators=frozenset(operators),
+        types=frozenset(types),
     )
     return names, explain
 
