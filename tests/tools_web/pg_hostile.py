@@ -31,6 +31,9 @@ CREATE FUNCTION public.to_boxed(text) RETURNS public.boxed VOLATILE LANGUAGE sql
 CREATE CAST (text AS public.boxed) WITH FUNCTION public.to_boxed(text);
 CREATE FUNCTION public.sneaky_row(hostile_items) RETURNS boolean VOLATILE LANGUAGE sql
     AS 'SELECT pg_try_advisory_lock(4245)';
+CREATE FUNCTION public.lock_step(integer, integer) RETURNS integer VOLATILE LANGUAGE sql
+    AS 'SELECT pg_try_advisory_lock(4246)::integer';
+CREATE AGGREGATE public.sneaky_agg(integer) (SFUNC = public.lock_step, STYPE = integer);
 CREATE FUNCTION public.plain_double(integer) RETURNS integer IMMUTABLE LANGUAGE sql
     AS 'SELECT $1 * 2';
 """

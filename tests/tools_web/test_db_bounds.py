@@ -107,8 +107,8 @@ def lite(tmp_path: Path) -> Path:
 
 TERM = "length(replace(hex(zeroblob(990000 + a)), '0', '00'))"
 SLOW_ROW = "SELECT " + ", ".join([TERM] * 300) + " FROM t"
-"""One row of three hundred calls, each over two megabytes (about 12 s): no step of SQLite's program ends between
-them, so neither the progress handler nor ``interrupt()`` is ever consulted."""
+"""One row of three hundred calls, each over two megabytes (about 12 s): no step of SQLite's
+program ends between them, so neither the progress handler nor ``interrupt()`` is consulted."""
 
 
 @needs_fork

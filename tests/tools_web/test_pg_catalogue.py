@@ -245,6 +245,10 @@ OUTSIDE = [
     "SELECT CAST('x' AS public.boxed)",
     "SELECT ('x'::text)::boxed",
     "SELECT * FROM ROWS FROM (sneaky_lock()) AS t(a)",
+    # an aggregate is marked IMMUTABLE whatever its transition function does
+    "SELECT sneaky_agg(id) FROM hostile_items",
+    "SELECT public.sneaky_agg(id) OVER () FROM hostile_items",
+    "SELECT count(*) FROM hostile_items HAVING sneaky_agg(id) > 0",
     # a function of the row called as if it were a column: h.f means f(h)
     "SELECT h.sneaky_row FROM hostile_items h",
     "SELECT hostile_items.sneaky_row FROM hostile_items",

@@ -16,11 +16,13 @@ extension adds more (``dblink``, ``crosstab``). Here the server says what each f
   internal: a body in SQL or a procedural language may call anything, whatever it is marked.
 
 ``row.f`` (or ``(expression).f``) calls ``f(row)`` when ``row`` has no column ``f``, so a name
-after a dot is refused when it is a refused function that takes one argument. An operator or a
-type is refused when a function it calls (the operator's code, the type's input
-function, a cast to it) is refused; ``trusted`` names lift the rule for the functions an operator
-vouches for. The catalogue is read once per database connection (:data:`CATALOGUE_QUERY`, about
-5,000 rows) and kept with it; a function name the catalogue does not hold is refused.
+after a dot is refused when it is a refused function that takes one argument. An aggregate,
+an operator or a type is refused when a function it calls is refused: the aggregate's
+transition and final functions (the server marks every user aggregate ``IMMUTABLE``, whatever
+they do), the operator's code, the type's input function and the casts to it. ``trusted``
+names lift the rule for the functions the operator of the tool vouches for. The catalogue is
+read once per database connection (:data:`CATALOGUE_QUERY`, about 5,000 rows) and kept with it;
+a function name the catalogue does not hold is refused.
 """
 
 from __future__ import annotations
@@ -95,6 +97,14 @@ SELECT 'f', p.proname, n.nspname, n.nspname, p.proname, p.provolatile, l.lanname
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_language l ON l.oid = p.prolang
 UNION ALL
+SELECT 'a', p.proname, n.nspname, fn.nspname, f.proname, f.provolatile, l.lanname,
+       f.oid < {BUILTIN_OID_LIMIT}
+FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_proc f ON f.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn,
+                            a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn)
+JOIN pg_namespace fn ON fn.oid = f.pronamespace JOIN pg_language l ON l.oid = f.prolang
+UNION ALL
 SELECT 'c', p.proname, n.nspname, n.nspname, p.proname, p.provolatile, l.lanname,
        p.oid < {BUILTIN_OID_LIMIT}
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
@@ -119,8 +129,9 @@ FROM pg_type t JOIN pg_namespace tn ON tn.oid = t.typnamespace
 JOIN pg_proc p ON p.oid = t.typinput
 JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
 """
-"""One row per function, function callable with one argument (``row.f`` means ``f(row)``),
-operator and type, with the function it calls: ``(kind, name, schema, function schema,
+"""One row per function, aggregate support function (an aggregate is marked ``IMMUTABLE``
+whatever its transition function does), function callable with one argument (``row.f`` means
+``f(row)``), operator and type, with the function it calls: ``(kind, name, schema, function schema,
 function name, volatility, language, built in)``."""
 
 
@@ -166,12 +177,18 @@ class Catalogue:
         (``name`` or ``schema.name``) are allowed whatever they are."""
         trust = frozenset(trusted)
         made = cls()
-        tables = {"f": made.functions, "c": made.fields, "o": made.operators, "t": made.types}
+        tables = {
+            "f": made.functions,
+            "a": made.functions,
+            "c": made.fields,
+            "o": made.operators,
+            "t": made.types,
+        }
         for kind, name, schema, fn_schema, fn_name, volatility, language, builtin in rows:
             reason = None
             if fn_name not in trust and f"{fn_schema}.{fn_name}" not in trust:
                 reason = function_refusal(fn_schema, fn_name, volatility, language, builtin)
-            if reason is not None and kind in "ot":
+            if reason is not None and kind in "aot":
                 reason = f"it calls {fn_schema}.{fn_name}(), and {reason}"
             table = tables[kind]
             for key in (name, f"{schema}.{name}"):
