@@ -386,8 +386,8 @@ TOOL_MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "SQL (SQLite): queries run in the caller's process",
         DB,
-        '        if self.dialect == "sqlite" and fork_available():\n',
-        "        if False:\n",
+        "        if self._workers is not None:\n            answer",
+        "        if False:\n            answer",
         (DB_BOUNDS,),
     ),
     Mutation(

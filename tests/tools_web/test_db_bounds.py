@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from toolrig.tools import DbTool
-from toolrig.tools._fork_call import call_in_child, fork_available
+from toolrig.tools._fork_call import ForkedWorkers, fork_available
 from toolrig.tools._sql_sqlite import MAX_VALUE_BYTES
 
 needs_fork = pytest.mark.skipif(not fork_available(), reason="needs os.fork")
@@ -221,20 +221,48 @@ def test_sqlite_huge_printf_rows_do_not_grow_the_process(lite: Path) -> None:
     assert float(str(figures["grew_mb"])) < 30, figures
 
 
+def _handler(request: tuple[str, int]) -> int:
+    kind, amount = request
+    if kind == "sleep":
+        time.sleep(amount)
+    elif kind == "allocate":
+        return len(bytearray(amount))
+    return os.getpid()
+
+
 @needs_fork
-def test_a_child_is_killed_at_its_deadline_and_capped_in_memory() -> None:
-    start = time.monotonic()
-    with pytest.raises(Exception, match=r"longer than its 0.5 s limit") as info:
-        call_in_child(lambda: time.sleep(30), timeout=0.5, memory=50_000_000, what="The query")
-    assert time.monotonic() - start < 1.5
-    assert getattr(info.value, "code", None) == "timeout"
-    with pytest.raises(Exception, match=r"more than its 50 MB of memory"):
-        call_in_child(
-            lambda: bytearray(500_000_000), timeout=10, memory=50_000_000, what="The query"
-        )
-    assert call_in_child(lambda: os.getpid(), timeout=5, memory=50_000_000, what="x") != (
-        os.getpid()
-    )
+def test_a_worker_is_killed_at_its_deadline_capped_in_memory_and_replaced() -> None:
+    workers = ForkedWorkers(_handler, what="The query")
+    try:
+        first = workers.run(("pid", 0), timeout=5, memory=50_000_000)
+        assert first != os.getpid()
+        assert workers.run(("pid", 0), timeout=5, memory=50_000_000) == first  # reused
+        start = time.monotonic()
+        with pytest.raises(Exception, match=r"longer than its 0.5 s limit") as info:
+            workers.run(("sleep", 30), timeout=0.5, memory=50_000_000)
+        assert time.monotonic() - start < 1.5
+        assert getattr(info.value, "code", None) == "timeout"
+        with pytest.raises(ProcessLookupError):
+            os.kill(first, 0)  # killed and reaped
+        with pytest.raises(Exception, match=r"more than its 50 MB of memory"):
+            workers.run(("allocate", 500_000_000), timeout=10, memory=50_000_000)
+        assert workers.run(("allocate", 10_000_000), timeout=10, memory=50_000_000) == 10**7
+        assert workers.run(("pid", 0), timeout=5, memory=50_000_000) not in (first, os.getpid())
+    finally:
+        workers.close()
+
+
+@needs_fork
+def test_ordinary_sqlite_queries_cost_a_round_trip_not_a_fork(lite: Path) -> None:
+    tool = DbTool(lite)
+    try:
+        tool.execute("query_db", sql="SELECT a FROM t").unwrap()  # the worker starts
+        start = time.monotonic()
+        for _ in range(50):
+            assert tool.execute("query_db", sql="SELECT a FROM t").unwrap()["rows"] == [[1]]
+        assert (time.monotonic() - start) / 50 < 0.01
+    finally:
+        tool.close()
 
 
 def test_the_value_limit_is_what_the_docs_say() -> None:

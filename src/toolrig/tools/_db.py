@@ -40,7 +40,7 @@ from toolrig.core._spec import ToolAnnotations
 from toolrig.tools._db_errors import orig_message, sql_error
 from toolrig.tools._db_insert import check_columns, insert_rows, reflect
 from toolrig.tools._db_rows import bounded_rows
-from toolrig.tools._fork_call import call_in_child, fork_available
+from toolrig.tools._fork_call import ForkedWorkers, fork_available
 from toolrig.tools._pg_catalog import CATALOGUE_QUERY, Catalogue, QueryNames
 from toolrig.tools._sql_postgres import (
     ROLE_QUERY,
@@ -150,9 +150,15 @@ class DbTool(BaseTool):
         options = dict(engine_options or {})
         self._reader = self._make_engine(read_only=True, options=options)
         self._writer = None if read_only else self._make_engine(read_only=False, options=options)
+        self._workers: ForkedWorkers | None = None
+        if self.dialect == "sqlite" and fork_available():
+            self._workers = ForkedWorkers(self._query_in_worker, what="The query")
+        self._in_worker = False
 
     def close(self) -> None:
-        """Close the database connections."""
+        """Close the database connections (and stop the query processes, SQLite)."""
+        if self._workers is not None:
+            self._workers.close()
         self._reader.dispose()
         if self._writer is not None:
             self._writer.dispose()
@@ -178,21 +184,20 @@ class DbTool(BaseTool):
         statement, names, explain = self._checked(sql)
         cap = min(max_rows, self.max_rows)
         values = dict(params or {})
-        if self.dialect == "sqlite" and fork_available():
-            return call_in_child(
-                lambda: self._query_in_child(statement, values, cap),
-                timeout=self.statement_timeout,
-                memory=QUERY_MEMORY,
-                what="The query",
+        if self._workers is not None:
+            answer: QueryOutput = self._workers.run(
+                (sql, values, cap), timeout=self.statement_timeout, memory=QUERY_MEMORY
             )
+            return answer
         return self._query(statement, values, cap, names=names, stream=not explain)
 
-    def _query_in_child(
-        self, statement: sa.TextClause, values: dict[str, Any], cap: int
-    ) -> QueryOutput:
-        """The query, run in the child process on a connection of its own."""
-        self._reader.dispose(close=False)  # the parent's connections stay the parent's
-        return self._query(statement, values, cap, names=None, stream=False)
+    def _query_in_worker(self, request: tuple[str, dict[str, Any], int]) -> QueryOutput:
+        """A query run in a worker process, on connections of its own."""
+        if not self._in_worker:
+            self._reader.dispose(close=False)  # the parent's connections stay the parent's
+            self._in_worker = True
+        sql, values, cap = request
+        return self._query(sa.text(sql), values, cap, names=None, stream=False)
 
     def _query(
         self,
