@@ -7,7 +7,7 @@ how much the peak grew during the one call, after a warm-up call.
 - ``sqlite-long-row``: one row of 300 ``replace()`` calls over 2 MB each (about 12 s of work)
   with ``statement_timeout=2``;
 - ``sqlite-printf-rows``: a hundred 3.9 MB ``printf`` strings (the result budget, 10 MB);
-- ``sqlite-constants``: 300 constant 4 MB strings kept by SQLite at once (the child's memory).
+- ``sqlite-constants``: 300 constant 4 MB strings kept by SQLite at once (the worker's memory).
 
     .venv/bin/python bench/bounds_sql.py            # each case three times, the median shown
     .venv/bin/python bench/bounds_sql.py --quick    # each case once (about 15 s)
@@ -58,7 +58,7 @@ CASES: dict[str, dict[str, Any]] = {
         "sql": "SELECT " + ", ".join([TERM.replace(" + a", "")] * 300),
         "max_rows": 10,
         "timeout": 20.0,
-        "limit": "child memory 256 MB (caller: unchanged)",
+        "limit": "worker memory 256 MB (caller: unchanged)",
     },
 }
 

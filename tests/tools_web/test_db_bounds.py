@@ -129,7 +129,7 @@ def test_sqlite_single_row_of_long_calls_is_stopped_at_the_deadline(lite: Path) 
 @needs_fork
 def test_sqlite_memory_of_one_statement_is_capped(lite: Path) -> None:
     """Three hundred constant 4 MB strings: SQLite computes constants once, up front, and keeps
-    them all (1.2 GB); the child's address space stops it at its budget."""
+    them all (1.2 GB); the worker's address space stops it at its budget."""
     tool = DbTool(lite, statement_timeout=20)
     try:
         sql = "SELECT " + ", ".join([TERM.replace(" + a", "")] * 300)
@@ -209,7 +209,7 @@ def test_sqlite_statements_are_bounded_by_setlimit(lite: Path, sql: str) -> None
 
 
 def test_sqlite_huge_printf_rows_do_not_grow_the_process(lite: Path) -> None:
-    """A hundred rows of 3.9 MB strings: refused by the result budget, in the child; before,
+    """A hundred rows of 3.9 MB strings: refused by the result budget, in the worker; before,
     the caller's process grew by about 1 GB."""
     sql = (
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) "

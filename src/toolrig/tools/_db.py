@@ -16,7 +16,7 @@ SQL only as bound parameters. ``insert_db`` needs ``read_only=False``.
 
 Results are bounded while they are read: PostgreSQL rows come through a server-side cursor,
 ``max_rows + 1`` at most, and every backend stops at ``max_result_bytes`` of JSON
-(``_db_rows``). A SQLite query runs in a forked child (``_fork_call``), killed at
+(``_db_rows``). SQLite queries run in a forked worker process (``_fork_call``), killed at
 ``statement_timeout`` and capped at :data:`QUERY_MEMORY` bytes, because SQLite cannot be
 interrupted inside one function call.
 """
@@ -66,7 +66,7 @@ _READ_ONLY: Final = ToolAnnotations(read_only=True, destructive=False, idempoten
 _ROLE_CHECKED: Final = "toolrig_role_checked"
 _CATALOGUE: Final = "toolrig_catalogue"
 QUERY_MEMORY: Final = 256_000_000
-"""Bytes a SQLite query's child process may allocate beyond what it inherits."""
+"""Bytes a SQLite query's worker process may allocate beyond what it holds."""
 
 
 class QueryOutput(TypedDict):

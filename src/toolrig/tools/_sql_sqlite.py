@@ -11,7 +11,7 @@ or blob a query builds is at most :data:`MAX_VALUE_BYTES`, so one function call 
 at most a fraction of a second; the SQL text, its expression depth, its compiled program and
 its compound selects are bounded too, so a statement holds only so many such calls. SQLite
 checks its progress handler and ``interrupt()`` only between steps of its program, so the hard
-deadline and the memory ceiling of a query are those of the child process it runs in
+deadline and the memory ceiling of a query are those of the worker process it runs in
 (``_fork_call``).
 """
 
