@@ -253,6 +253,23 @@ def test_a_worker_is_killed_at_its_deadline_capped_in_memory_and_replaced() -> N
 
 
 @needs_fork
+def test_a_worker_killed_while_idle_is_replaced_and_workers_end_with_their_owner() -> None:
+    import gc
+    import signal
+
+    workers = ForkedWorkers(_handler, what="The query")
+    first = workers.run(("pid", 0), timeout=5, memory=50_000_000)
+    os.kill(first, signal.SIGKILL)  # as the system's out-of-memory killer would
+    time.sleep(0.1)
+    second = workers.run(("pid", 0), timeout=5, memory=50_000_000)
+    assert second != first
+    del workers
+    gc.collect()
+    with pytest.raises(ProcessLookupError):
+        os.kill(second, 0)
+
+
+@needs_fork
 def test_ordinary_sqlite_queries_cost_a_round_trip_not_a_fork(lite: Path) -> None:
     tool = DbTool(lite)
     try:

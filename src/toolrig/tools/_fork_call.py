@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -79,15 +80,21 @@ class ForkedWorkers:
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
+        weakref.finalize(self, _stop_all, self._all)  # workers end with their owner
 
     def run(self, request: Any, *, timeout: float, memory: int) -> Any:
         """``handler(request)`` computed in a worker that is killed after ``timeout`` seconds
         and may allocate ``memory`` bytes beyond what it holds. A :class:`ToolError` raised by
         the handler comes back as it was."""
-        worker = self._take()
         data = pickle.dumps((request, timeout, memory))
+        worker = self._take()
         try:
             _write(worker.requests, data)
+        except OSError:  # it died while idle (the system killed it): take a fresh one
+            self._discard(worker)
+            worker = self._take()
+            _write(worker.requests, data)
+        try:
             answer = _read_answer(worker, time.monotonic() + timeout)
         except OSError:
             answer = _crashed()
@@ -116,9 +123,8 @@ class ForkedWorkers:
     def close(self) -> None:
         """Stop every worker."""
         with self._lock:
-            workers, self._all, self._idle = list(self._all), set(), []
-        for worker in workers:
-            worker.stop()
+            self._idle.clear()
+        _stop_all(self._all)
 
     def _take(self) -> _Worker:
         with self._lock:
@@ -157,6 +163,15 @@ class ForkedWorkers:
         os.close(req_read)
         os.close(ans_write)
         return _Worker(pid, req_write, ans_read)
+
+
+def _stop_all(workers: set[_Worker]) -> None:
+    while workers:
+        try:
+            worker = workers.pop()
+        except KeyError:  # emptied by another thread meanwhile
+            return
+        worker.stop()
 
 
 def _fork() -> int:
