@@ -115,10 +115,11 @@ def test_allowed_functions_still_run(tools: dict[str, DbTool]) -> None:
         "(SELECT count(*) FROM hostile_items WHERE id BETWEEN 1 AND 2), "
         "extract(year FROM now()) > 2000, pg_relation_size('hostile_items') >= 0, "
         "(SELECT h.name FROM hostile_items h WHERE h.id = 1), "
-        "(SELECT (h).name FROM hostile_items h WHERE h.id = 2)"
+        "(SELECT (h).name FROM hostile_items h WHERE h.id = 2), "
+        "(SELECT s.system FROM (SELECT 'a column' AS system) s)"
     )
     out = tool.execute("query_db", sql=sql).unwrap()
-    assert out["rows"] == [["a", 36, True, True, True, 2, True, True, "a", "b"]]
+    assert out["rows"] == [["a", 36, True, True, True, 2, True, True, "a", "b", "a column"]]
 
 
 def test_trusted_functions_lift_the_rule_for_those_named(hostile: HostileDb) -> None:

@@ -110,6 +110,7 @@ SELECT 'c', p.proname, n.nspname, n.nspname, p.proname, p.provolatile, l.lanname
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_language l ON l.oid = p.prolang
 WHERE p.pronargs >= 1 AND p.pronargs - p.pronargdefaults <= 1
+  AND NOT 'internal'::regtype = ANY (p.proargtypes)  -- never callable from SQL
 UNION ALL
 SELECT 'o', o.oprname, on_.nspname, n.nspname, p.proname, p.provolatile, l.lanname,
        p.oid < {BUILTIN_OID_LIMIT}
