@@ -126,3 +126,4 @@ def run_agent_if_configured(console: Console, examples: Path) -> None:
         console.print(escape(result.error))
     run_sync(agent.aclose())
     registry.close()
+

@@ -32,6 +32,8 @@ from toolrig.storage._summary import summarise
 __all__ = ["ExecutionLog"]
 
 
+
+
 class ExecutionLog(ABC):
     """Where executions are recorded and read back. Safe to share between threads."""
 
