@@ -37,6 +37,7 @@ __all__ = [
 MAX_DATA_DEPTH: Final = 256
 """Levels of nesting accepted in arguments (JSON from models rarely goes past 10)."""
 _SCAN_BUDGET: Final = 100_000
+"""Values a walk of the arguments looks at; more is refused as too large, never let through."""
 _LOW: Final = -(2**63)
 _HIGH: Final = 2**63
 
@@ -172,6 +173,14 @@ def data_problems(value: Any, limit: int = 20, *, long_ints: bool = False) -> li
             stack.extend(reversed(children))
         elif isinstance(item, list | tuple):
             stack.extend((child, (*loc, i)) for i, child in reversed(list(enumerate(item))))
+    if stack and not problems and seen >= _SCAN_BUDGET:  # a limit refuses; it never stops looking
+        problems.append(
+            (
+                (),
+                "too_large",
+                f"more than {_SCAN_BUDGET:,} values in one call; send less data per call",
+            )
+        )
     return problems
 
 
