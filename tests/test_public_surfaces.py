@@ -245,6 +245,13 @@ SURFACES: dict[str, set[str]] = {
         "search_model_embedder",
     },
     "toolrig.cli": set(),
+    "toolrig.console": {
+        "AlreadyDecided",
+        "UnsafeConsoleBind",
+        "app",
+        "stored_decisions",
+        "wait_for_decisions",
+    },
     # The everyday core names are re-exported by ``toolrig``; the package adds a few more.
     "toolrig.core": {
         "Action",
