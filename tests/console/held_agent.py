@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from tests.console.console_tools import tools
+from console_tools import tools
 
 from toolrig.agent import Agent, ApprovalPolicy
 from toolrig.console import wait_for_decisions
@@ -21,8 +21,12 @@ def main(path: str, session_id: str) -> None:
         [ModelTurn(calls=[("drop_table", {"name": "logs"}, "c1")]), "The logs table is gone."]
     )
     agent = Agent(
-        "DBA", "You maintain the database.", model, tools,
-        approval=ApprovalPolicy(destructive=True), log=log,
+        "DBA",
+        "You maintain the database.",
+        model,
+        tools,
+        approval=ApprovalPolicy(destructive=True),
+        log=log,
     )
     held = agent.run("Drop the logs table.", session_id=session_id)
     print("HELD", held.stop_reason, flush=True)

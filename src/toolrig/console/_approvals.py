@@ -92,10 +92,14 @@ def decide(log: ExecutionLog, session_id: str, tool_call_id: str, decision: dict
     state = store.load(session_id)
     pending = None if state is None else state.pending
     if state is None or pending is None:
-        raise AlreadyDecided(f"session {session_id!r} holds no calls (decided and resumed?)")
+        raise AlreadyDecided(
+            f"call {tool_call_id!r} was already decided: session {session_id!r} holds no calls"
+        )
     ids = [item["id"] for item in pending.get("pending", [])]
     if tool_call_id not in ids:
-        raise AlreadyDecided(f"session {session_id!r} does not hold call {tool_call_id!r}")
+        raise AlreadyDecided(
+            f"call {tool_call_id!r} was already decided, or session {session_id!r} never held it"
+        )
     decided = dict(pending.get(_KEY) or {})
     if tool_call_id in decided:
         raise AlreadyDecided(f"call {tool_call_id!r} was already decided")
@@ -104,7 +108,7 @@ def decide(log: ExecutionLog, session_id: str, tool_call_id: str, decision: dict
         store.save(replace(state, pending={**pending, _KEY: decided}))
     except SessionConflict:  # another decision (or the agent) saved first: read it again
         raise AlreadyDecided(
-            f"call {tool_call_id!r} was decided by someone else at the same moment; reload"
+            f"call {tool_call_id!r} was already decided by someone else at the same moment"
         ) from None
 
 

@@ -10,14 +10,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.console.console_tools import tools
+from console_tools import tools
 
 from toolrig.agent import Agent
 from toolrig.storage import SQLiteExecutionLog
 from toolrig.testing import ModelTurn, ScriptedModel
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS_FILE = Path(__file__).with_name("console_tools.py")
+HERE = Path(__file__).resolve().parent
+TOOLS_FILE = HERE / "console_tools.py"
 HTML_OUTPUT = "<script>document.title='owned'</script><b>bold</b>"
 
 
@@ -26,8 +27,11 @@ def fill_log(path: Path) -> None:
     HTML."""
     log = SQLiteExecutionLog(path)
     scripts = [
-        [ModelTurn(calls=[("add", {"a": 2, "b": 3}, "a1")]),
-         ModelTurn(calls=[("echo", {"text": "five"}, "e1")]), "2 + 3 = five"],
+        [
+            ModelTurn(calls=[("add", {"a": 2, "b": 3}, "a1")]),
+            ModelTurn(calls=[("echo", {"text": "five"}, "e1")]),
+            "2 + 3 = five",
+        ],
         [ModelTurn(calls=[("add", {"a": "two", "b": 3}, "bad")]), "I could not add."],
         [ModelTurn(calls=[("echo", {"text": HTML_OUTPUT}, "h1")]), "Echoed."],
     ]
@@ -41,12 +45,25 @@ def fill_log(path: Path) -> None:
 def console(log: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """``toolrig console`` over ``log`` in a subprocess; yields its base URL."""
     command = [
-        sys.executable, "-m", "toolrig.cli.main", "console", "--log", str(log),
-        "--module", str(TOOLS_FILE), "--port", "0", *extra,
+        sys.executable,
+        "-m",
+        "toolrig.cli.main",
+        "console",
+        "--log",
+        str(log),
+        "--module",
+        str(TOOLS_FILE),
+        "--port",
+        "0",
+        *extra,
     ]
     proc = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(HERE), **(env or {})},
     )
     try:
         assert proc.stdout is not None
