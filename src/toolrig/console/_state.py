@@ -79,6 +79,15 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
+def _size(value: int | None) -> str:
+    if value is None:
+        return "—"
+    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if value >= size:
+            return f"{value / size:.1f} {unit}"
+    return f"{value} B"
+
+
 def _ago(value: float) -> str:
     seconds = max(0.0, time.time() - value)
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
@@ -92,5 +101,5 @@ def templates() -> Jinja2Templates:
     env = Environment(
         loader=FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True
     )
-    env.filters.update(time=_time, ms=_ms, json=_json, ago=_ago)
+    env.filters.update(time=_time, ms=_ms, json=_json, ago=_ago, size=_size)
     return Jinja2Templates(env=env)

@@ -1,0 +1,144 @@
+"""The console's rules, through the ASGI app (no socket): Host and Origin checks, the token on
+a non-default bind, the form token on every POST, read-only mode, and decisions as an atomic
+claim (of many deciding at once, one wins)."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+from console_tools import tools
+
+from toolrig.agent import Agent, ApprovalPolicy
+from toolrig.console import AlreadyDecided, UnsafeConsoleBind, _approvals, app, stored_decisions
+from toolrig.console._approvals import decide
+from toolrig.storage import LogSessionStore, SessionState, SQLiteExecutionLog
+from toolrig.testing import ModelTurn, ScriptedModel
+
+
+def client(log: SQLiteExecutionLog, **options: object) -> httpx.AsyncClient:
+    asgi = app(log=log, catalog=tools, **options)  # type: ignore[arg-type]
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=asgi), base_url="http://127.0.0.1")
+
+
+def held(log: SQLiteExecutionLog, session: str) -> None:
+    model = ScriptedModel([ModelTurn(calls=[("drop_table", {"name": "logs"}, "c1")]), "done"])
+    agent = Agent("DBA", "db", model, tools, approval=ApprovalPolicy(destructive=True), log=log)
+    assert agent.run("drop logs", session_id=session).stop_reason == "approval"
+
+
+def csrf_of(page: str) -> str:
+    found = re.search(r'<meta name="csrf" content="([^"]+)">', page)
+    assert found is not None
+    return found.group(1)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> SQLiteExecutionLog:
+    opened = SQLiteExecutionLog(tmp_path / "log.sqlite3")
+    yield opened  # type: ignore[misc]
+    opened.close()
+
+
+def test_a_non_default_bind_needs_a_token(log: SQLiteExecutionLog) -> None:
+    for host in ("0.0.0.0", "127.0.0.2", "192.168.1.10"):
+        with pytest.raises(UnsafeConsoleBind, match="without a token"):
+            app(log=log, host=host)
+
+
+async def test_with_a_token_every_request_carries_it(log: SQLiteExecutionLog) -> None:
+    async with client(log, host="0.0.0.0", token="t0ken") as http:
+        assert (await http.get("/runs")).status_code == 401
+        assert (
+            await http.get("/runs", headers={"authorization": "Bearer nope"})
+        ).status_code == 401
+        ok = await http.get("/runs", headers={"authorization": "Bearer t0ken"})
+        assert ok.status_code == 200
+        entered = await http.get("/runs?token=t0ken&status=failed")
+        assert entered.status_code == 303
+        assert entered.headers["location"] == "/runs?status=failed"
+        assert "toolrig_console=t0ken" in entered.headers["set-cookie"]
+        assert "HttpOnly" in entered.headers["set-cookie"]
+        assert (
+            await http.get("/runs", headers={"cookie": "toolrig_console=t0ken"})
+        ).status_code == 200
+
+
+async def test_host_and_origin_are_checked_on_the_default_bind(log: SQLiteExecutionLog) -> None:
+    async with client(log) as http:
+        assert (await http.get("/runs")).status_code == 200
+        assert (await http.get("/runs", headers={"host": "localhost:8765"})).status_code == 200
+        rebound = await http.get("/runs", headers={"host": "attacker.example:8765"})
+        assert rebound.status_code == 421
+        foreign = await http.post(
+            "/approvals/decide", headers={"origin": "http://attacker.example"}, data={}
+        )
+        assert foreign.status_code == 403
+
+
+async def test_every_post_needs_the_form_token(log: SQLiteExecutionLog) -> None:
+    held(log, "s1")
+    async with client(log) as http:
+        form = {"session": "s1", "call": "c1", "kind": "allow"}
+        refused = await http.post("/approvals/decide", data=form)
+        assert refused.status_code == 403
+        assert stored_decisions(LogSessionStore(log).load("s1")) is None
+        tried = await http.post("/catalog/add", data={"a": "1", "b": "2", "csrf": "guess"})
+        assert tried.status_code == 403
+        token = csrf_of((await http.get("/approvals")).text)
+        accepted = await http.post("/approvals/decide", data={**form, "csrf": token})
+        assert accepted.status_code == 303
+        assert stored_decisions(LogSessionStore(log).load("s1")) == {"c1": True}
+
+
+async def test_read_only_hides_and_refuses_decisions_and_try_it(log: SQLiteExecutionLog) -> None:
+    held(log, "s2")
+    async with client(log, read_only=True) as http:
+        page = (await http.get("/approvals")).text
+        assert "drop_table" in page and "Approve</button>" not in page
+        assert "Call add</button>" not in (await http.get("/catalog/add")).text
+        token = csrf_of(page)
+        form = {"session": "s2", "call": "c1", "kind": "allow", "csrf": token}
+        assert (await http.post("/approvals/decide", data=form)).status_code == 403
+        tried = await http.post("/catalog/add", data={"a": "1", "b": "2", "csrf": token})
+        assert tried.status_code == 403
+    assert stored_decisions(LogSessionStore(log).load("s2")) is None
+
+
+def test_of_many_deciding_at_once_exactly_one_wins(
+    log: SQLiteExecutionLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held(log, "s3")
+    deciders = 8
+    all_read = threading.Barrier(deciders, timeout=10)
+
+    class ReadTogether(LogSessionStore):
+        """Every decider has read the undecided session before any of them writes."""
+
+        def load(self, session_id: str) -> SessionState | None:
+            state = super().load(session_id)
+            all_read.wait()
+            return state
+
+    monkeypatch.setattr(_approvals, "LogSessionStore", ReadTogether)
+    outcomes: list[str] = []
+
+    def one(kind: str) -> None:
+        try:
+            decide(log, "s3", "c1", {"kind": kind, "reason": kind})
+            outcomes.append(kind)
+        except AlreadyDecided:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=one, args=(k,)) for k in ["allow", "deny"] * 4]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [o for o in outcomes if o != "refused"]
+    assert len(outcomes) == deciders and len(winners) == 1, outcomes
+    decided = stored_decisions(LogSessionStore(log).load("s3"))
+    assert decided is not None and (decided["c1"] is True) == (winners[0] == "allow")
