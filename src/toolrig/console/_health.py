@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass, field
-from statistics import quantiles
 from typing import Any, Final
 
 from toolrig.console._runs import newest_id
@@ -18,7 +17,7 @@ from toolrig.storage._log import ExecutionLog
 
 __all__ = ["WINDOW", "Health", "ToolHealth", "health"]
 
-WINDOW: Final = 20_000
+WINDOW: Final = 10_000
 """Newest records the figures are computed over."""
 
 
@@ -108,6 +107,6 @@ def health(log: ExecutionLog) -> Health:
 
 
 def _pct(values: list[float], pct: int) -> float:
-    if len(values) == 1:
-        return values[0]
-    return quantiles(values, n=100, method="inclusive")[pct - 1]
+    """The nearest-rank percentile (``values`` sorted in place)."""
+    values.sort()
+    return values[min(len(values) - 1, max(0, round(pct / 100 * len(values)) - 1))]

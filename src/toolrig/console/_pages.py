@@ -66,6 +66,13 @@ def _epoch(text: str | None) -> float | None:
         return None
 
 
+def _number(text: str | None) -> float | None:
+    try:
+        return None if not text else float(text)
+    except ValueError:
+        return None
+
+
 def _filters(request: Request) -> RunFilters:
     q = request.query_params
     status = q.get("status") or None
@@ -80,8 +87,7 @@ def _filters(request: Request) -> RunFilters:
 async def runs(request: Request) -> Response:
     console = _console(request)
     filters = _filters(request)
-    before_text = request.query_params.get("before", "")
-    before = int(before_text) if before_text.isdigit() else None
+    before = _number(request.query_params.get("before"))
     rows, cursor = await run_in_threadpool(runs_page, console.log, filters, before=before)
     newest = await run_in_threadpool(newest_id, console.log)
     args = {k: v for k, v in request.query_params.items() if k not in ("before", "partial")}

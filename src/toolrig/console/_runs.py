@@ -1,8 +1,10 @@
 """The runs list: runs (agent runs, plans, loose calls) newest first, a page at a time.
 
-A page is found by walking record ids downwards (the primary key, so each step reads a few
-rows, never the whole table) until enough distinct runs are seen; each run's totals are then
-read through the ``(run_id, id)`` index. A run is listed on the page where its newest record
+A page is found by walking records downwards along an index until enough distinct runs are
+seen: the primary key without filters, ``(executor, started_at)`` or ``(status,
+started_at)`` when a tool or a status is chosen (ordering those by id would sort every
+matching record first: 100 ms on 50,000 of them). Each run's totals are then read through
+the ``(run_id, id)`` index. A run is listed on the page where its newest matching record
 falls, so keyset pages never repeat a run whose records interleave with others'.
 """
 
@@ -30,6 +32,11 @@ class RunFilters:
     status: str | None = None
     since: float | None = None
     until: float | None = None
+
+    @property
+    def key(self) -> str:
+        """The column pages are ordered by: one an index serves with these filters."""
+        return "started_at" if self.tool is not None or self.status is not None else "id"
 
     def clauses(self) -> tuple[list[str], list[Any]]:
         """SQL conditions (``?`` placeholders) and their values."""
@@ -63,6 +70,9 @@ class RunRow:
     cost: float = 0.0
     tools: dict[str, int] = field(default_factory=dict)
 
+    key: float = 0.0
+    """The ordering value of its newest matching record (id, or start time when filtered)."""
+
     @property
     def status(self) -> str:
         """``failed`` when any record failed, else ``succeeded``."""
@@ -84,11 +94,12 @@ def newest_id(log: ExecutionLog) -> int:
 
 
 def runs_page(
-    log: ExecutionLog, filters: RunFilters, *, before: int | None = None, size: int = PAGE_SIZE
-) -> tuple[list[RunRow], int | None]:
-    """Up to ``size`` runs whose newest record is older than ``before`` (an id), newest first,
-    and the cursor of the next page (``None`` on the last page)."""
+    log: ExecutionLog, filters: RunFilters, *, before: float | None = None, size: int = PAGE_SIZE
+) -> tuple[list[RunRow], float | None]:
+    """Up to ``size`` runs whose newest matching record is older than ``before`` (on
+    ``filters.key``), newest first, and the cursor of the next page (``None`` on the last)."""
     clauses, params = filters.clauses()
+    key = filters.key
     cursor = before
     order: list[str] = []
     seen: set[str] = set()
@@ -98,33 +109,59 @@ def runs_page(
         where = list(clauses)
         values = list(params)
         if cursor is not None:
-            where.append("id < ?")
+            where.append(f"{key} < ?")
             values.append(cursor)
         sql = (
-            f"SELECT id, run_id FROM {log.table} WHERE {' AND '.join(where) or '1 = 1'} "
-            f"ORDER BY id DESC LIMIT {_CHUNK}"
+            f"SELECT {key}, run_id FROM {log.table} WHERE {' AND '.join(where) or '1 = 1'} "
+            f"ORDER BY {key} DESC LIMIT {_CHUNK}"
         )
         rows = log._conn().execute(_sql(log, sql), values).fetchall()
-        for _record_id, run_id in rows:
+        for at, run_id in rows:
             if run_id not in seen:
+                if len(order) > size:  # the page and one more run to say there is a next
+                    break
                 seen.add(run_id)
                 order.append(run_id)
-        scanned += len(rows)
-        if len(rows) < _CHUNK:
-            exhausted = True
-            break
-        cursor = int(rows[-1][0])
+            cursor = at
+        else:
+            scanned += len(rows)
+            if len(rows) < _CHUNK:
+                exhausted = True
+                break
+            continue
+        break
     totals = _totals(log, order)
+    newest = (
+        _newest(log, order, filters) if key != "id" else {r: t.newest_id for r, t in totals.items()}
+    )
     runs = [totals[r] for r in order if r in totals]
+    for run in runs:
+        run.key = float(newest.get(run.run_id, 0))
     if before is not None:  # listed on an earlier page, where its newest record is
-        runs = [r for r in runs if r.newest_id < before]
+        runs = [r for r in runs if r.key < before]
     if len(runs) > size:
-        return runs[:size], runs[size - 1].newest_id
+        return runs[:size], runs[size - 1].key
     if not exhausted and runs:
-        return runs, runs[-1].newest_id
+        return runs, runs[-1].key
     if not exhausted and cursor is not None:
-        return runs, cursor
+        return runs, float(cursor)
     return runs, None
+
+
+def _newest(log: ExecutionLog, run_ids: list[str], filters: RunFilters) -> dict[str, float]:
+    """Each run's newest matching record, on ``filters.key``. The filters sit in the select
+    list, not the WHERE clause, so the planner reads the runs through the run index instead
+    of every record of the chosen tool or status."""
+    if not run_ids:
+        return {}
+    clauses, params = filters.clauses()
+    marks = ", ".join("?" for _ in run_ids)
+    sql = (
+        f"SELECT run_id, MAX(CASE WHEN {' AND '.join(clauses)} THEN {filters.key} END) "
+        f"FROM {log.table} WHERE run_id IN ({marks}) GROUP BY run_id"
+    )
+    rows = log._conn().execute(_sql(log, sql), [*params, *run_ids]).fetchall()
+    return {run_id: float(value) for run_id, value in rows if value is not None}
 
 
 def _totals(log: ExecutionLog, run_ids: list[str]) -> dict[str, RunRow]:
