@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from toolrig import ToolAnnotations, tool
 
 
@@ -33,4 +35,10 @@ def drop_table(name: str) -> str:
     return f"dropped {name}"
 
 
-tools = [add, echo, drop_table]
+@tool
+def login(user: str, password: SecretStr) -> str:
+    """Sign in to the service (the password is a secret: never shown back)."""
+    return f"signed in as {user}"
+
+
+tools = [add, echo, drop_table, login]

@@ -142,3 +142,16 @@ def test_of_many_deciding_at_once_exactly_one_wins(
     assert len(outcomes) == deciders and len(winners) == 1, outcomes
     decided = stored_decisions(LogSessionStore(log).load("s3"))
     assert decided is not None and (decided["c1"] is True) == (winners[0] == "allow")
+
+
+async def test_secret_arguments_are_never_shown(log: SQLiteExecutionLog) -> None:
+    model = ScriptedModel(
+        [ModelTurn(calls=[("login", {"user": "ada", "password": "hunter2"})]), "in"]
+    )
+    Agent("a", "b", model, tools, log=log).run("sign in", run_id="secret-run")
+    assert log.get_run("secret-run")[1].input_data["password"] == "hunter2"  # it was stored
+    async with client(log) as http:
+        page = (await http.get("/runs/secret-run")).text
+        assert "ada" in page and "hunter2" not in page and "••••••" in page
+        form = (await http.get("/catalog/login")).text
+        assert 'name="password" type="password"' in form

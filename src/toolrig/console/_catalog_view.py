@@ -12,7 +12,7 @@ from toolrig.core._base import BaseTool
 from toolrig.registry._catalog import Catalog
 from toolrig.search._index import ToolIndex
 
-__all__ = ["ActionView", "Param", "action_views", "search_catalog"]
+__all__ = ["ActionView", "Param", "action_views", "redact", "search_catalog", "secret_names"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,3 +121,23 @@ def search_catalog(catalog: Catalog, query: str, k: int = 20) -> list[str]:
     """Call names for ``query``, best first (lexical tool search over the catalogue)."""
     index = ToolIndex(catalog.specs(), embedders=())
     return [hit.name for hit in index.search(query, k=k, mode="lexical")]
+
+
+SECRET_MASK = "••••••"
+
+
+def secret_names(catalog: Catalog) -> dict[str, set[str]]:
+    """The parameters marked secret, by call name (only actions that have some)."""
+    out: dict[str, set[str]] = {}
+    for view in action_views(catalog):
+        hidden = {p.name for p in view.params if p.secret}
+        if hidden:
+            out[view.name] = hidden
+    return out
+
+
+def redact(arguments: Any, hidden: set[str] | None) -> Any:
+    """``arguments`` with the values of the ``hidden`` parameters masked."""
+    if not hidden or not isinstance(arguments, dict):
+        return arguments
+    return {k: SECRET_MASK if k in hidden else v for k, v in arguments.items()}

@@ -7,6 +7,7 @@ import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 
 from toolrig.console._approvals import AlreadyDecided, decide, held_calls
-from toolrig.console._catalog_view import action_views, search_catalog
+from toolrig.console._catalog_view import action_views, redact, search_catalog, secret_names
 from toolrig.console._charts import bars, meter
 from toolrig.console._guard import same_token
 from toolrig.console._health import health
@@ -133,7 +134,8 @@ async def run_events(request: Request) -> Response:
 
 async def run(request: Request) -> Response:
     console = _console(request)
-    view = await run_in_threadpool(run_view, console.log, request.path_params["run_id"])
+    secrets = secret_names(console.catalog)
+    view = await run_in_threadpool(run_view, console.log, request.path_params["run_id"], secrets)
     if not view.spans:
         return _refused(console, request, "No records for this run.", 404)
     return console.page(request, "run.html", view=view)
@@ -142,6 +144,8 @@ async def run(request: Request) -> Response:
 async def approvals(request: Request) -> Response:
     console = _console(request)
     held = await run_in_threadpool(held_calls, console.log)
+    secrets = secret_names(console.catalog)
+    held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
     destructive = {}
     for call in held:
         entry = console.catalog.entry(call.name)

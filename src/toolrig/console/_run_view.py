@@ -7,9 +7,11 @@ duration, both as percentages of the run's span, so the template only lays them 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolrig.console._catalog_view import redact
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._record import ExecutionRecord
 
@@ -48,9 +50,22 @@ class RunView:
     versions: list[str]
 
 
-def run_view(log: ExecutionLog, run_id: str) -> RunView:
-    """The run ``run_id`` (no spans when it has no records)."""
+def run_view(
+    log: ExecutionLog, run_id: str, secrets: Mapping[str, set[str]] | None = None
+) -> RunView:
+    """The run ``run_id`` (no spans when it has no records); the arguments named in
+    ``secrets`` (by call name) are masked."""
     records = log.get_run(run_id)
+    if secrets:
+        for r in records:
+            name = r.executor if r.action in (None, r.executor) else f"{r.executor}.{r.action}"
+            r.input_data = redact(r.input_data, secrets.get(name))
+            calls = r.output.get("tool_calls") if isinstance(r.output, dict) else None
+            for call in calls if isinstance(calls, list) else ():
+                if isinstance(call, dict) and "arguments" in call:
+                    call["arguments"] = redact(
+                        call["arguments"], secrets.get(str(call.get("name")))
+                    )
     if not records:
         return RunView(run_id=run_id, spans=[], total_ms=0.0, cost=0.0, failed=0, versions=[])
     start = min(r.started_at for r in records)
