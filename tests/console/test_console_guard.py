@@ -155,3 +155,14 @@ async def test_secret_arguments_are_never_shown(log: SQLiteExecutionLog) -> None
         assert "ada" in page and "hunter2" not in page and "••••••" in page
         form = (await http.get("/catalog/login")).text
         assert 'name="password" type="password"' in form
+
+
+async def test_a_session_shows_its_conversation_turn_by_turn(log: SQLiteExecutionLog) -> None:
+    held(log, "s4")
+    async with client(log) as http:
+        page = (await http.get("/sessions/s4")).text
+        roles = re.findall(r'<li class="card message (\w+)">', page)
+        assert roles[:2] == ["system", "user"] or roles[:1] == ["user"], roles
+        assert "drop logs" in page and "→ drop_table" in page
+        assert "1 call awaiting a decision" in page
+        assert (await http.get("/sessions/nope")).status_code == 404

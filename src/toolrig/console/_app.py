@@ -47,6 +47,7 @@ def app(
         Route("/runs", _pages.runs),
         Route("/runs/events", _pages.run_events),
         Route("/runs/{run_id:path}", _pages.run),
+        Route("/sessions/{session_id:path}", _pages.session),
         Route("/approvals", _pages.approvals),
         Route("/approvals/decide", _pages.decide_call, methods=["POST"]),
         Route("/catalog", _pages.catalog),

@@ -22,8 +22,10 @@ from toolrig.console._guard import same_token
 from toolrig.console._health import health
 from toolrig.console._run_view import run_view
 from toolrig.console._runs import RunFilters, newest_id, runs_page
+from toolrig.console._session_view import message_view
 from toolrig.console._state import Console
 from toolrig.console._tryit import arguments_from_form, fields_of
+from toolrig.storage._sessions import LogSessionStore
 
 __all__ = [
     "approvals",
@@ -34,6 +36,7 @@ __all__ = [
     "run",
     "run_events",
     "runs",
+    "session",
     "tool",
 ]
 
@@ -139,6 +142,22 @@ async def run(request: Request) -> Response:
     if not view.spans:
         return _refused(console, request, "No records for this run.", 404)
     return console.page(request, "run.html", view=view)
+
+
+async def session(request: Request) -> Response:
+    """A stored conversation, turn by turn, and the calls it holds."""
+    console = _console(request)
+    session_id = request.path_params["session_id"]
+    state = await run_in_threadpool(LogSessionStore(console.log).load, session_id)
+    if state is None:
+        return _refused(console, request, f"No stored session {session_id!r}.", 404)
+    secrets = secret_names(console.catalog)
+    held = [
+        c for c in await run_in_threadpool(held_calls, console.log) if c.session_id == session_id
+    ]
+    held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
+    messages = [message_view(m, secrets) for m in state.messages]
+    return console.page(request, "session.html", state=state, messages=messages, held=held)
 
 
 async def approvals(request: Request) -> Response:
