@@ -47,24 +47,22 @@ def add_console_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 def run_console(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
-    import uvicorn
+    try:
+        import uvicorn
 
-    from toolrig.cli._catalog import open_catalog
+        from toolrig.console import UnsafeConsoleBind, app
+    except ImportError as exc:
+        raise CliError(f"the console needs {exc.name}: pip install 'toolrig[console]'") from None
+
+    from toolrig.cli._catalog import load_registry, open_catalog
     from toolrig.cli._python_tools import load_python_tools
-    from toolrig.console import UnsafeConsoleBind, app
     from toolrig.mcp._transports import listening_socket
     from toolrig.storage._open import open_log
 
-    if args.module and not args.catalog:
-        args.demo = getattr(args, "demo", False)
-        args.catalog = []
-    registry = (
-        open_catalog(args, "console") if not args.module or args.catalog or args.demo else None
-    )
-    if registry is None:
-        from toolrig.registry._registry import Registry
-
-        registry = Registry()
+    if args.module and not args.catalog and not args.demo:  # only the files' tools
+        registry = load_registry([], args.import_path, command="console")
+    else:
+        registry = open_catalog(args, "console")
     for path in args.module:
         for tool in load_python_tools(path).tools:
             registry.add(tool)

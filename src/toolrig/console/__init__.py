@@ -11,7 +11,7 @@ try:
     import starlette as _starlette  # noqa: F401
 except ImportError as _exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(
-        f"toolrig.console needs {_exc.name}: pip install 'toolrig[console]'"
+        f"toolrig.console needs {_exc.name}: pip install 'toolrig[console]'", name=_exc.name
     ) from _exc
 
 from toolrig.console._app import app
