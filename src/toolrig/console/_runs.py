@@ -18,7 +18,10 @@ from toolrig.storage._log import ExecutionLog
 __all__ = ["PAGE_SIZE", "RunFilters", "RunRow", "newest_id", "runs_page"]
 
 PAGE_SIZE: Final = 50
-_CHUNK: Final = 1000
+_FIRST_CHUNK: Final = 4
+"""Records read first per run wanted; each further read doubles, up to :data:`_MAX_CHUNK`
+(a filtered page needs about one record per run, an unfiltered one about ten)."""
+_MAX_CHUNK: Final = 8000
 _MAX_SCANNED: Final = 50_000
 """Records read at most to fill one page (a rare filter then shows a shorter page and a
 "more" link, instead of scanning a million rows)."""
@@ -105,6 +108,7 @@ def runs_page(
     seen: set[str] = set()
     scanned = 0
     exhausted = False
+    chunk = _FIRST_CHUNK * (size + 1)
     while len(order) <= size and scanned < _MAX_SCANNED:
         where = list(clauses)
         values = list(params)
@@ -113,7 +117,7 @@ def runs_page(
             values.append(cursor)
         sql = (
             f"SELECT {key}, run_id FROM {log.table} WHERE {' AND '.join(where) or '1 = 1'} "
-            f"ORDER BY {key} DESC LIMIT {_CHUNK}"
+            f"ORDER BY {key} DESC LIMIT {chunk}"
         )
         rows = log._conn().execute(_sql(log, sql), values).fetchall()
         for at, run_id in rows:
@@ -125,9 +129,10 @@ def runs_page(
             cursor = at
         else:
             scanned += len(rows)
-            if len(rows) < _CHUNK:
+            if len(rows) < chunk:
                 exhausted = True
                 break
+            chunk = min(chunk * 2, _MAX_CHUNK)
             continue
         break
     totals = _totals(log, order)
