@@ -123,6 +123,11 @@ def test_approving_in_the_browser_resumes_the_waiting_agent_once(
             assert '"name": "logs"' in card.locator("pre").inner_text()
             assert card.locator(".chip.bad").inner_text() == "destructive"
             shot(page, "approvals")
+            card.locator("a[href='/sessions/cleanup']").click()
+            assert page.locator(".message.user pre").inner_text() == "Drop the logs table."
+            assert "→ drop_table" in page.locator(".message.assistant").inner_text()
+            shot(page, "session")
+            page.go_back()
             card.locator("button.approve").click()
             page.wait_for_selector("text=Recorded: allow:c1")
             assert "DONE answer The logs table is gone." in finished(agent)
