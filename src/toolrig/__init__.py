@@ -33,9 +33,10 @@ from toolrig.core._result import (
 )
 from toolrig.core._spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
 from toolrig.registry._catalog import Catalog
-from toolrig.runtime._calls import CallInfo, ToolCall
+from toolrig.runtime._call import CallInfo
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor
+from toolrig.runtime._request import ToolCall
 from toolrig.runtime._retry import RetryPolicy
 
 if TYPE_CHECKING:

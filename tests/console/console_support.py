@@ -51,7 +51,7 @@ def console(log: Path, *extra: str, env: dict[str, str] | None = None) -> Iterat
         "console",
         "--log",
         str(log),
-        "--module",
+        "--catalog",
         str(TOOLS_FILE),
         "--port",
         "0",

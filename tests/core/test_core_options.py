@@ -24,7 +24,6 @@ from toolrig import (
     action,
     tool,
 )
-from toolrig.core._base import AssembledTool
 from toolrig.core._options import ActionOptions, ActionOptionsDict, ToolOptions, ToolOptionsDict
 
 OPTIONS: dict[str, Any] = {
@@ -137,7 +136,7 @@ def _class() -> BaseTool:
 
 def _assembled() -> BaseTool:
     made = _decorated()
-    return AssembledTool(made.spec, {"add": made.get_action("add")})  # type: ignore[dict-item]
+    return BaseTool.from_actions(made.spec, {"add": made.get_action("add")})  # type: ignore[dict-item]
 
 
 def _yaml(tmp_path: Path) -> BaseTool:

@@ -17,9 +17,12 @@ __all__ = ["AgentResult", "AgentRunError", "AgentStep", "RunContext", "StopReaso
 OutputT = TypeVar("OutputT", default=str)
 DepsT = TypeVar("DepsT", default=None)
 
-StopReason = Literal["answer", "completion", "approval", "max_steps", "time_budget", "error"]
+StopReason = Literal[
+    "answer", "completion", "approval", "max_steps", "time_budget", "usage_limit", "error"
+]
 """Why a run ended: an answer or ``attempt_completion`` (done), calls awaiting ``approval``
-(resume it), a budget spent, or an ``error`` (raised as :class:`AgentRunError` by default)."""
+(resume it), a budget spent (``usage_limit``: a ``RunLimits`` limit, named in ``error``), or
+an ``error`` (raised as :class:`AgentRunError` by default)."""
 
 
 @dataclass(slots=True, kw_only=True)

@@ -29,13 +29,6 @@ def add_console_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
         help="execution log (SQLite path or postgresql:// URL; default: the user log)",
     )
     add_catalog_options(console, demo_default=True)
-    console.add_argument(
-        "--module",
-        action="append",
-        default=[],
-        metavar="FILE.py",
-        help="a Python file defining `tools`; repeatable",
-    )
     console.add_argument("--host", default="127.0.0.1", help="bind address (127.0.0.1)")
     console.add_argument("--port", type=int, default=8765, help="port (8765; 0 picks a free one)")
     console.add_argument("--token", metavar="T", help="required on every request when given")
@@ -54,18 +47,11 @@ def run_console(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CliError(f"the console needs {exc.name}: pip install 'toolrig[console]'") from None
 
-    from toolrig.cli._catalog import load_registry, open_catalog
-    from toolrig.cli._python_tools import load_python_tools
+    from toolrig.cli._catalog import open_catalog
     from toolrig.mcp._transports import listening_socket
     from toolrig.storage._open import open_log
 
-    if args.module and not args.catalog and not args.demo:  # only the files' tools
-        registry = load_registry([], args.import_path, command="console")
-    else:
-        registry = open_catalog(args, "console")
-    for path in args.module:
-        for tool in load_python_tools(path).tools:
-            registry.add(tool)
+    registry = open_catalog(args, "console")
     log = open_log(args.log)
     try:
         try:

@@ -1,4 +1,4 @@
-"""``toolrig serve``: load YAML tools (or the demo tools) into a registry and serve it over MCP."""
+"""``toolrig serve``: load a catalogue (or the demo tools) into a registry and serve it over MCP."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import errno
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
@@ -96,24 +95,12 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 def build_registry(paths: Sequence[str], *, demo: bool, watch: bool, as_json: bool) -> Registry:
     """A registry holding the demo tools (when asked, or when no path is given) and the tools
-    of ``paths`` (each must exist: :class:`CliError` otherwise); folders are watched when
-    ``watch``, and each reload is printed. Problems in single files are printed."""
-    from toolrig.cli._catalog import add_demo_tools, check_paths, report_problems
-    from toolrig.cli._python_tools import is_python_file, load_python_tools
+    of ``paths`` (read as every command reads a catalogue: ``load_registry``); folders are
+    watched when ``watch``, and each reload is printed."""
+    from toolrig.cli._catalog import add_demo_tools, load_registry
     from toolrig.cli._serve_report import ReloadReport
-    from toolrig.registry._registry import Registry
 
-    check_paths(paths, "path")
-    registry = Registry()
-    for raw in paths:
-        path = Path(raw)
-        if is_python_file(path):  # tools defined in Python (see _python_tools)
-            for item in load_python_tools(path).tools:
-                registry.add(item)
-            continue
-        report = registry.watch(path).report if watch and path.is_dir() else registry.load(path)
-        if report is not None:
-            report_problems("serve", report)
+    registry = load_registry(paths, command="serve", what="path", watch=watch)
     if demo or not paths:
         add_demo_tools(registry)
     if watch:  # after the first load, so only reloads are reported

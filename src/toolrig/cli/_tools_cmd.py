@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
+from toolrig.core._names import ActionRef
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -53,9 +54,8 @@ def add_tools_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 def call_names(spec: ToolSpec) -> list[tuple[str, ActionSpec]]:
     """The call names of a tool with their actions (``tool``, or ``tool.action`` each)."""
-    if spec.is_multi_action:
-        return [(f"{spec.name}.{name}", a) for name, a in spec.actions.items()]
-    return [(spec.name, next(iter(spec.actions.values())))]
+    multi = spec.is_multi_action
+    return [(ActionRef(spec.name, name, multi).call_name, a) for name, a in spec.actions.items()]
 
 
 def _flags(spec: ToolSpec, action: ActionSpec) -> list[str]:

@@ -17,6 +17,7 @@ from toolrig.core._context import ToolContext
 from toolrig.core._errors import ToolDefinitionError
 from toolrig.core._json_schema import JsonSchema, SchemaCompileError, compile_json_schema
 from toolrig.core._jsonable import safe_repr
+from toolrig.core._names import ActionRef
 from toolrig.core._schema_arguments import SchemaArgumentValidator
 from toolrig.core._schema_output import SchemaOutputValidator
 from toolrig.core._signature import describe_function
@@ -47,6 +48,17 @@ class Action:
         "validator",
     )
 
+    spec: ActionSpec
+    name: str
+    func: Callable[..., Any]
+    is_async: bool
+    validator: ArgumentsValidator
+    output_validator: OutputValidator | SchemaOutputValidator | None
+    context_param: str | None
+    positional_only: tuple[str, ...]
+    tool: str
+    plain: bool
+
     def __init__(
         self,
         *,
@@ -57,28 +69,42 @@ class Action:
         context_param: str | None,
         positional_only: tuple[str, ...] = (),
         tool: str = "",
+        plain: bool = False,
     ) -> None:
-        self.spec = spec
-        self.name = spec.name
-        self.func = func
-        self.is_async = inspect.iscoroutinefunction(func)
-        self.validator = validator
-        self.output_validator = output_validator
-        self.context_param = context_param
-        self.positional_only = positional_only
-        self.tool = tool
-        self.plain = False
-        """Set by the owning tool: its tool has no time limit and no retries, so a call may
-        take the pipeline's straight-line path."""
+        init = object.__setattr__
+        init(self, "spec", spec)
+        init(self, "name", spec.name)
+        init(self, "func", func)
+        init(self, "is_async", inspect.iscoroutinefunction(func))
+        init(self, "validator", validator)
+        init(self, "output_validator", output_validator)
+        init(self, "context_param", context_param)
+        init(self, "positional_only", positional_only)
+        init(self, "tool", tool)
+        init(self, "plain", plain)
+        """Whether its tool has no time limit, retries, process or queue, so a call may take
+        the pipeline's straight-line path (set when the tool is built)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(
+            f"an Action is frozen (it may be shared by several tools); use "
+            f"action.replace({name}=...) for a changed copy"
+        )
+
+    def replace(self, **changes: Any) -> Action:
+        """A copy of this action with ``changes`` (``spec`` also renames it)."""
+        made = Action.__new__(Action)
+        for slot in Action.__slots__:
+            object.__setattr__(made, slot, changes.get(slot, getattr(self, slot)))
+        if "spec" in changes and "name" not in changes:
+            object.__setattr__(made, "name", changes["spec"].name)
+        if "func" in changes:
+            object.__setattr__(made, "is_async", inspect.iscoroutinefunction(changes["func"]))
+        return made
 
     def bind(self, instance: object, tool: str) -> Action:
         """This action with its function bound to ``instance`` (for methods of tool classes)."""
-        bound = Action.__new__(Action)
-        for slot in Action.__slots__:
-            setattr(bound, slot, getattr(self, slot))
-        bound.func = self.func.__get__(instance, type(instance))
-        bound.tool = tool
-        return bound
+        return self.replace(func=self.func.__get__(instance, type(instance)), tool=tool)
 
     def call(self, values: dict[str, Any], ctx: ToolContext | None) -> Any:
         """Call the function with validated ``values`` (never mutated); async: a coroutine."""
@@ -91,11 +117,7 @@ class Action:
         return self.func(**values)
 
     def __repr__(self) -> str:
-        return (
-            f"<Action {self.tool}.{self.name}>"
-            if self.tool != self.name
-            else f"<Action {self.name}>"
-        )
+        return f"<Action {ActionRef.of_record(self.tool or self.name, self.name)}>"
 
 
 def context_parameter(func: Callable[..., Any]) -> str | None:

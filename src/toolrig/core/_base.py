@@ -17,12 +17,14 @@ built.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from toolrig.core._action import Action
 from toolrig.core._declare import ActionSchema, action, class_actions
 from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._names import ActionRef
 from toolrig.core._options import ToolAnnotations, ToolCost, ToolOptions
 from toolrig.core._result import ToolResult
 from toolrig.core._runner import default_runner
@@ -146,12 +148,28 @@ class BaseTool:
         )
 
     def _install(self, spec: ToolSpec, actions: dict[str, Action]) -> None:
-        plain = spec.timeout is None and spec.max_retries == 0 and spec.isolation == "thread"
-        for a in actions.values():
-            a.tool = spec.name
-            a.plain = plain
+        plain = (
+            spec.timeout is None
+            and spec.max_retries == 0
+            and spec.isolation == "thread"
+            and spec.runs_on is None
+        )
         self._spec = spec
-        self._bound = actions
+        self._bound = {
+            name: a
+            if (a.tool, a.plain) == (spec.name, plain)
+            else a.replace(tool=spec.name, plain=plain)
+            for name, a in actions.items()
+        }
+
+    @classmethod
+    def from_actions(cls, spec: ToolSpec, actions: Mapping[str, Action]) -> BaseTool:
+        """A tool built from data: a spec and the runnable action of each of its actions (YAML
+        ``actions:`` maps, OpenAPI operations, tools imported from other systems)."""
+        _check_actions(spec, actions)
+        tool = BaseTool.__new__(BaseTool)
+        tool._install(spec, dict(actions))
+        return tool
 
     # -- description -------------------------------------------------------------------------
     @property
@@ -197,9 +215,8 @@ class BaseTool:
 
         bound = self.get_action(action)
         if bound is None:
-            return False, not_found_message(
-                f"{self.spec.name}.{action}", {self.spec.name: self.spec}
-            )
+            asked = ActionRef(self.spec.name, action, True).call_name
+            return False, not_found_message(asked, {self.spec.name: self.spec})
         try:
             bound.validator.validate(params)
         except ArgumentsInvalid as exc:
@@ -246,19 +263,33 @@ class BaseTool:
 
 
 class AssembledTool(BaseTool):
-    """A tool assembled from data: a spec and the runnable action for each of its actions
-    (YAML ``actions:`` maps, tools imported from other systems)."""
+    """Deprecated: :meth:`BaseTool.from_actions` builds a tool from a spec and its actions."""
 
     _abstract_tool = True
 
     def __init__(self, spec: ToolSpec, actions: Mapping[str, Action]) -> None:
-        if set(spec.actions) != set(actions):
-            raise ToolDefinitionError(
-                spec.name,
-                f"the spec's actions {sorted(spec.actions)} differ from those given "
-                f"{sorted(actions)}",
-            )
+        warnings.warn(
+            "AssembledTool is deprecated; use BaseTool.from_actions(spec, actions)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        _check_actions(spec, actions)
         self._install(spec, dict(actions))
+
+
+def _check_actions(spec: ToolSpec, actions: Mapping[str, Action]) -> None:
+    if set(spec.actions) != set(actions):
+        raise ToolDefinitionError(
+            spec.name,
+            f"the spec's actions {sorted(spec.actions)} differ from those given {sorted(actions)}",
+        )
+
+
+def _owned(action: Action, tool: str, plain: bool) -> Action:
+    """``action`` as ``tool``'s (a copy unless it is already: actions are frozen and shared)."""
+    if action.tool == tool and action.plain == plain:
+        return action
+    return action.replace(tool=tool, plain=plain)
 
 
 def _merge(params: Mapping[str, Any] | None, kwargs: dict[str, Any]) -> Any:

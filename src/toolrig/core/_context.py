@@ -6,11 +6,15 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
 from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core._runner import ToolRunner, default_runner
+
+if TYPE_CHECKING:
+    from toolrig.core._result import ToolResult
 from toolrig.core._interaction import (
     LOG_LEVELS,
     Elicitation,
@@ -58,6 +62,25 @@ class ToolContext(Generic[DepsT]):
     interaction: Interaction = field(default_factory=current_interaction)
     """Where :meth:`log`, :meth:`elicit` and :meth:`sample` go (set by whoever runs the call,
     see :func:`~toolrig.core.tool_interaction`)."""
+    _runner: ToolRunner | None = None
+    """The pipeline running this call (what :meth:`run_tool` runs nested calls on)."""
+
+    async def run_tool(
+        self,
+        tool: Any,
+        action: str,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        strict: bool | None = None,
+    ) -> ToolResult:
+        """Run ``action`` of ``tool`` (a tool object) from inside this call, through the same
+        pipeline as this call: its middleware (an approval gate included), hooks, limits and
+        listeners. The nested call answers for this one, so it carries this call's id: holding
+        it holds this call, and approving this call approves it."""
+        runner = self._runner if self._runner is not None else default_runner()
+        return await runner.run_tool(
+            tool, action, arguments, strict=strict, tool_call_id=self.tool_call_id
+        )
 
     @property
     def cancelled(self) -> bool:

@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError
 
 from toolrig.core._action import Action, action_from_function, action_from_schema
 from toolrig.core._errors import ToolDefinitionError
+from toolrig.core._names import ActionRef
 from toolrig.core._options import ActionOptions, ActionOptionsDict
 from toolrig.core._params import ToolParameter, parameters_to_schema
 from toolrig.core._spec import definition_error
@@ -117,8 +118,8 @@ def function_action(
 def with_output_schema(action: Action, schema: Mapping[str, Any], *, subject: str) -> Action:
     """``action`` with its output declared and checked by ``schema`` instead.
 
-    Changes ``action`` itself: call it on an action nobody else holds yet (just built, or a
-    copy). Only the output checker is compiled; the arguments' validator is kept.
+    A new action (actions are frozen); only the output checker is compiled, the arguments'
+    validator is kept.
     """
     checker = action_from_schema(
         action.func,
@@ -128,14 +129,15 @@ def with_output_schema(action: Action, schema: Mapping[str, Any], *, subject: st
         parameters={},
         output_schema=schema,
     )
-    action.output_validator = checker.output_validator
-    action.spec = action.spec.model_copy(
-        update={
-            "output_schema": checker.spec.output_schema,
-            "output_type": checker.spec.output_type,
-        }
+    return action.replace(
+        output_validator=checker.output_validator,
+        spec=action.spec.model_copy(
+            update={
+                "output_schema": checker.spec.output_schema,
+                "output_type": checker.spec.output_type,
+            }
+        ),
     )
-    return action
 
 
 def schema_action(
@@ -192,7 +194,7 @@ def class_actions(
             actions[aname] = function_action(
                 value,
                 name=aname,
-                subject=f"{subject}.{aname}",
+                subject=ActionRef(subject, aname, True).call_name,
                 options=mark.options,
                 skip_first=True,
             )
@@ -232,7 +234,7 @@ def _declared_action(
             f"action {schema.name!r} is declared but the class has no method "
             f"`{method_name}` to run it"
         )
-    where = f"{subject}.{schema.name}"
+    where = ActionRef(subject, schema.name, True).call_name
     options = schema.options
     if options.output_schema is None and schema.output_type:
         options = options.model_copy(update={"output_schema": {"type": schema.output_type}})

@@ -30,14 +30,15 @@ class Outcome(StrEnum):
 class Listeners(Generic[E]):
     """The callbacks told of one kind of event, in the order they were added."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("items",)
 
     def __init__(self) -> None:
-        self._items: tuple[Callable[[E], None], ...] = ()
+        self.items: tuple[Callable[[E], None], ...] = ()
+        """The listeners, in order (read it to test for "anyone listening" without a call)."""
 
     def add(self, listener: Callable[[E], None]) -> None:
         """Tell ``listener`` of every later event."""
-        self._items = (*self._items, listener)
+        self.items = (*self.items, listener)
 
     def remove(self, listener: Callable[[E], None]) -> None:
         """Stop telling ``listener`` (no error when it was not listening).
@@ -45,17 +46,17 @@ class Listeners(Generic[E]):
         Compared by equality, not identity: ``obj.method`` is a new bound-method object on
         every access, yet two of them for the same object and function are equal.
         """
-        self._items = tuple(x for x in self._items if not (x is listener or x == listener))
+        self.items = tuple(x for x in self.items if not (x is listener or x == listener))
 
     def __bool__(self) -> bool:
-        return bool(self._items)
+        return bool(self.items)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self.items)
 
     def emit(self, event: E) -> None:
         """Deliver ``event`` to each listener; a failing listener is logged and skipped."""
-        for listener in self._items:
+        for listener in self.items:
             try:
                 listener(event)
             except Exception:

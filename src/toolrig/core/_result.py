@@ -16,6 +16,7 @@ from toolrig.core._content import content_blocks, content_notice
 from toolrig.core._errors import ErrorCode, ToolError, ToolResultError
 from toolrig.core._ids import new_call_id
 from toolrig.core._jsonable import clean_text, to_jsonable
+from toolrig.core._names import ActionRef
 
 __all__ = [
     "ErrorInfo",
@@ -178,11 +179,7 @@ class ToolResult:
         name = (
             "?"
             if meta is None
-            else (
-                _text(meta.tool)
-                if meta.action in (None, meta.tool)
-                else f"{_text(meta.tool)}.{_text(meta.action)}"
-            )
+            else ActionRef.of_record(_text(meta.tool), meta.action and _text(meta.action)).call_name
         )
         lines = [f"{'OK' if self.success else 'FAILED'}  {name}"]
         if self.error is None:

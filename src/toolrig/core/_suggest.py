@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from toolrig.core._names import ActionRef
+
 if TYPE_CHECKING:
     from toolrig.core._spec import ToolSpec
 
-__all__ = ["closest", "not_found_message"]
+__all__ = ["closest", "not_found_among", "not_found_message"]
 
 
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
@@ -47,13 +49,23 @@ def not_found_message(name: object, tools: Mapping[str, ToolSpec]) -> str:
             message = f"Tool `{tool_name}` has several actions; name one."
             near = []
         if near:
-            message += f" Did you mean {' or '.join(repr(f'{tool_name}.{a}') for a in near)}?"
+            named = (repr(ActionRef(tool_name, a, True).call_name) for a in near)
+            message += f" Did you mean {' or '.join(named)}?"
         if spec.is_multi_action:
-            return message + f" Available: {', '.join(f'{tool_name}.{a}' for a in actions)}."
+            listed_here = (ActionRef(tool_name, a, True).call_name for a in actions)
+            return message + f" Available: {', '.join(listed_here)}."
         return message + f" `{tool_name}` is called by its own name."
-    listed = sorted(
-        f"{t.name}.{a}" if t.is_multi_action else t.name for t in tools.values() for a in t.actions
+    listed = (
+        ActionRef(t.name, a, t.is_multi_action).call_name for t in tools.values() for a in t.actions
     )
+    return not_found_among(name, listed)
+
+
+def not_found_among(name: object, names: Iterable[str]) -> str:
+    """The same answer when the valid names are a plain list (a toolset's offered names): the
+    name that was asked for, the closest valid ones, and the valid ones."""
+    text = str(name)
+    listed = sorted(names)
     near = closest(text, listed) if isinstance(name, str) else []
     message = f"Tool {text!r} not found."
     if near:

@@ -17,8 +17,8 @@ from toolrig.core._json_data import loads_json
 from toolrig.core._result import ToolResult, error_result
 from toolrig.providers._names import NameMap
 from toolrig.providers._schema_walk import restore_arguments
-from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._request import ToolCall
 
 __all__ = [
     "ParsedCall",

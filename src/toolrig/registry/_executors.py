@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolrig.core._action import Action, context_parameter
+from toolrig.core._background import run_sync
 from toolrig.core._base import BaseTool
 from toolrig.core._context import ToolContext  # at run time: read from an annotation
 from toolrig.core._errors import ErrorCode, Loc, ToolError
@@ -124,20 +125,10 @@ def _tool_action(obj: BaseTool, action: str, multi: bool) -> Action:
 
 
 def _blocking(coro: Any) -> Any:
-    """The result of coroutine ``coro``, run to completion from sync code."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    result: list[Any] = []
-
-    def run() -> None:  # a loop runs in this thread: use another one
-        result.append(asyncio.run(coro))
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    return result[0] if result else None
+    """The result of coroutine ``coro``, run to completion from sync code on the one
+    background loop (every call of an async YAML executor shares it, as async clients bound
+    to a loop need; a loop per call would also cost hundreds of microseconds)."""
+    return run_sync(coro)
 
 
 def _runner(code: Code) -> Runner:

@@ -6,11 +6,11 @@ The pipeline and the executor load with the package; plans load on first use of 
 
 import typing as _typing
 
-from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook, Unset
-from toolrig.runtime._calls import CallInfo, ToolCall
+from toolrig.runtime._call import Call, CallInfo, CallNext, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor
 from toolrig.runtime._pipeline import Pipeline
+from toolrig.runtime._request import ToolCall
 from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._tracing import disable_tracing, enable_tracing
 

@@ -17,6 +17,7 @@ from toolrig.core._result import ErrorInfo, ResultMetadata, ToolResult, error_fr
 from toolrig.runtime._call import Call, CallNext, Middleware
 
 __all__ = [
+    "AttemptFailed",
     "CallTimedOut",
     "hook_error",
     "link",
@@ -117,3 +118,12 @@ class CallTimedOut(Exception):
     def __init__(self, limit: float, action: Action) -> None:
         self.limit = limit
         super().__init__(f"`{action.name}` did not finish within {limit:g} s")
+
+
+class AttemptFailed(Exception):
+    """Raised by a runner whose attempt failed with a known error (a worker's answer, say):
+    the call's error is ``error`` as it is, retried when it is retryable."""
+
+    def __init__(self, error: ErrorInfo) -> None:
+        self.error = error
+        super().__init__(error.message)

@@ -37,6 +37,7 @@ from toolrig.core._context import ToolContext
 from toolrig.core._errors import ErrorCode, ToolError
 from toolrig.core._interaction import Interaction
 from toolrig.core._result import error_from_exception, to_jsonable
+from toolrig.runtime._call import Call
 
 __all__ = ["ProcessRunner", "process_isolation_available"]
 
@@ -57,9 +58,16 @@ class ProcessRunner:
     """Runs actions in child processes, at most ``max_processes`` at once per event loop
     (later calls wait for a free place, within their own time limit)."""
 
+    inline = False
+    bounded = False
+
     def __init__(self, max_processes: int) -> None:
         self._max = max_processes
         self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+    async def attempt(self, call: Call, ctx: ToolContext | None) -> Any:
+        """One attempt of ``call`` in a child process (the pipeline's runner protocol)."""
+        return await self.run(call.target, call.arguments, ctx)
 
     async def run(self, action: Action, values: dict[str, Any], ctx: ToolContext | None) -> Any:
         """The output of ``action`` called with ``values`` in a child process; an exception

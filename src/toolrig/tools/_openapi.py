@@ -25,8 +25,9 @@ from urllib.parse import quote, urljoin
 import httpx
 
 from toolrig.core._action import Action, action_from_schema
-from toolrig.core._base import AssembledTool
+from toolrig.core._base import BaseTool
 from toolrig.core._errors import ErrorCode, RetryableToolError, ToolDefinitionError, ToolError
+from toolrig.core._names import ActionRef
 from toolrig.core._spec import build_tool_spec, tool_options
 from toolrig.providers._names import provider_safe_name
 from toolrig.tools._netguard import NetPolicy, guarded_stream
@@ -90,7 +91,7 @@ def openapi_tool(
     name: str | None = None,
     network: NetPolicy | None = None,
     timeout: float = 30.0,
-) -> AssembledTool:
+) -> BaseTool:
     """The operations of the OpenAPI 3.x document ``source`` (a file path, an http(s) URL or
     the parsed document) as one tool, one action per operation.
 
@@ -125,7 +126,7 @@ def openapi_tool(
     description = str((doc.get("info") or {}).get("description") or f"The {title} HTTP API.")
     options = tool_options(tool_name, {"tags": ("openapi",), "layer": "tools"})
     spec = build_tool_spec(tool_name, description, {n: a.spec for n, a in actions.items()}, options)
-    return AssembledTool(spec, actions)
+    return BaseTool.from_actions(spec, actions)
 
 
 def _action(op: Operation, caller: _Caller, tool: str) -> Action:
@@ -136,7 +137,7 @@ def _action(op: Operation, caller: _Caller, tool: str) -> Action:
     return action_from_schema(
         call,
         name=op.name,
-        subject=f"{tool}.{op.name}",
+        subject=ActionRef(tool, op.name, True).call_name,
         description=op.description,
         parameters=op.input_schema,
         output_schema=op.output_schema,
@@ -295,12 +296,27 @@ def _auths(auth: AuthConfig | None) -> list[HeaderAuth]:
     return out
 
 
+def _refusal(exc: BaseException) -> str:
+    """What went wrong fetching the document; for an address the network policy refuses, how
+    to allow it (a service on this machine or a private network is refused by default)."""
+    if not isinstance(exc, ToolError) or exc.code != ErrorCode.PERMISSION_DENIED:
+        return str(exc)
+    address = (exc.details or {}).get("address")
+    if address is None:
+        return str(exc)
+    return (
+        f"{exc.message} To import from it, allow that address: "
+        f"openapi_tool(..., network=NetPolicy(allow=({address!r},))) "
+        "(from toolrig.tools import NetPolicy)"
+    )
+
+
 def _base_url(doc: Mapping[str, Any], given: str | None, where: str) -> str:
+    """``given``, else the document's first server; a document without ``servers`` is served
+    from ``/`` (OpenAPI's default), which a document fetched by URL resolves against it."""
     if given:
         return given
-    servers = doc.get("servers") or []
-    if not servers:
-        raise ToolDefinitionError(where, "the document names no server: give base_url=")
+    servers = doc.get("servers") or [{"url": "/"}]
     server = servers[0]
     url = str(server.get("url", ""))
     for var, spec in (server.get("variables") or {}).items():
@@ -308,7 +324,11 @@ def _base_url(doc: Mapping[str, Any], given: str | None, where: str) -> str:
     if where.startswith(("http://", "https://")):
         return urljoin(where, url)
     if not url.startswith(("http://", "https://")):
-        raise ToolDefinitionError(where, f"the server URL {url!r} is relative: give base_url=")
+        raise ToolDefinitionError(
+            where,
+            f"the server URL {url!r} is relative and the document was not read from a URL: "
+            "give base_url= (the address the API is served at)",
+        )
     return url
 
 
@@ -358,5 +378,5 @@ def _fetch(url: str, policy: NetPolicy, timeout: float) -> str:
         exc = failure[0]
         if isinstance(exc, ToolDefinitionError):
             raise exc
-        raise ToolDefinitionError(url, f"cannot fetch the document: {exc}") from None
+        raise ToolDefinitionError(url, f"cannot fetch the document: {_refusal(exc)}") from None
     return result[0]

@@ -1,4 +1,4 @@
-"""Call descriptions: what to run (:class:`ToolCall`) and what hooks see (:class:`CallInfo`)."""
+"""A request to run a tool, as callers and parsers make it: :class:`ToolCall`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from toolrig.core._errors import ErrorCode
 from toolrig.core._result import ToolResult, error_result
 
-__all__ = ["CallInfo", "ToolCall", "as_tool_call"]
+__all__ = ["ToolCall", "as_tool_call"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -19,16 +19,6 @@ class ToolCall:
     name: str
     arguments: Mapping[str, Any] | str | None = None
     tool_call_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CallInfo:
-    """What before/after hooks are told about the call in progress."""
-
-    tool: str
-    action: str
-    tool_call_id: str
-    arguments: Mapping[str, Any] | None
 
 
 def as_tool_call(item: Any) -> ToolCall | ToolResult:
