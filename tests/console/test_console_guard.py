@@ -12,7 +12,7 @@ import httpx
 import pytest
 from console_tools import tools
 
-from toolrig.agent import Agent, ApprovalPolicy
+from toolrig.agent import Agent, Answer, ApprovalPolicy, Deny
 from toolrig.console import AlreadyDecided, UnsafeConsoleBind, _approvals, app, stored_decisions
 from toolrig.console._approvals import decide
 from toolrig.storage import LogSessionStore, SessionState, SQLiteExecutionLog
@@ -166,3 +166,32 @@ async def test_a_session_shows_its_conversation_turn_by_turn(log: SQLiteExecutio
         assert "drop logs" in page and "→ drop_table" in page
         assert "1 call awaiting a decision" in page
         assert (await http.get("/sessions/nope")).status_code == 404
+
+
+async def test_deny_with_a_reason_and_answer_by_hand_reach_the_agent(
+    log: SQLiteExecutionLog,
+) -> None:
+    held(log, "s5")
+    held(log, "s6")
+    async with client(log) as http:
+        token = csrf_of((await http.get("/approvals")).text)
+        for form in (
+            {"session": "s5", "kind": "deny", "reason": "logs is still in use"},
+            {"session": "s6", "kind": "answer", "output": '{"dropped": false}'},
+        ):
+            sent = await http.post("/approvals/decide", data={**form, "call": "c1", "csrf": token})
+            assert sent.status_code == 303
+        again = await http.post(
+            "/approvals/decide",
+            data={"session": "s5", "call": "c1", "kind": "allow", "csrf": token},
+        )
+        assert again.status_code == 409 and "already decided" in again.text
+    store = LogSessionStore(log)
+    assert stored_decisions(store.load("s5")) == {"c1": Deny(reason="logs is still in use")}
+    assert stored_decisions(store.load("s6")) == {"c1": Answer(output={"dropped": False})}
+    model = ScriptedModel(["Kept it."])
+    agent = Agent("DBA", "db", model, tools, approval=ApprovalPolicy(destructive=True), log=log)
+    done = agent.run(session_id="s5", approvals=stored_decisions(store.load("s5")))
+    assert done.steps[0].results[0].to_text() == (
+        "Error [permission_denied]: The call was denied: logs is still in use"
+    )
