@@ -4,6 +4,7 @@ claim (of many deciding at once, one wins)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 from pathlib import Path
@@ -195,3 +196,28 @@ async def test_deny_with_a_reason_and_answer_by_hand_reach_the_agent(
     assert done.steps[0].results[0].to_text() == (
         "Error [permission_denied]: The call was denied: logs is still in use"
     )
+
+
+async def test_the_catalogue_page_lists_hot_reloads(
+    log: SQLiteExecutionLog, tmp_path: Path
+) -> None:
+    from toolrig.registry import Registry
+
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    registry = Registry()
+    asgi = app(log=log, catalog=registry)
+    registry.watch(folder, debounce=0.01)
+    (folder / "greet.yaml").write_text(
+        "name: greet\ndescription: Say hello.\nversion: 1.2.0\nexecutor: builtins:print\n"
+    )
+    transport = httpx.ASGITransport(app=asgi)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        for _ in range(100):
+            page = (await http.get("/catalog")).text
+            if "since the console started" in page:
+                break
+            await asyncio.sleep(0.05)
+        assert "1 change since the console started" in page
+        assert re.search(r"added</span></td><td class=\"mono\">greet</td><td>1.2.0", page), page
+    registry.close()

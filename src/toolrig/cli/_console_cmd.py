@@ -47,11 +47,16 @@ def run_console(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CliError(f"the console needs {exc.name}: pip install 'toolrig[console]'") from None
 
-    from toolrig.cli._catalog import open_catalog
+    from toolrig.cli._catalog import add_demo_tools, load_registry
     from toolrig.mcp._transports import listening_socket
     from toolrig.storage._open import open_log
 
-    registry = open_catalog(args, "console")
+    # YAML folders are watched: edits show on the catalogue page as they are reloaded
+    registry = load_registry(
+        args.catalog, args.import_path, modules=args.module, command="console", watch=True
+    )
+    if args.demo or not (args.catalog or args.module):
+        add_demo_tools(registry)
     log = open_log(args.log)
     try:
         try:

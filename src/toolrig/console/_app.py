@@ -57,7 +57,7 @@ def app(
     ]
     guard = Middleware(ConsoleGuard, host=host, token=token, csrf=csrf)
     console = Starlette(routes=routes, middleware=[guard])
-    console.state.console = Console(
+    console.state.console = state = Console(
         log=log,
         catalog=executor.catalog,
         executor=executor,
@@ -65,4 +65,5 @@ def app(
         read_only=read_only,
         templates=templates(),
     )
+    executor.catalog.add_change_listener(state.note_change)
     return console

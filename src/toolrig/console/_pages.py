@@ -216,7 +216,8 @@ async def catalog(request: Request) -> Response:
         order = search_catalog(console.catalog, query)
         by_name = {v.name: v for v in views}
         views = [by_name[n] for n in order if n in by_name]
-    return console.page(request, "catalog.html", actions=views, query=query)
+    changes = list(reversed(console.changes))
+    return console.page(request, "catalog.html", actions=views, query=query, changes=changes)
 
 
 async def tool(request: Request) -> Response:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
 from toolrig.registry._catalog import Catalog
+from toolrig.registry._events import ChangeEvent
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.storage._log import ExecutionLog
 
@@ -38,6 +40,12 @@ class Console:
     csrf: str
     read_only: bool
     templates: Jinja2Templates
+    changes: deque[tuple[float, ChangeEvent]] = field(default_factory=lambda: deque(maxlen=200))
+    """The catalogue's changes since the console started (hot reloads), newest last."""
+
+    def note_change(self, event: ChangeEvent) -> None:
+        """A catalogue change listener: keep ``event`` for the catalogue page."""
+        self.changes.append((time.time(), event))
 
     def page(self, request: Any, name: str, status: int = 200, **context: Any) -> Response:
         """Render template ``name`` with the shared context."""
