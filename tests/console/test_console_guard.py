@@ -221,3 +221,15 @@ async def test_the_catalogue_page_lists_hot_reloads(
         assert "1 change since the console started" in page
         assert re.search(r"added</span></td><td class=\"mono\">greet</td><td>1.2.0", page), page
     registry.close()
+
+
+async def test_a_try_it_call_is_recorded_as_a_run_of_its_own(log: SQLiteExecutionLog) -> None:
+    async with client(log) as http:
+        token = csrf_of((await http.get("/catalog/add")).text)
+        tried = await http.post("/catalog/add", data={"a": "40", "b": "2", "csrf": token})
+        assert tried.status_code == 200
+        assert re.search(r'<pre class="output">42</pre>', tried.text)
+        runs = (await http.get("/runs")).text
+    [record] = log.query(tool="add")
+    assert record.run_id.startswith("console-") and record.output == 42
+    assert f">{record.run_id}</a>" in runs and '<span class="kind calls">calls</span>' in runs
