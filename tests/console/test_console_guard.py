@@ -233,3 +233,15 @@ async def test_a_try_it_call_is_recorded_as_a_run_of_its_own(log: SQLiteExecutio
     [record] = log.query(tool="add")
     assert record.run_id.startswith("console-") and record.output == 42
     assert f">{record.run_id}</a>" in runs and '<span class="kind calls">calls</span>' in runs
+
+
+def test_waiting_on_a_session_that_holds_nothing_fails_at_once(log: SQLiteExecutionLog) -> None:
+    from toolrig.console import wait_for_decisions
+
+    with pytest.raises(LookupError, match="holds no calls"):
+        wait_for_decisions(log, "never-stored", timeout=30)
+    held(log, "s7")
+    with pytest.raises(TimeoutError, match="no decision on session 's7'"):
+        wait_for_decisions(log, "s7", timeout=0.3, poll=0.05)
+    decide(log, "s7", "c1", {"kind": "allow"})
+    assert wait_for_decisions(log, "s7", timeout=5) == {"c1": True}

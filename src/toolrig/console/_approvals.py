@@ -129,11 +129,18 @@ def wait_for_decisions(
     log: ExecutionLog, session_id: str, *, timeout: float = 3600.0, poll: float = 0.2
 ) -> dict[str, Decision]:
     """Block until every call ``session_id`` holds is decided; ``TimeoutError`` after
-    ``timeout`` seconds."""
+    ``timeout`` seconds, ``LookupError`` when the session holds no calls (never did, or
+    another process decided and resumed it)."""
     store = LogSessionStore(log)
     deadline = time.monotonic() + timeout
     while True:
-        found = stored_decisions(store.load(session_id))
+        state = store.load(session_id)
+        if state is None or not state.pending:
+            raise LookupError(
+                f"session {session_id!r} holds no calls awaiting a decision "
+                "(never stored, or already resumed by another run)"
+            )
+        found = stored_decisions(state)
         if found is not None:
             return found
         if time.monotonic() >= deadline:
