@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from toolrig.console._tryit import is_secret
@@ -47,19 +48,28 @@ class ActionView:
         return json.dumps(self.parameters, ensure_ascii=False, indent=2)
 
 
+def _shown(path: str | Path) -> str:
+    """``path`` relative to the working folder when it is under it, else as is."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def _source(catalog: Catalog, tool: BaseTool) -> str:
+    """Where a tool is defined: its YAML file, or its Python file and line (else module)."""
     source = getattr(catalog, "source", None)
     if source is not None:
         path = source(tool.spec.name)
         if path is not None:
-            return str(path)
+            return _shown(path)
     target: Any = getattr(tool, "_func", None) or type(tool)
     try:
         file = inspect.getsourcefile(target)
         line = inspect.getsourcelines(target)[1]
     except (OSError, TypeError):
-        return getattr(target, "__module__", "?")
-    return f"{file}:{line}" if file else getattr(target, "__module__", "?")
+        return str(getattr(target, "__module__", "?"))
+    return f"{_shown(file)}:{line}" if file else str(getattr(target, "__module__", "?"))
 
 
 def _type(schema: Any) -> str:
