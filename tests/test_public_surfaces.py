@@ -252,7 +252,6 @@ SURFACES: dict[str, set[str]] = {
     },
     "toolrig.cli": set(),
     "toolrig.console": {
-        "AlreadyDecided",
         "UnsafeConsoleBind",
         "app",
         "stored_decisions",

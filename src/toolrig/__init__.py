@@ -9,7 +9,7 @@ program pays only for what it uses. Each layer is also a subpackage: ``toolrig.r
 ``toolrig.providers``, ``toolrig.storage``, ``toolrig.agent``, ``toolrig.mcp``, ``toolrig.tools``.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolrig.core._base import ActionSchema, BaseTool, action
 from toolrig.core._context import ToolContext
@@ -22,6 +22,7 @@ from toolrig.core._errors import (
     ToolResultError,
 )
 from toolrig.core._function_tool import Tool, tool
+from toolrig.core._lazy import lazy_names as _lazy_names
 from toolrig.core._params import ToolParameter
 from toolrig.core._prompt import render_tools
 from toolrig.core._result import (
@@ -86,24 +87,7 @@ _DEPRECATED = {
 """Old names still answered, with a DeprecationWarning: name -> (module, attribute, new name)."""
 
 
-def __getattr__(name: str) -> Any:
-    if name in _DEPRECATED:
-        import importlib
-        import warnings
-
-        module_name, attr, instead = _DEPRECATED[name]
-        warnings.warn(
-            f"toolrig.{name} is deprecated; use {instead}", DeprecationWarning, stacklevel=2
-        )
-        return getattr(importlib.import_module(module_name), attr)
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolrig' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY, _DEPRECATED)
 
 
 __version__ = "0.1.0"

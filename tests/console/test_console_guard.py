@@ -13,8 +13,8 @@ import httpx
 import pytest
 from console_tools import tools
 
-from toolrig.agent import Agent, Answer, ApprovalPolicy, Deny
-from toolrig.console import AlreadyDecided, UnsafeConsoleBind, _approvals, app, stored_decisions
+from toolrig.agent import Agent, AlreadyDecided, Answer, ApprovalPolicy, Deny
+from toolrig.console import UnsafeConsoleBind, _approvals, app, stored_decisions
 from toolrig.console._approvals import decide
 from toolrig.storage import LogSessionStore, SessionState, SQLiteExecutionLog
 from toolrig.testing import ModelTurn, ScriptedModel
@@ -213,11 +213,11 @@ async def test_the_catalogue_page_lists_hot_reloads(
     )
     transport = httpx.ASGITransport(app=asgi)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
-        for _ in range(100):
+        for _ in range(200):  # the watcher's thread reloads within its debounce
             page = (await http.get("/catalog")).text
             if "since the console started" in page:
                 break
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)
         assert "1 change since the console started" in page
         assert re.search(r"added</span></td><td class=\"mono\">greet</td><td>1.2.0", page), page
     registry.close()
@@ -245,3 +245,22 @@ def test_waiting_on_a_session_that_holds_nothing_fails_at_once(log: SQLiteExecut
         wait_for_decisions(log, "s7", timeout=0.3, poll=0.05)
     decide(log, "s7", "c1", {"kind": "allow"})
     assert wait_for_decisions(log, "s7", timeout=5) == {"c1": True}
+
+
+async def test_a_turn_a_run_has_claimed_cannot_be_decided_again(log: SQLiteExecutionLog) -> None:
+    from dataclasses import replace
+
+    held(log, "s8")
+    store = LogSessionStore(log)
+    state = store.load("s8")
+    assert state is not None and state.pending is not None
+    claim = {"run_id": "run-elsewhere", "at": 0.0, "decisions": {"c1": "approved"}}
+    store.save(replace(state, pending={**state.pending, "claim": claim}))
+    async with client(log) as http:
+        page = (await http.get("/approvals")).text
+        assert "Decided: approved — run run-elsewhere is carrying it out" in page
+        form = {"session": "s8", "call": "c1", "kind": "deny", "csrf": csrf_of(page)}
+        refused = await http.post("/approvals/decide", data=form)
+        assert refused.status_code == 409 and "by run &#39;run-elsewhere&#39;" in refused.text
+    with pytest.raises(AlreadyDecided):
+        decide(log, "s8", "c1", {"kind": "allow"})

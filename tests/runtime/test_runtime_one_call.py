@@ -45,11 +45,13 @@ def test_the_call_name_rule_lives_in_one_module() -> None:
     unrelated = {  # dotted f-strings that are not call names
         "core/_schema_vocabulary.py",  # JSON Schema locations
         "core/_params.py",  # parameter paths in errors
+        "core/_lazy.py",  # package.attribute in a deprecation warning
         "providers/_importing.py",  # parameter paths
         "registry/_intents.py",  # intent domain.capability pairs
         "runtime/_plan_reuse.py",  # plan.step.count.digest keys
         "runtime/_call.py",  # the text of a deprecation warning
         "tools/_sandbox.py",  # temporary file names
+        "tools/_pg_catalog.py",  # schema-qualified SQL function names
     }
     offenders = []
     for path in SRC.rglob("*.py"):
@@ -280,3 +282,30 @@ def test_the_name_map_is_built_once_per_catalogue_version() -> None:
     assert executor.catalog.version == version + 1
     second = NameMap.from_tools(executor)
     assert second is not first and second.lookup("files__files") is not None
+
+
+def test_the_executor_decides_where_a_tool_runs_over_what_it_declares(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import os
+
+    @tool
+    def where() -> int:
+        """The process id it runs in."""
+        return os.getpid()
+
+    @tool(runs_on="reports")
+    def queued() -> int:
+        """Asks for a queue."""
+        return os.getpid()
+
+    moved = ToolExecutor([where, queued], placement={"where": "process", "queued": "thread"})
+    assert moved.execute_sync("where").output != os.getpid()  # a child process
+    assert moved.execute_sync("queued").output == os.getpid()  # here, and no warning
+    assert "no dispatcher" not in caplog.text
+    declared = ToolExecutor([queued])
+    for _ in range(2):
+        assert declared.execute_sync("queued").output == os.getpid()
+    assert caplog.text.count("asks to run on queue 'reports'") == 1  # said once
+    with pytest.raises(ValueError, match="'thread', 'process' or 'queue:NAME'"):
+        ToolExecutor([where], placement={"where": "gpu"})

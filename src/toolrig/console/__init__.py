@@ -15,7 +15,7 @@ except ImportError as _exc:  # pragma: no cover - depends on the installed extra
     ) from _exc
 
 from toolrig.console._app import app
-from toolrig.console._approvals import AlreadyDecided, stored_decisions, wait_for_decisions
+from toolrig.console._approvals import stored_decisions, wait_for_decisions
 from toolrig.console._guard import UnsafeConsoleBind
 
-__all__ = ["AlreadyDecided", "UnsafeConsoleBind", "app", "stored_decisions", "wait_for_decisions"]
+__all__ = ["UnsafeConsoleBind", "app", "stored_decisions", "wait_for_decisions"]

@@ -2,10 +2,12 @@
 
 A decision is written into the held session with the session store's compare-and-swap save
 (the version read must still be the stored one), so of two people deciding at once exactly one
-wins; the other is told the call was already decided. The agent that holds the session reads
-the decisions (:func:`stored_decisions`, or :func:`wait_for_decisions` to block until there
-are some) and resumes with ``agent.run(session_id=..., approvals=...)``, exactly as after
-``toolrig agent --session ID --allow CALL_ID``.
+wins; the other gets :class:`~toolrig.agent.AlreadyDecided`, as does anyone deciding a turn a
+run has claimed. The agent that holds the session reads the decisions
+(:func:`stored_decisions`, or :func:`wait_for_decisions` to block until there are some) and
+resumes with ``agent.run(session_id=..., approvals=...)``, exactly as after ``toolrig agent
+--session ID --allow CALL_ID``: that run claims the turn before any tool runs, so even two
+processes resuming with the same decisions run each approved call once.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from toolrig.agent._approval import Answer, Decision, Deny
+from toolrig.agent._claim import AlreadyDecided
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._sessions import LogSessionStore, SessionConflict, SessionState
 
 __all__ = [
-    "AlreadyDecided",
     "HeldCall",
     "decide",
     "held_calls",
@@ -30,10 +32,6 @@ __all__ = [
 
 _KEY: Final = "decisions"
 """Where decisions are kept in a session's ``pending`` data."""
-
-
-class AlreadyDecided(RuntimeError):
-    """Someone decided the call first (or the session holds it no more)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,7 +67,12 @@ def held_calls(log: ExecutionLog, *, limit: int = 200) -> list[HeldCall]:
         data = json.loads(pending) if pending else None
         if not isinstance(data, dict):
             continue
-        decided = data.get(_KEY) or {}
+        decided = dict(data.get(_KEY) or {})
+        claim = data.get("claim")
+        if isinstance(claim, dict):  # a run is deciding the turn now: show what it decided
+            by = f"run {claim.get('run_id')} is carrying it out"
+            for call_id, word in (claim.get("decisions") or {}).items():
+                decided[call_id] = {"kind": word, "reason": by}
         for item in data.get("pending", []):
             out.append(
                 HeldCall(
@@ -91,25 +94,21 @@ def decide(log: ExecutionLog, session_id: str, tool_call_id: str, decision: dict
     store = LogSessionStore(log)
     state = store.load(session_id)
     pending = None if state is None else state.pending
-    if state is None or pending is None:
-        raise AlreadyDecided(
-            f"call {tool_call_id!r} was already decided: session {session_id!r} holds no calls"
-        )
-    ids = [item["id"] for item in pending.get("pending", [])]
-    if tool_call_id not in ids:
-        raise AlreadyDecided(
-            f"call {tool_call_id!r} was already decided, or session {session_id!r} never held it"
-        )
+    held = [] if pending is None else [item["id"] for item in pending.get("pending", [])]
+    if state is None or pending is None or tool_call_id not in held:
+        # decided, and the agent resumed with it (or never held by this session)
+        raise AlreadyDecided(session_id, [tool_call_id], None)
+    claim = pending.get("claim")
+    if claim is not None:  # a run is deciding the turn now (agent.run(approvals=...))
+        raise AlreadyDecided(session_id, [tool_call_id], claim.get("run_id"))
     decided = dict(pending.get(_KEY) or {})
     if tool_call_id in decided:
-        raise AlreadyDecided(f"call {tool_call_id!r} was already decided")
+        raise AlreadyDecided(session_id, [tool_call_id], None)
     decided[tool_call_id] = {**decision, "at": time.time()}
     try:
         store.save(replace(state, pending={**pending, _KEY: decided}))
-    except SessionConflict:  # another decision (or the agent) saved first: read it again
-        raise AlreadyDecided(
-            f"call {tool_call_id!r} was already decided by someone else at the same moment"
-        ) from None
+    except SessionConflict:  # another decision (or a run's claim) was written first
+        raise AlreadyDecided(session_id, [tool_call_id], None) from None
 
 
 def stored_decisions(state: SessionState | None) -> dict[str, Decision] | None:
@@ -135,10 +134,10 @@ def wait_for_decisions(
     deadline = time.monotonic() + timeout
     while True:
         state = store.load(session_id)
-        if state is None or not state.pending:
+        if state is None or not state.pending or "claim" in state.pending:
             raise LookupError(
                 f"session {session_id!r} holds no calls awaiting a decision "
-                "(never stored, or already resumed by another run)"
+                "(never stored, or already being resumed by another run)"
             )
         found = stored_decisions(state)
         if found is not None:

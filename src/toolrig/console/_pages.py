@@ -15,7 +15,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 
-from toolrig.console._approvals import AlreadyDecided, decide, held_calls
+from toolrig.agent._claim import AlreadyDecided
+from toolrig.console._approvals import decide, held_calls
 from toolrig.console._catalog_view import action_views, redact, search_catalog, secret_names
 from toolrig.console._charts import bars, meter
 from toolrig.console._guard import same_token

@@ -26,7 +26,7 @@ from toolrig.runtime._events import Listener
 from toolrig.runtime._pipeline import Pipeline
 from toolrig.runtime._request import ToolCall, as_tool_call
 from toolrig.runtime._retry import RetryPolicy
-from toolrig.runtime._runners import Dispatcher
+from toolrig.runtime._runners import Dispatcher, Placement
 
 __all__ = ["UNSET", "ToolExecutor", "default_executor"]
 
@@ -39,6 +39,8 @@ class ToolExecutor:
     ``tools`` is a :class:`~toolrig.registry.Catalog` (such as a ``Registry``), shared and
     followed live, or tools to put in a catalogue of the executor's own. The other options
     are the pipeline's (see :class:`~toolrig.runtime.Pipeline`), or give ``pipeline``.
+    ``placement`` decides where some tools' calls run, over what they declare:
+    ``{"tool": "thread" | "process" | "queue:NAME"}``.
     """
 
     def __init__(
@@ -53,6 +55,7 @@ class ToolExecutor:
         state: Mapping[str, Any] | None = None,
         max_workers: int = 32,
         middleware: Sequence[Middleware] = (),
+        placement: Mapping[str, str] | None = None,
         pipeline: Pipeline | None = None,
     ) -> None:
         self.pipeline: Pipeline = pipeline or Pipeline(
@@ -64,6 +67,7 @@ class ToolExecutor:
             state=state,
             max_workers=max_workers,
             middleware=middleware,
+            placement=Placement(max_workers, placement),
         )
         """The call path every call of this executor takes."""
         self.catalog: Catalog = tools if isinstance(tools, Catalog) else Catalog(tools)

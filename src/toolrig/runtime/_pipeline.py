@@ -232,12 +232,14 @@ class Pipeline:
             and policy.max_concurrency is None
             and policy.default_timeout is None
             and self.placement.dispatcher is None
+            and not self.placement.overrides
         )
         self._inline = (
             not self._async_hooks
             and not self._middleware
             and policy.max_concurrency is None
             and self.placement.dispatcher is None
+            and not self.placement.overrides
         )
 
     # -- running ---------------------------------------------------------------------------

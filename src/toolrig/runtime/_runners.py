@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
 from toolrig.core._context import ToolContext
@@ -80,26 +81,46 @@ class Dispatcher(Protocol):
 
 
 class Placement:
-    """Chooses each call's runner; owns the worker threads and child processes."""
+    """Chooses each call's runner; owns the worker threads and child processes.
 
-    def __init__(self, max_workers: int) -> None:
+    A tool runs where its spec says (``isolation``, ``runs_on``, as YAML and ``@tool`` declare
+    it) unless ``overrides`` names it: ``{"tool": "thread" | "process" | "queue:NAME"}``, the
+    executor's own decision about where its calls run.
+    """
+
+    def __init__(self, max_workers: int, overrides: Mapping[str, str] | None = None) -> None:
         self.threads = WorkerPool(max_workers)
         self.thread_runner = ThreadRunner(self.threads)
         self.processes = ProcessRunner(max_workers)
         self.dispatcher: Dispatcher | None = None
+        self.overrides: dict[str, str] = dict(overrides or {})
+        for tool, where in self.overrides.items():
+            if where not in ("thread", "process") and not (
+                where.startswith("queue:") and len(where) > len("queue:")
+            ):
+                raise ValueError(
+                    f"placement of {tool!r} must be 'thread', 'process' or 'queue:NAME', "
+                    f"not {where!r}"
+                )
         self._unserved: set[str] = set()
 
     def runner_for(self, call: Call) -> Runner:
         """Where ``call``'s attempts run."""
         spec = call.owner.spec
+        where = self.overrides.get(spec.name)
+        queue = where[len("queue:") :] if where and where.startswith("queue:") else None
+        if where is None:
+            queue = spec.runs_on
         if self.dispatcher is not None:
-            queue = self.dispatcher.queue_of(call)
-            if queue is not None:
-                return self.dispatcher.runner(queue)
-        elif spec.runs_on is not None:
-            self._warn_unserved(spec.name, spec.runs_on)
-        if spec.isolation == "process":
+            claimed = self.dispatcher.queue_of(call) if where is None else queue
+            if claimed is not None:
+                return self.dispatcher.runner(claimed)
+        elif queue is not None:
+            self._warn_unserved(spec.name, queue)
+        if where == "process" or (where is None and spec.isolation == "process"):
             return self.processes
+        if where == "thread" and not call.target.is_async:
+            return self.thread_runner
         if call.target.is_async:
             return _ASYNC
         return self.thread_runner
