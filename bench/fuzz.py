@@ -93,7 +93,7 @@ class Tally:
 
 
 def _short(value: Any) -> str:
-    from toolrig.core._jsonable import safe_repr, to_jsonable
+    from toolrig.core.result._jsonable import safe_repr, to_jsonable
 
     text = safe_repr(to_jsonable(value))
     return text if len(text) < 200 else text[:200] + "..."

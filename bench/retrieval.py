@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from toolrig.core._spec import ToolSpec
+from toolrig.core.model._spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 from toolrig.search._dense import clear_query_cache, embed_request, load_embedders
 from toolrig.search._segments import request_parts

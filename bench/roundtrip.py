@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from toolrig import ToolExecutor, run_tool_calls_sync
-from toolrig.core._function_tool import Tool
+from toolrig.core.define._function_tool import Tool
 
 
 def _tool(i: int) -> Tool:

@@ -1,6 +1,6 @@
 """Is toolrig's own signature -> schema builder worth keeping beside pydantic's?
 
-``core/_type_core.py`` and ``_type_schema.py`` build the pydantic-core and JSON schemas of tool
+``core/schema/_type_core.py`` and ``_type_schema.py`` build the pydantic-core and JSON schemas of tool
 parameters for the common types themselves (anything else falls back to pydantic's own
 ``GenerateSchema``). This measures defining and exporting N generated tools both ways in one
 run: with the builder, and with every signature sent to pydantic's fallback, which is what
@@ -20,9 +20,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-import toolrig.core._signature as signature
+import toolrig.core.define._signature as signature
 from toolrig import tool
-from toolrig.core._type_schema import Unsupported
+from toolrig.core.schema._type_schema import Unsupported
 
 
 def _functions(n: int) -> list[Callable[..., Any]]:

@@ -1,7 +1,7 @@
 """Each layer's internal face: the names other layers may import from its private modules.
 
 A package's public names are pinned in ``test_public_surfaces.py``. Inside the package, layers
-import each other's private modules (``from toolrig.core._action import Action``); the names
+import each other's private modules (``from toolrig.core.define._action import Action``); the names
 they may take are pinned here, per layer, in ``layer_faces.py``. A new cross-layer dependency
 is then a reviewed change of that file, like a new public name: run
 ``python tests/test_layer_faces.py --write`` and read the diff.
@@ -68,7 +68,9 @@ def test_the_core_face_is_a_chosen_list_not_everything() -> None:
 
     modules = {name.split(":")[0] for name in FACES["core"]}
     private_core = {
-        f"toolrig.core.{p.stem}" for p in (SRC / "core").glob("_*.py") if p.stem != "__init__"
+        "toolrig." + ".".join(p.relative_to(SRC).with_suffix("").parts)
+        for p in (SRC / "core").rglob("_*.py")
+        if p.stem != "__init__"
     }
     assert modules < private_core  # some core modules are the core's alone
 

@@ -38,6 +38,11 @@ ORDER = (
 )
 """The layers, lowest first; each imports only from the layers before it."""
 
+CORE_ROOMS = ("model", "result", "schema", "context", "define")
+"""The core's rooms, lowest first; each imports only from the rooms before it: the tool model
+imports nothing else in the core, results only the model, schemas and validation the model and
+results, the run-time context the model and results, and definition everything."""
+
 ALLOWED_UPWARD: frozenset[str] = frozenset({"registry/_moved.py"})
 """Modules (paths under ``src/toolrig``) allowed to import later layers: forwards of deprecated
 names to where they live now, removed with the names. ``registry/_moved.py`` forwards the
@@ -46,7 +51,7 @@ import reading cannot see: :func:`test_imports_by_computed_name_are_only_where_l
 reaches to the modules listed."""
 
 COMPUTED_IMPORTS: dict[str, str] = {
-    "core/_lazy.py": "each package's lazily exported names, read from its ``_LAZY`` table",
+    "core/model/_lazy.py": "each package's lazily exported names, read from its ``_LAZY`` table",
     "registry/_moved.py": "deprecated registry methods forwarded upward (ALLOWED_UPWARD)",
     "registry/_executors.py": "user code named by a YAML ``executor:`` import path",
     "cli/_catalog.py": "the user's ``--module``",
@@ -148,7 +153,7 @@ def _targets(node: ast.stmt | ast.expr, here: str, modules: dict[str, Path]) -> 
 
 def lazy_tables(path: Path) -> list[tuple[int, str]]:
     """``(line, module)`` for each module named in a package's ``_LAZY`` table (the names
-    it imports on first use, through :mod:`toolrig.core._lazy`)."""
+    it imports on first use, through :mod:`toolrig.core.model._lazy`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found = []
     for node in tree.body:
@@ -296,6 +301,26 @@ def test_each_layer_imports_only_the_layers_before_it() -> None:
     _, imports = all_imports(SRC, "toolrig")
     bad = upward_imports(imports, ORDER, ALLOWED_UPWARD)
     assert not bad, f"{len(bad)} import(s) of a later layer:\n" + "\n".join(bad)
+
+
+def test_each_core_room_imports_only_the_rooms_before_it() -> None:
+    _, imports = all_imports(SRC, "toolrig")
+    core = [
+        Import(
+            i.source.replace("toolrig.core.", "core.", 1),
+            i.path,
+            i.line,
+            i.target.replace("toolrig.core.", "core.", 1),
+            i.kind,
+        )
+        for i in imports
+        if i.source.startswith("toolrig.core.") and i.target.startswith("toolrig.core.")
+    ]
+    assert upward_imports(core, CORE_ROOMS) == []
+    rooms = {p.name for p in (SRC / "toolrig" / "core").iterdir() if (p / "__init__.py").exists()}
+    assert rooms == set(CORE_ROOMS)
+    loose = sorted(p.name for p in (SRC / "toolrig" / "core").glob("_*.py") if p.stem != "__init__")
+    assert loose == [], "every core module lives in a room"
 
 
 def test_no_modules_import_each_other_in_a_circle() -> None:

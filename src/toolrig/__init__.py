@@ -11,9 +11,10 @@ program pays only for what it uses. Each layer is also a subpackage: ``toolrig.r
 
 from typing import TYPE_CHECKING
 
-from toolrig.core._base import ActionSchema, BaseTool, action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import (
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._base import ActionSchema, BaseTool, action
+from toolrig.core.define._function_tool import Tool, tool
+from toolrig.core.model._errors import (
     ErrorCode,
     RetryableToolError,
     ToolDefinitionError,
@@ -21,18 +22,17 @@ from toolrig.core._errors import (
     ToolNotFoundError,
     ToolResultError,
 )
-from toolrig.core._function_tool import Tool, tool
-from toolrig.core._lazy import lazy_names as _lazy_names
-from toolrig.core._params import ToolParameter
-from toolrig.core._prompt import render_tools
-from toolrig.core._result import (
+from toolrig.core.model._lazy import lazy_names as _lazy_names
+from toolrig.core.model._prompt import render_tools
+from toolrig.core.model._spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
+from toolrig.core.result._result import (
     ErrorInfo,
     ResultMetadata,
     ToolResult,
     error_result,
     success_result,
 )
-from toolrig.core._spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
+from toolrig.core.schema._params import ToolParameter
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._call import CallInfo
 from toolrig.runtime._events import EventKind, ToolEvent
@@ -81,8 +81,8 @@ _LAZY = {
 
 
 _DEPRECATED = {
-    "ActionParam": ("toolrig.core._params", "ToolParameter", "toolrig.ToolParameter"),
-    "AssembledTool": ("toolrig.core._base", "AssembledTool", "toolrig.core.AssembledTool"),
+    "ActionParam": ("toolrig.core.schema._params", "ToolParameter", "toolrig.ToolParameter"),
+    "AssembledTool": ("toolrig.core.define._base", "AssembledTool", "toolrig.core.AssembledTool"),
 }
 """Old names still answered, with a DeprecationWarning: name -> (module, attribute, new name)."""
 

@@ -171,9 +171,7 @@ def test_a_script_that_is_not_turns_is_refused(tmp_path: Path) -> None:
 
 
 def test_no_model_configured_says_how_to_get_one(tmp_path: Path) -> None:
-    done = toolrig(
-        "agent", "hi", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config")
-    )
+    done = toolrig("agent", "hi", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"))
     assert done.returncode == 2
     line = one_line_error(done, "agent")
     assert "no model to run" in line and "--script FILE" in line

@@ -24,7 +24,12 @@ from toolrig import (
     action,
     tool,
 )
-from toolrig.core._options import ActionOptions, ActionOptionsDict, ToolOptions, ToolOptionsDict
+from toolrig.core.model._options import (
+    ActionOptions,
+    ActionOptionsDict,
+    ToolOptions,
+    ToolOptionsDict,
+)
 
 OPTIONS: dict[str, Any] = {
     "display_name": "Adder",
@@ -218,7 +223,7 @@ def test_action_options_are_checked_when_the_class_is_written() -> None:
 def test_a_declared_output_schema_keeps_the_signature_validation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolrig.core._signature import describe_function as describe
+    from toolrig.core.define._signature import describe_function as describe
 
     calls: list[str] = []
 
@@ -226,7 +231,7 @@ def test_a_declared_output_schema_keeps_the_signature_validation(
         calls.append(func.__name__)
         return describe(func, **kwargs)
 
-    monkeypatch.setattr("toolrig.core._action.describe_function", counted)
+    monkeypatch.setattr("toolrig.core.define._action.describe_function", counted)
 
     def weekday(day: date) -> Any:
         return {"weekday": day.strftime("%A")}

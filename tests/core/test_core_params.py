@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolrig import ToolDefinitionError, ToolParameter
-from toolrig.core._params import parameters_to_schema
+from toolrig.core.schema._params import parameters_to_schema
 
 
 def test_problems_carry_their_location() -> None:

@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from toolrig.core._json_schema import SchemaViolation, compile_json_schema
-from toolrig.core._schema_compiler import compile_schema
+from toolrig.core.schema._json_schema import SchemaViolation, compile_json_schema
+from toolrig.core.schema._schema_compiler import compile_schema
 
 
 def schema(limit: int = 5, description: str = "") -> dict:

@@ -23,7 +23,7 @@ from mcp_support import http_server, session, write_tools
 from asgi_server import serve_asgi
 from postgres_db import scratch_database
 from toolrig import Registry, ToolContext, tool
-from toolrig.core._errors import ToolError
+from toolrig.core.model._errors import ToolError
 from toolrig.mcp import ToolServer, http_app
 
 TOKEN = "workers-token"

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from toolrig import BaseTool, ToolExecutor, ToolResult, action, tool
-from toolrig.core._errors import RetryableToolError
+from toolrig.core.model._errors import RetryableToolError
 from toolrig.providers import NameMap
 from toolrig.runtime import Call, CallNext, RetryPolicy, ToolEvent
 
@@ -40,12 +40,12 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "toolrig"
 
 def test_the_call_name_rule_lives_in_one_module() -> None:
     """Joining two names with ``.`` or ``__`` in an f-string is how the rule was re-derived;
-    only ``core/_names.py`` may do it (other dotted f-strings join paths, not names)."""
+    only ``core/model/_names.py`` may do it (other dotted f-strings join paths, not names)."""
     joined = re.compile(r"f[\"'][^\"']*\{[^}]*\}(\.|__)\{[^}]*\}")
     unrelated = {  # dotted f-strings that are not call names
-        "core/_schema_vocabulary.py",  # JSON Schema locations
-        "core/_params.py",  # parameter paths in errors
-        "core/_lazy.py",  # package.attribute in a deprecation warning
+        "core/schema/_schema_vocabulary.py",  # JSON Schema locations
+        "core/schema/_params.py",  # parameter paths in errors
+        "core/model/_lazy.py",  # package.attribute in a deprecation warning
         "providers/_importing.py",  # parameter paths
         "registry/_intents.py",  # intent domain.capability pairs
         "runtime/_plan_reuse.py",  # plan.step.count.digest keys
@@ -56,13 +56,13 @@ def test_the_call_name_rule_lives_in_one_module() -> None:
     offenders = []
     for path in SRC.rglob("*.py"):
         rel = path.relative_to(SRC).as_posix()
-        if rel == "core/_names.py" or rel in unrelated:
+        if rel == "core/model/_names.py" or rel in unrelated:
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if joined.search(line):
                 offenders.append(f"{rel}:{number}: {line.strip()}")
     assert offenders == []
-    names = (SRC / "core" / "_names.py").read_text()
+    names = (SRC / "core" / "model" / "_names.py").read_text()
     assert "{_DOT}{" in names and "{_WIRE}{" in names  # where the rule is written
 
 

@@ -16,8 +16,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from toolrig.core._errors import ErrorCode
-from toolrig.core._result import ToolResult, error_result, success_result
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ToolResult, error_result, success_result
 from toolrig.runtime._call import Call, CallNext
 
 __all__ = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.runtime._request import ToolCall
 

@@ -12,10 +12,10 @@ from typing import Any
 from toolrig.agent._approval import PendingCall, RunScope
 from toolrig.agent._events import ToolCallFinished, ToolCallStarted
 from toolrig.agent._toolsets import ToolEntry
-from toolrig.core._errors import ErrorCode
-from toolrig.core._ids import new_call_id
-from toolrig.core._result import ToolResult, error_result
-from toolrig.core._suggest import not_found_among
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.model._ids import new_call_id
+from toolrig.core.model._suggest import not_found_among
+from toolrig.core.result._result import ToolResult, error_result
 from toolrig.providers._calls import ParsedCall
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._request import ToolCall

@@ -11,7 +11,7 @@ from typing_extensions import TypeVar
 from toolrig.agent._approval import PendingCall
 from toolrig.agent._client import TextDelta
 from toolrig.agent._result import AgentResult
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 
 __all__ = [
     "AgentEvent",

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, StreamEvent
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._names import ToolSource
 
 __all__ = ["FallbackModel", "ModelsFailed"]

@@ -28,10 +28,10 @@ from toolrig.agent._result import AgentResult, AgentRunError, RunContext
 from toolrig.agent._run import AgentRun
 from toolrig.agent._session_policy import policy_data, session_policy
 from toolrig.agent._toolsets import CatalogToolset, Toolset, as_toolset
-from toolrig.core._background import run_sync
-from toolrig.core._base import BaseTool
-from toolrig.core._interaction import Elicitor
-from toolrig.core._result import ToolResult
+from toolrig.core.context._background import run_sync
+from toolrig.core.context._interaction import Elicitor
+from toolrig.core.define._base import BaseTool
+from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._tracing import agent_span

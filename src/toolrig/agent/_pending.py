@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolrig.agent._approval import Decision, PendingCall
-from toolrig.core._result import ErrorInfo, ToolResult, error_result, success_result
+from toolrig.core.result._result import ErrorInfo, ToolResult, error_result, success_result
 from toolrig.providers._calls import ParsedCall
 from toolrig.runtime._request import ToolCall
 

@@ -10,7 +10,7 @@ from typing_extensions import TypeVar
 
 from toolrig.agent._approval import PendingCall
 from toolrig.agent._client import Usage
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 
 __all__ = ["AgentResult", "AgentRunError", "AgentStep", "RunContext", "StopReason"]
 

@@ -32,10 +32,10 @@ from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
 from toolrig.agent._toolsets import ToolEntry, Toolset, name_map
-from toolrig.core._context import RUN_DEPS
-from toolrig.core._events import Outcome
-from toolrig.core._interaction import Elicitor, offer_hooks
-from toolrig.core._result import ToolResult
+from toolrig.core.context._context import RUN_DEPS
+from toolrig.core.context._events import Outcome
+from toolrig.core.context._interaction import Elicitor, offer_hooks
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
 from toolrig.runtime._executor import ToolExecutor

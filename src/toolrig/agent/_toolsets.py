@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolrig.agent._result import RunContext
-from toolrig.core._base import BaseTool
-from toolrig.core._names import ActionRef
-from toolrig.core._options import ToolAnnotations
-from toolrig.core._spec import ActionSpec, ToolSpec
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._options import ToolAnnotations
+from toolrig.core.model._spec import ActionSpec, ToolSpec
 from toolrig.providers._names import ExportedAction, NameMap, provider_safe_name
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor

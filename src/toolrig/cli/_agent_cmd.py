@@ -122,7 +122,7 @@ def run_agent(args: argparse.Namespace) -> int:
     from toolrig.agent._loop import Agent
     from toolrig.agent._result import AgentRunError
     from toolrig.cli._catalog import open_catalog
-    from toolrig.core._background import run_sync
+    from toolrig.core.context._background import run_sync
     from toolrig.runtime._executor import ToolExecutor
     from toolrig.storage._open import open_log
 

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, CliError, add_json_option
 from toolrig.cli._remote_opts import add_broker_options, attach_remote
-from toolrig.core._names import ActionRef
+from toolrig.core.model._names import ActionRef
 
 if TYPE_CHECKING:
-    from toolrig.core._result import ToolResult
+    from toolrig.core.result._result import ToolResult
 
 __all__ = ["add_call_parser", "parse_arguments", "run_call"]
 

@@ -130,7 +130,7 @@ def load_modules(registry: Registry, modules: Sequence[str]) -> None:
     level; :class:`CliError` for a module that cannot be imported or defines none."""
     import importlib
 
-    from toolrig.core._base import BaseTool
+    from toolrig.core.define._base import BaseTool
 
     for name in modules:
         try:
@@ -145,7 +145,7 @@ def load_modules(registry: Registry, modules: Sequence[str]) -> None:
 
 def _add_all(registry: Registry, tools: Sequence[ToolLike], source: str) -> None:
     """Add ``tools`` to ``registry``; a tool it cannot take is an input error naming ``source``."""
-    from toolrig.core._errors import ToolDefinitionError
+    from toolrig.core.model._errors import ToolDefinitionError
 
     for item in tools:
         try:
@@ -175,7 +175,7 @@ def open_catalog(args: argparse.Namespace, command: str) -> Registry:
 def add_demo_tools(registry: Registry) -> None:
     """Add the demo tools; a catalogue tool of the same name is an input error."""
     from toolrig.cli._demo_tools import demo_tools
-    from toolrig.core._errors import ToolDefinitionError
+    from toolrig.core.model._errors import ToolDefinitionError
 
     try:
         for tool in demo_tools():

@@ -92,8 +92,8 @@ def _show_tools(console: Console, executor: ToolExecutor, *, show_prompt: bool) 
     from rich.panel import Panel
     from rich.table import Column, Table
 
-    from toolrig.core._names import ActionRef
-    from toolrig.core._prompt import render_tools
+    from toolrig.core.model._names import ActionRef
+    from toolrig.core.model._prompt import render_tools
 
     console.rule("[bold]1. Tools, defined three ways[/]", align="left")
     table = Table(

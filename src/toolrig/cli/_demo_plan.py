@@ -104,7 +104,7 @@ def run_agent_if_configured(console: Console, examples: Path) -> None:
         return
     from toolrig.agent._loop import Agent
     from toolrig.cli._catalog import load_registry
-    from toolrig.core._background import run_sync
+    from toolrig.core.context._background import run_sync
 
     registry = load_registry([str(examples / "catalog")], [str(examples)], command="demo")
     agent = Agent(

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
-from toolrig.core._names import ActionRef
+from toolrig.core.model._names import ActionRef
 
 if TYPE_CHECKING:
     from toolrig.storage._log import ExecutionLog
@@ -241,7 +241,7 @@ def _show(records: list[ExecutionRecord], as_json: bool, *, title: str | None) -
         import dataclasses
         import json
 
-        from toolrig.core._result import to_jsonable
+        from toolrig.core.result._result import to_jsonable
 
         for record in records:
             print(json.dumps(to_jsonable(dataclasses.asdict(record)), ensure_ascii=False))

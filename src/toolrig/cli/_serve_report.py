@@ -12,7 +12,7 @@ import sys
 import time
 from typing import IO, Any
 
-from toolrig.core._names import ActionRef
+from toolrig.core.model._names import ActionRef
 from toolrig.registry._events import ChangeEvent, ChangeKind
 from toolrig.runtime._events import EventKind, ToolEvent
 

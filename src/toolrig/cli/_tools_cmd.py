@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
-from toolrig.core._names import ActionRef
+from toolrig.core.model._names import ActionRef
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from toolrig.core._spec import ActionSpec, ToolSpec
+    from toolrig.core.model._spec import ActionSpec, ToolSpec
     from toolrig.registry._registry import Registry
 
 __all__ = ["add_tools_parsers", "call_names", "run_list", "run_show"]
@@ -164,7 +164,7 @@ def _tool_name(registry: Registry, name: str) -> str:
 
 def spec_prompt(spec: ToolSpec) -> str:
     """The text a model reads for ``spec`` in its system prompt."""
-    from toolrig.core._prompt import render_tool
+    from toolrig.core.model._prompt import render_tool
 
     return render_tool(spec)
 

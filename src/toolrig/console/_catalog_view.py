@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolrig.console._tryit import is_secret
-from toolrig.core._base import BaseTool
+from toolrig.core.define._base import BaseTool
 from toolrig.registry._catalog import Catalog
 from toolrig.search._index import ToolIndex
 

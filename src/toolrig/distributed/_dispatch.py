@@ -19,10 +19,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode
-from toolrig.core._ids import made_here
-from toolrig.core._jsonable import to_jsonable
+from toolrig.core.context._context import ToolContext
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.model._ids import made_here
+from toolrig.core.result._jsonable import to_jsonable
 from toolrig.distributed._engine import (
     EngineUnavailable,
     RemoteCall,

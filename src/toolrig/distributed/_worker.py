@@ -17,11 +17,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from toolrig.core._action import Action
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ErrorCode
-from toolrig.core._jsonable import to_jsonable
-from toolrig.core._names import ActionRef
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.model._names import ActionRef
+from toolrig.core.result._jsonable import to_jsonable
 from toolrig.distributed._celery import celery_app, default_backend, load_celery
 from toolrig.distributed._engine import TASK_NAME, RemoteCall, error_reply
 from toolrig.distributed._ledger import CallLedger

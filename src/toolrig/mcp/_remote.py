@@ -14,11 +14,11 @@ from typing import Any
 
 import mcp_types
 
-from toolrig.core._content import Audio, EmbeddedResource, Image, TextContent
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._function_tool import Tool
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
+from toolrig.core.result._content import Audio, EmbeddedResource, Image, TextContent
 from toolrig.providers._mcp_format import ERROR_META_KEY, WRAP_MARKER
 from toolrig.providers._names import provider_safe_name
 

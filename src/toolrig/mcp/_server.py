@@ -33,8 +33,8 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolrig.core._interaction import tool_interaction
-from toolrig.core._result import ToolResult, to_jsonable
+from toolrig.core.context._interaction import tool_interaction
+from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
 from toolrig.mcp._features import (
@@ -288,7 +288,7 @@ class ToolServer:
 def _missing(name: str, listing: _Listing) -> str:
     """Why ``name`` names no tool, in the names MCP clients see (``todo__add``, not the
     catalogue's ``todo.add``): what they sent and the closest names they can send."""
-    from toolrig.core._suggest import closest
+    from toolrig.core.model._suggest import closest
 
     names = sorted(entry.provider_name for entry in listing.names)
     message = f"Tool {name!r} not found."

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
-from toolrig.core._base import BaseTool
+from toolrig.core.define._base import BaseTool
 from toolrig.providers._names import NameMap, ToolSource, collect_tools
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor

@@ -12,9 +12,9 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
-from toolrig.core._content import content_blocks
-from toolrig.core._result import ToolResult, to_jsonable
-from toolrig.core._spec import ActionSpec
+from toolrig.core.model._spec import ActionSpec
+from toolrig.core.result._content import content_blocks
+from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.providers._calls import ParsedCall, get_field, make_call
 from toolrig.providers._content_blocks import mcp_blocks
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource

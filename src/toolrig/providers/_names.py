@@ -12,11 +12,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ToolDefinitionError
-from toolrig.core._names import MAX_NAME_LENGTH, ActionRef, provider_safe_name
-from toolrig.core._result import ToolResult
-from toolrig.core._spec import ActionSpec, ToolSpec
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ToolDefinitionError
+from toolrig.core.model._names import MAX_NAME_LENGTH, ActionRef, provider_safe_name
+from toolrig.core.model._spec import ActionSpec, ToolSpec
+from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 

@@ -7,7 +7,7 @@ watchdog) loads on first use of its names.
 
 import typing as _typing
 
-from toolrig.core._lazy import lazy_names as _lazy_names
+from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.registry._catalog import Catalog
 from toolrig.registry._events import ChangeEvent, ChangeKind
 

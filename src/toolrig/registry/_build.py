@@ -1,6 +1,6 @@
 """Turn a :class:`ToolDefinition` into a runnable core tool (validators compiled here, once).
 
-The definition's options are the core's :class:`~toolrig.core._options.ToolOptions`, so they
+The definition's options are the core's :class:`~toolrig.core.model._options.ToolOptions`, so they
 pass through as one object. Problems come back located (``("actions", "check",
 "parameters", 0, "default")``) from the core's structured problems, so the loader can name
 the file's line and field.
@@ -16,15 +16,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolrig.core._action import Action
-from toolrig.core._base import BaseTool
-from toolrig.core._declare import schema_action, with_output_schema
-from toolrig.core._errors import Loc, ToolDefinitionError
-from toolrig.core._function_tool import Tool
-from toolrig.core._names import ActionRef
-from toolrig.core._options import ActionOptions, ToolOptions
-from toolrig.core._params import ToolParameter, parameters_to_schema
-from toolrig.core._spec import build_tool_spec, tool_options
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.define._declare import schema_action, with_output_schema
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.model._errors import Loc, ToolDefinitionError
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._options import ActionOptions, ToolOptions
+from toolrig.core.model._spec import build_tool_spec, tool_options
+from toolrig.core.schema._params import ToolParameter, parameters_to_schema
 from toolrig.registry._definition import ToolDefinition
 
 __all__ = ["ActionTarget", "BuildError", "Code", "Targets", "build_tool"]

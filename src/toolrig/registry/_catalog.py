@@ -1,7 +1,7 @@
 """``Catalog``: the one place tools live.
 
 A catalogue holds tools by name and their actions by the call names their
-:class:`~toolrig.core._names.ActionRef` gives (``tool`` for a single-action tool;
+:class:`~toolrig.core.model._names.ActionRef` gives (``tool`` for a single-action tool;
 ``tool.action`` and ``tool__action`` for the actions of a multi-action tool). Each change bumps
 its :attr:`~Catalog.version` and drops what was derived from the old one (:meth:`Catalog.memo`).
 Every change is validated first and then published at once (readers never lock and see either
@@ -15,14 +15,14 @@ from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, 
 from fnmatch import fnmatchcase
 from typing import Any, Literal, TypeVar, cast
 
-from toolrig.core._action import Action
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ToolDefinitionError, ToolNotFoundError
-from toolrig.core._events import Listeners
-from toolrig.core._function_tool import Tool
-from toolrig.core._names import ActionRef
-from toolrig.core._spec import ToolSpec
-from toolrig.core._suggest import closest, not_found_message
+from toolrig.core.context._events import Listeners
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.model._errors import ToolDefinitionError, ToolNotFoundError
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._spec import ToolSpec
+from toolrig.core.model._suggest import closest, not_found_message
 from toolrig.registry._events import ChangeEvent, ChangeKind, ChangeListener
 
 __all__ = ["Catalog", "ToolLike", "as_tool"]

@@ -8,7 +8,7 @@ service) imports the code first, through :attr:`Targets.check`, and is refused w
 fails: a typo in an edited ``executor:`` never replaces a working tool.
 
 A ``BaseTool`` (class or instance) given as the code runs through its own
-:class:`~toolrig.core._action.Action`: its validation, its output check and its
+:class:`~toolrig.core.define._action.Action`: its validation, its output check and its
 :class:`~toolrig.ToolContext`. Code bound to a definition is known when the tool is built, so
 the class's action becomes the tool's action; an import path is resolved on the first call,
 after the definition's own validation, so the class's action then runs behind it.
@@ -22,12 +22,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from toolrig.core._action import Action, context_parameter
-from toolrig.core._background import run_sync
-from toolrig.core._base import BaseTool
-from toolrig.core._context import ToolContext  # at run time: read from an annotation
-from toolrig.core._errors import ErrorCode, Loc, ToolError
-from toolrig.core._validation import ArgumentsInvalid
+from toolrig.core.context._background import run_sync
+from toolrig.core.context._context import ToolContext  # at run time: read from an annotation
+from toolrig.core.define._action import Action, context_parameter
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ErrorCode, Loc, ToolError
+from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.registry._build import Code, Targets
 from toolrig.registry._definition import ToolDefinition
 
@@ -91,7 +91,7 @@ def target_for(obj: Any, *, tool: str, action: str, multi: bool) -> Code:
 
     Accepted: a ``BaseTool`` subclass or instance (its action of that name, or its only
     action; a class is instantiated without arguments), answered as that
-    :class:`~toolrig.core._action.Action`; a function; another class (instantiated without
+    :class:`~toolrig.core.define._action.Action`; a function; another class (instantiated without
     arguments) or object, whose method named like the action (multi-action tools), or which
     is itself callable or has ``run``.
     """

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ToolDefinitionError
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ToolDefinitionError
 from toolrig.registry._batch import RefreshBatch, collector_paused
 from toolrig.registry._build import BuildError, build_tool
 from toolrig.registry._catalog import Catalog

@@ -6,7 +6,7 @@ The pipeline and the executor load with the package; plans load on first use of 
 
 import typing as _typing
 
-from toolrig.core._lazy import lazy_names as _lazy_names
+from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.runtime._call import Call, CallInfo, CallNext, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor

@@ -14,11 +14,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
-from toolrig.core._action import Action
-from toolrig.core._base import BaseTool
-from toolrig.core._context import ProgressCallback, ToolContext
-from toolrig.core._names import ActionRef
-from toolrig.core._result import ToolResult
+from toolrig.core.context._context import ProgressCallback, ToolContext
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._names import ActionRef
+from toolrig.core.result._result import ToolResult
 
 __all__ = [
     "UNSET",

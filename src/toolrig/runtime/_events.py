@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 from toolrig.runtime._call import Call
 
 __all__ = ["EventKind", "Listener", "ToolEvent"]

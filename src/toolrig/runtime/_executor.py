@@ -13,13 +13,13 @@ import warnings
 from collections.abc import Awaitable, Collection, Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import Any, final
 
-from toolrig.core._action import Action
-from toolrig.core._background import run_sync
-from toolrig.core._base import BaseTool
-from toolrig.core._context import ProgressCallback
-from toolrig.core._ids import new_call_id
-from toolrig.core._result import ToolResult
-from toolrig.core._runner import install_runner
+from toolrig.core.context._background import run_sync
+from toolrig.core.context._context import ProgressCallback
+from toolrig.core.context._runner import install_runner
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._ids import new_call_id
+from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog, ToolLike
 from toolrig.runtime._call import UNSET, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import Listener

@@ -17,10 +17,10 @@ import inspect
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, cast
 
-from toolrig.core._events import Listeners
-from toolrig.core._result import ToolResult, error_from_exception
-from toolrig.core._runner import ToolRunner
-from toolrig.core._validation import ArgumentsInvalid
+from toolrig.core.context._events import Listeners
+from toolrig.core.context._runner import ToolRunner
+from toolrig.core.result._result import ToolResult, error_from_exception
+from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.runtime._outcome import hook_error, link, make_result, values_or

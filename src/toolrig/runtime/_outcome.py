@@ -10,10 +10,10 @@ import time
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
-from toolrig.core._action import Action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode
-from toolrig.core._result import ErrorInfo, ResultMetadata, ToolResult, error_from_exception
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._action import Action
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ErrorInfo, ResultMetadata, ToolResult, error_from_exception
 from toolrig.runtime._call import Call, CallNext, Middleware
 
 __all__ = [

@@ -24,17 +24,17 @@ import warnings
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, cast, final
 
-from toolrig.core._action import Action
-from toolrig.core._background import run_sync
-from toolrig.core._base import BaseTool
-from toolrig.core._context import ProgressCallback
-from toolrig.core._errors import ErrorCode
-from toolrig.core._events import Listeners
-from toolrig.core._ids import new_call_id
-from toolrig.core._names import ActionRef
-from toolrig.core._result import ErrorInfo, ToolResult
-from toolrig.core._suggest import not_found_message
-from toolrig.core._validation import ArgumentsInvalid
+from toolrig.core.context._background import run_sync
+from toolrig.core.context._context import ProgressCallback
+from toolrig.core.context._events import Listeners
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.model._ids import new_call_id
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._suggest import not_found_message
+from toolrig.core.result._result import ErrorInfo, ToolResult
+from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.runtime._call import (
     UNSET,
     Call,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolrig.core._names import ActionRef
+from toolrig.core.model._names import ActionRef
 
 __all__ = ["Plan", "PlanError", "PlanStep", "Reference", "find_references", "resolve_references"]
 

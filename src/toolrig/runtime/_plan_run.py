@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, Protocol
 
-from toolrig.core._background import run_sync
-from toolrig.core._errors import ErrorCode
-from toolrig.core._events import Listeners
-from toolrig.core._result import ToolResult, error_result, success_result
+from toolrig.core.context._background import run_sync
+from toolrig.core.context._events import Listeners
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ToolResult, error_result, success_result
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanError, PlanStep, resolve_references
 from toolrig.runtime._plan_check import CostFunction, PlanCheck, check_plan

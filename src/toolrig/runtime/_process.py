@@ -32,11 +32,11 @@ import warnings
 from concurrent.futures import Future
 from typing import Any, NoReturn
 
-from toolrig.core._action import Action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._interaction import Interaction
-from toolrig.core._result import error_from_exception, to_jsonable
+from toolrig.core.context._context import ToolContext
+from toolrig.core.context._interaction import Interaction
+from toolrig.core.define._action import Action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.result._result import error_from_exception, to_jsonable
 from toolrig.runtime._call import Call
 
 __all__ = ["ProcessRunner", "process_isolation_available"]

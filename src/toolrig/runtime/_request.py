@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolrig.core._errors import ErrorCode
-from toolrig.core._result import ToolResult, error_result
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ToolResult, error_result
 
 __all__ = ["ToolCall", "as_tool_call"]
 

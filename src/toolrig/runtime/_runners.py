@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
-from toolrig.core._context import ToolContext
+from toolrig.core.context._context import ToolContext
 from toolrig.runtime._call import Call, Runner
 from toolrig.runtime._process import ProcessRunner
 from toolrig.runtime._threads import WorkerPool, grace_for

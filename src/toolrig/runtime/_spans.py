@@ -18,9 +18,9 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
-from toolrig.core._action import Action
-from toolrig.core._names import ActionRef
-from toolrig.core._result import ToolResult
+from toolrig.core.define._action import Action
+from toolrig.core.model._names import ActionRef
+from toolrig.core.result._result import ToolResult
 
 __all__ = [
     "SCHEMA_URL",

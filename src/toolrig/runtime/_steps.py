@@ -12,12 +12,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from toolrig.core._action import Action
-from toolrig.core._context import ProgressCallback, ToolContext
-from toolrig.core._errors import ErrorCode
-from toolrig.core._events import Listeners
-from toolrig.core._result import ErrorInfo, ResultMetadata, ToolResult
-from toolrig.core._runner import ToolRunner
+from toolrig.core.context._context import ProgressCallback, ToolContext
+from toolrig.core.context._events import Listeners
+from toolrig.core.context._runner import ToolRunner
+from toolrig.core.define._action import Action
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ErrorInfo, ResultMetadata, ToolResult
 from toolrig.runtime._call import Call
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.runtime._outcome import AttemptFailed, CallTimedOut, make_result, raised, with_timeout

@@ -10,8 +10,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolrig.core._names import ActionRef
-from toolrig.core._spec import ToolAnnotations, ToolSpec
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._spec import ToolAnnotations, ToolSpec
 
 __all__ = ["FIELDS", "ActionDocument", "documents_of"]
 

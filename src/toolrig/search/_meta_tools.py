@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._function_tool import Tool
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.search._index import ToolIndex
 

@@ -5,7 +5,7 @@ The PostgreSQL log (psycopg is an optional extra) loads on first use of its name
 
 import typing as _typing
 
-from toolrig.core._lazy import lazy_names as _lazy_names
+from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.storage._failures import LogWriteWarning, WriteFailure
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._open import open_log

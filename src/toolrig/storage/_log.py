@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from toolrig.core._events import Listeners, Outcome
-from toolrig.core._names import ActionRef
-from toolrig.core._result import ToolResult
+from toolrig.core.context._events import Listeners, Outcome
+from toolrig.core.model._names import ActionRef
+from toolrig.core.result._result import ToolResult
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.storage._encode import storable_text
 from toolrig.storage._failures import LogWriteWarning, WriteFailure

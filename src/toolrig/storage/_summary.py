@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from toolrig.core._names import ActionRef
+from toolrig.core.model._names import ActionRef
 from toolrig.storage._record import ExecutionRecord
 
 __all__ = ["summarise"]

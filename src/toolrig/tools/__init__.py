@@ -14,7 +14,7 @@ database (``DbTool``), a browser (``BrowserTool``) and a model (``LLMTool``); se
 
 import typing as _typing
 
-from toolrig.core._lazy import lazy_names as _lazy_names
+from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.tools._completion import attempt_completion
 from toolrig.tools._documents import DocumentTool
 from toolrig.tools._download import DownloadTool

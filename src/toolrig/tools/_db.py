@@ -34,9 +34,9 @@ from urllib.parse import quote
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._db_errors import orig_message, sql_error
 from toolrig.tools._db_insert import check_columns, insert_rows, reflect
 from toolrig.tools._db_rows import bounded_rows

@@ -33,7 +33,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core.model._errors import ErrorCode, ToolError
 
 __all__ = ["ForkedWorkers", "fork_available"]
 

@@ -24,11 +24,11 @@ from urllib.parse import quote, urljoin
 
 import httpx
 
-from toolrig.core._action import Action, action_from_schema
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ErrorCode, RetryableToolError, ToolDefinitionError, ToolError
-from toolrig.core._names import ActionRef
-from toolrig.core._spec import build_tool_spec, tool_options
+from toolrig.core.define._action import Action, action_from_schema
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ErrorCode, RetryableToolError, ToolDefinitionError, ToolError
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._spec import build_tool_spec, tool_options
 from toolrig.providers._names import provider_safe_name
 from toolrig.tools._netguard import NetPolicy, guarded_stream
 from toolrig.tools._openapi_doc import Operation, operations, parse_document

@@ -24,10 +24,10 @@ from typing import IO, Final
 
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._supervise import supervised, supervisor_available
 from toolrig.tools._text import cut_middle
