@@ -4,6 +4,7 @@ reviewed: a new entry is a new dependency between layers)."""
 
 FACES: dict[str, list[str]] = {
     "agent": [
+        "toolrig.agent._approval:Answer",
         "toolrig.agent._approval:ApprovalPolicy",
         "toolrig.agent._approval:Decision",
         "toolrig.agent._approval:Deny",
@@ -205,6 +206,7 @@ FACES: dict[str, list[str]] = {
         "toolrig.storage._open:open_log",
         "toolrig.storage._record:ExecutionRecord",
         "toolrig.storage._requests:RequestLog",
+        "toolrig.storage._sessions:LogSessionStore",
         "toolrig.storage._sessions:SessionConflict",
         "toolrig.storage._sessions:SessionState",
         "toolrig.storage._sessions:SessionStore",

@@ -33,6 +33,7 @@ ORDER = (
     "distributed",
     "mcp",
     "tools",
+    "console",
     "cli",
 )
 """The layers, lowest first; each imports only from the layers before it."""

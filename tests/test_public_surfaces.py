@@ -251,6 +251,12 @@ SURFACES: dict[str, set[str]] = {
         "search_model_embedder",
     },
     "toolrig.cli": set(),
+    "toolrig.console": {
+        "UnsafeConsoleBind",
+        "app",
+        "stored_decisions",
+        "wait_for_decisions",
+    },
     # The everyday core names are re-exported by ``toolrig``; the package adds a few more.
     # the core's rooms: internal packages, entered only through their private modules (their
     # faces toward other layers are pinned in tests/layer_faces.py); nothing public

@@ -77,6 +77,13 @@ def run_demo(*, show_prompt: bool = True) -> int:
         return 0
     ok = run_catalog_plan(console, examples)
     run_agent_if_configured(console, examples)
+    console.print(
+        "\n[bold]See it in the web console[/] (the log above, the example catalogue, "
+        "a try-it form per tool):\n"
+        f"  toolrig console --catalog {examples / 'catalog'} --import-path {examples}\n"
+        "  then open http://127.0.0.1:8765/",
+        soft_wrap=True,  # the command stays one line, to copy
+    )
     return 0 if ok else 1
 
 
