@@ -1,0 +1,155 @@
+"""Connection limits of the HTTP server: unfinished request heads time out, connections are
+capped.
+
+uvicorn never times out a request head that is still arriving, so a client that opens
+connections and sends a few header bytes on each holds them for ever; about 1,100 of them
+exhausted a server (its descriptors, then its accept loop) and honest clients got no answer.
+:class:`BoundedH11Protocol` is uvicorn's h11 protocol with two limits enforced while the
+connection lives:
+
+- a head must arrive whole within ``head_timeout`` seconds of the connection (or, on a
+  keep-alive connection, of its first byte), or the connection is closed;
+- at most ``max_connections`` connections are open: a new one past the cap closes the oldest
+  connection that is still waiting for its head (or idle between requests), so a flood of
+  unfinished heads can never lock honest clients out; when every connection is busy with a
+  request, the new one is closed instead.
+
+Both are read from :class:`ServeConfig` (a ``uvicorn.Config`` with the two fields), which
+pickles, so ``--workers`` processes get them too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import time
+from typing import Any, Final
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
+
+__all__ = [
+    "DEFAULT_HEAD_TIMEOUT",
+    "DEFAULT_MAX_CONNECTIONS",
+    "BoundedH11Protocol",
+    "ServeConfig",
+    "connection_cap",
+]
+
+DEFAULT_HEAD_TIMEOUT: Final = 10.0
+"""Seconds a request head may take to arrive (nginx allows 60; an MCP client sends its head
+in one write)."""
+DEFAULT_MAX_CONNECTIONS: Final = 1000
+_RESERVED_FDS: Final = 64
+"""Descriptors kept for what a call opens (files, sockets, the log) when the cap is derived
+from the process's descriptor limit."""
+
+
+def connection_cap(wanted: int) -> int:
+    """``wanted``, lowered so open connections can never use up the process's descriptors
+    (``RLIMIT_NOFILE`` minus a reserve for the tools' own files)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, soft - _RESERVED_FDS))
+
+
+class ServeConfig(uvicorn.Config):
+    """``uvicorn.Config`` with the head timeout and the connection cap, served by
+    :class:`BoundedH11Protocol`."""
+
+    def __init__(
+        self,
+        app: Any,
+        *,
+        head_timeout: float = DEFAULT_HEAD_TIMEOUT,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        **kwargs: Any,
+    ) -> None:
+        if head_timeout <= 0:
+            raise ValueError(f"head_timeout must be positive, got {head_timeout!r}")
+        if max_connections < 1:
+            raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
+        super().__init__(app, http=BoundedH11Protocol, **kwargs)
+        self.head_timeout = head_timeout
+        self.max_connections = connection_cap(max_connections)
+
+
+class BoundedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a head deadline and a connection cap (module docstring)."""
+
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.head_timeout: float = getattr(config, "head_timeout", DEFAULT_HEAD_TIMEOUT)
+        self.max_connections: int = getattr(config, "max_connections", DEFAULT_MAX_CONNECTIONS)
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._refused = False
+        self.opened_at = time.monotonic()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._make_room()
+        super().connection_made(transport)
+        self._arm_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm_head_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.waiting_for_head():
+            if self._head_timer is None:  # keep-alive: the next head's clock starts now
+                self._arm_head_timer()
+        else:
+            self._disarm_head_timer()
+
+    def waiting_for_head(self) -> bool:
+        """No request in progress: the head has not arrived (or the connection is idle)."""
+        return self.conn.their_state is h11.IDLE and (
+            self.cycle is None or self.cycle.response_complete
+        )
+
+    def _make_room(self) -> None:
+        """Close the oldest connection waiting for its head when the cap is reached (this
+        one, not yet counted, would pass it); close this one if all are busy."""
+        if len(self.connections) < self.max_connections:
+            return
+        waiting = [
+            c
+            for c in self.connections
+            if isinstance(c, BoundedH11Protocol) and c.waiting_for_head() and c is not self
+        ]
+        if waiting:
+            min(waiting, key=lambda c: c.opened_at).drop()
+        else:
+            self._refused = True
+
+    def _arm_head_timer(self) -> None:
+        if self._refused:
+            self.drop()
+            return
+        self._head_timer = self.loop.call_later(self.head_timeout, self._head_timed_out)
+
+    def _disarm_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self.waiting_for_head():
+            self.drop()
+
+    def drop(self) -> None:
+        """Close the connection now (it holds no request: nothing to answer)."""
+        self._disarm_head_timer()
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
