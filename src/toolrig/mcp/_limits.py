@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_MAX_CONNECTIONS",
     "BoundedH11Protocol",
     "ServeConfig",
+    "accept_burst",
     "connection_cap",
 ]
 
@@ -45,15 +46,29 @@ DEFAULT_MAX_CONNECTIONS: Final = 1000
 _RESERVED_FDS: Final = 64
 """Descriptors kept for what a call opens (files, sockets, the log) when the cap is derived
 from the process's descriptor limit."""
+_MAX_BURST: Final = 128
+
+
+def accept_burst() -> int:
+    """Connections asyncio accepts in one turn of the event loop (uvicorn's ``backlog``, also
+    the kernel's queue of connections not yet accepted)."""
+    return max(8, min(_MAX_BURST, _soft_fd_limit() // 8))
 
 
 def connection_cap(wanted: int) -> int:
-    """``wanted``, lowered so open connections can never use up the process's descriptors
-    (``RLIMIT_NOFILE`` minus a reserve for the tools' own files)."""
+    """``wanted``, lowered so open connections can never use up the process's descriptors.
+
+    asyncio accepts a burst of connections before any of them is seen (and the oldest idle
+    one closed), and a closed one frees its descriptor a turn or two later: room is kept for
+    four bursts and for the tools' own files. Past the limit, asyncio's accept loop fails
+    with ``EMFILE`` and honest clients wait in the kernel's queue."""
+    soft = _soft_fd_limit()
+    return max(1, min(wanted, soft - _RESERVED_FDS - 4 * accept_burst()))
+
+
+def _soft_fd_limit() -> int:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY:
-        return wanted
-    return max(1, min(wanted, soft - _RESERVED_FDS))
+    return 1 << 20 if soft == resource.RLIM_INFINITY else soft
 
 
 class ServeConfig(uvicorn.Config):
@@ -72,7 +87,7 @@ class ServeConfig(uvicorn.Config):
             raise ValueError(f"head_timeout must be positive, got {head_timeout!r}")
         if max_connections < 1:
             raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
-        super().__init__(app, http=BoundedH11Protocol, **kwargs)
+        super().__init__(app, http=BoundedH11Protocol, backlog=accept_burst(), **kwargs)
         self.head_timeout = head_timeout
         self.max_connections = connection_cap(max_connections)
 
@@ -112,9 +127,13 @@ class BoundedH11Protocol(H11Protocol):
             self._disarm_head_timer()
 
     def waiting_for_head(self) -> bool:
-        """No request in progress: the head has not arrived (or the connection is idle)."""
-        return self.conn.their_state is h11.IDLE and (
-            self.cycle is None or self.cycle.response_complete
+        """Open, and no request in progress: the head has not arrived (or the connection is
+        idle between requests)."""
+        return (
+            self.conn.their_state is h11.IDLE
+            and (self.cycle is None or self.cycle.response_complete)
+            and self.transport is not None
+            and not self.transport.is_closing()
         )
 
     def _make_room(self) -> None:
