@@ -25,7 +25,6 @@ import resource
 import time
 from typing import Any, Final
 
-import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
@@ -36,6 +35,7 @@ __all__ = [
     "BoundedH11Protocol",
     "ServeConfig",
     "accept_burst",
+    "bounded_protocol",
     "connection_cap",
 ]
 
@@ -87,29 +87,28 @@ class ServeConfig(uvicorn.Config):
             raise ValueError(f"head_timeout must be positive, got {head_timeout!r}")
         if max_connections < 1:
             raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
-        super().__init__(app, http=BoundedH11Protocol, backlog=accept_burst(), **kwargs)
+        super().__init__(app, http=bounded_protocol(), backlog=accept_burst(), **kwargs)
         self.head_timeout = head_timeout
         self.max_connections = connection_cap(max_connections)
 
 
-class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a head deadline and a connection cap (module docstring)."""
+class _HeadBound(asyncio.Protocol):
+    """The head deadline and the connection cap, over a uvicorn HTTP protocol (h11 or
+    httptools: both create their request cycle once a head is complete)."""
 
-    def __init__(
-        self,
-        config: uvicorn.Config,
-        server_state: ServerState,
-        app_state: dict[str, Any],
-        _loop: asyncio.AbstractEventLoop | None = None,
-    ) -> None:
-        super().__init__(config, server_state, app_state, _loop)
+    cycle: Any
+    transport: asyncio.Transport
+    connections: Any
+    loop: asyncio.AbstractEventLoop
+
+    def _setup_bounds(self, config: uvicorn.Config) -> None:
         self.head_timeout: float = getattr(config, "head_timeout", DEFAULT_HEAD_TIMEOUT)
         self.max_connections: int = getattr(config, "max_connections", DEFAULT_MAX_CONNECTIONS)
         self._head_timer: asyncio.TimerHandle | None = None
         self._refused = False
         self.opened_at = time.monotonic()
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._make_room()
         super().connection_made(transport)
         self._arm_head_timer()
@@ -130,8 +129,7 @@ class BoundedH11Protocol(H11Protocol):
         """Open, and no request in progress: the head has not arrived (or the connection is
         idle between requests)."""
         return (
-            self.conn.their_state is h11.IDLE
-            and (self.cycle is None or self.cycle.response_complete)
+            (self.cycle is None or self.cycle.response_complete)
             and self.transport is not None
             and not self.transport.is_closing()
         )
@@ -144,7 +142,7 @@ class BoundedH11Protocol(H11Protocol):
         waiting = [
             c
             for c in self.connections
-            if isinstance(c, BoundedH11Protocol) and c.waiting_for_head() and c is not self
+            if isinstance(c, _HeadBound) and c is not self and c.waiting_for_head()
         ]
         if waiting:
             min(waiting, key=lambda c: c.opened_at).drop()
@@ -172,3 +170,46 @@ class BoundedH11Protocol(H11Protocol):
         self._disarm_head_timer()
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()
+
+
+class BoundedH11Protocol(_HeadBound, H11Protocol):
+    """uvicorn's h11 protocol with a head deadline and a connection cap (module docstring)."""
+
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        H11Protocol.__init__(self, config, server_state, app_state, _loop)
+        self._setup_bounds(config)
+
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # httptools is optional: uvicorn then speaks h11
+    _HTTPTOOLS: type[asyncio.Protocol] | None = None
+else:
+
+    class BoundedHttpToolsProtocol(_HeadBound, HttpToolsProtocol):
+        """uvicorn's httptools protocol with the same bounds (module level: ``--workers``
+        pickles it)."""
+
+        def __init__(
+            self,
+            config: uvicorn.Config,
+            server_state: ServerState,
+            app_state: dict[str, Any],
+            _loop: asyncio.AbstractEventLoop | None = None,
+        ) -> None:
+            HttpToolsProtocol.__init__(self, config, server_state, app_state, _loop)
+            self._setup_bounds(config)
+
+    _HTTPTOOLS = BoundedHttpToolsProtocol
+
+
+def bounded_protocol() -> type[asyncio.Protocol]:
+    """The bounded protocol uvicorn would pick itself: httptools when installed (faster), else
+    h11."""
+    return _HTTPTOOLS or BoundedH11Protocol
