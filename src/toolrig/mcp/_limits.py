@@ -4,8 +4,9 @@ capped.
 uvicorn never times out a request head that is still arriving, so a client that opens
 connections and sends a few header bytes on each holds them for ever; about 1,100 of them
 exhausted a server (its descriptors, then its accept loop) and honest clients got no answer.
-:class:`BoundedH11Protocol` is uvicorn's h11 protocol with two limits enforced while the
-connection lives:
+:class:`BoundedH11Protocol` is uvicorn's h11 protocol (and ``BoundedHttpToolsProtocol`` its
+httptools one, picked when httptools is installed, as uvicorn would) with two limits enforced
+while the connection lives:
 
 - a head must arrive whole within ``head_timeout`` seconds of the connection (or, on a
   keep-alive connection, of its first byte), or the connection is closed;
