@@ -123,6 +123,7 @@ FACES: dict[str, list[str]] = {
         "toolrig.distributed._worker:worker_app",
     ],
     "mcp": [
+        "toolrig.mcp._limits:ServeConfig",
         "toolrig.mcp._serve:serve",
         "toolrig.mcp._server:ToolServer",
         "toolrig.mcp._transports:UnsafeBindError",

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import quote, urljoin
+from urllib.parse import urljoin
 
 import httpx
 
@@ -32,6 +32,7 @@ from toolrig.core.model._spec import build_tool_spec, tool_options
 from toolrig.providers._names import provider_safe_name
 from toolrig.tools._netguard import NetPolicy, guarded_stream
 from toolrig.tools._openapi_doc import Operation, operations, parse_document
+from toolrig.tools._openapi_path import fill_path
 
 __all__ = ["HeaderAuth", "openapi_tool"]
 
@@ -157,7 +158,7 @@ class _Caller:
         self.timeout = timeout
 
     def request(self, op: Operation, arguments: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
-        path = op.path
+        path_values: dict[str, str] = {}
         query: list[tuple[str, str]] = []
         headers = {"Accept": "application/json"}
         for p in op.parameters:
@@ -165,7 +166,7 @@ class _Caller:
                 continue
             value = arguments[p.name]
             if p.location == "path":
-                path = path.replace(f"{{{p.name}}}", quote(_text(value), safe=""))
+                path_values[p.name] = _text(value)
             elif p.location == "query":
                 query.extend(_query_pairs(p.name, value, p.style_explode))
             else:
@@ -176,6 +177,7 @@ class _Caller:
                         code=ErrorCode.INVALID_ARGUMENTS,
                     )
                 headers[p.name] = text
+        path = fill_path(op.path, path_values)  # refuses a value that would change the route
         for auth in self.auths:
             key, value = auth.pair()
             headers[key] = value
