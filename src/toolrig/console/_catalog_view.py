@@ -10,6 +10,7 @@ from typing import Any
 
 from toolrig.console._tryit import is_secret
 from toolrig.core.define._base import BaseTool
+from toolrig.core.model._names import ActionRef
 from toolrig.registry._catalog import Catalog
 from toolrig.search._index import ToolIndex
 
@@ -100,7 +101,7 @@ def action_views(catalog: Catalog) -> list[ActionView]:
             required = set(action.parameters.get("required", ()))
             out.append(
                 ActionView(
-                    name=f"{spec.name}.{name}" if spec.is_multi_action else spec.name,
+                    name=ActionRef(spec.name, name, spec.is_multi_action).call_name,
                     tool=spec.name,
                     description=action.description or spec.description,
                     parameters=action.parameters,

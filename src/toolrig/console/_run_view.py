@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolrig.console._catalog_view import redact
+from toolrig.core.model._names import ActionRef
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._record import ExecutionRecord
 
@@ -35,7 +36,7 @@ class Span:
         r = self.record
         if r.executor_type == "llm":
             return f"model turn · {r.executor}"
-        return r.executor if r.action in (None, r.executor) else f"{r.executor}.{r.action}"
+        return ActionRef.of_record(r.executor, r.action).call_name
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,7 +59,7 @@ def run_view(
     records = log.get_run(run_id)
     if secrets:
         for r in records:
-            name = r.executor if r.action in (None, r.executor) else f"{r.executor}.{r.action}"
+            name = ActionRef.of_record(r.executor, r.action).call_name
             r.input_data = redact(r.input_data, secrets.get(name))
             calls = r.output.get("tool_calls") if isinstance(r.output, dict) else None
             for call in calls if isinstance(calls, list) else ():
