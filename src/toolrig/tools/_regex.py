@@ -1,0 +1,163 @@
+"""Regular expressions for ``search`` and ``search_and_replace``, run by RE2 (``google-re2``):
+matching time grows linearly with the text whatever the pattern, so ``(a+)+$`` over
+``"aaaa…!"`` answers in microseconds where Python's ``re`` backtracks for hours.
+
+RE2 has no backreferences, lookaround, atomic groups, possessive quantifiers or conditionals
+(they are what makes backtracking necessary): such a pattern is refused with an error naming
+the feature. Patterns are matched on UTF-8 bytes (no decoding of files without a match, and
+no position mapping). A replacement template (``\\1``, ``\\g<name>``) is parsed by Python's
+own ``re`` once, into literal parts and group numbers, so the size of every replacement is
+known before it is built.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+import re2
+
+from toolrig.core._errors import ErrorCode, ToolError
+
+__all__ = ["Query", "Template", "compile_query"]
+
+_FEATURES: Final = (
+    (re.compile(r"invalid escape sequence: \\[1-9]"), "backreferences such as \\1"),
+    (re.compile(r"\(\?P=|\(\?P>"), "named backreferences such as (?P=name)"),
+    (re.compile(r"\(\?<?[=!]"), "lookaround such as (?=...), (?!...), (?<=...) or (?<!...)"),
+    (re.compile(r"\(\?>"), "atomic groups (?>...)"),
+    (re.compile(r"\(\?\("), "conditionals (?(1)...)"),
+    (re.compile(r"repetition operator: [*+?]\+"), "possessive quantifiers such as a++"),
+    (re.compile(r"invalid repetition size"), "counted repetition over {1000}"),
+    (re.compile(r"invalid escape sequence: \\Z"), "\\Z (use \\z or $)"),
+    (re.compile(r"invalid escape sequence: \\[uU]"), "\\u escapes (use \\x{00e9})"),
+    (re.compile(r"pattern too large"), "patterns this large"),
+)
+_HINT: Final = (
+    "Patterns run on RE2, which matches in linear time and so has no backreferences or "
+    "lookaround: rewrite the pattern without them (match a wider text and check the results), "
+    "or pass literal=true to search for the text as it is."
+)
+_SENTINEL: Final = 0xF0000
+"""Group markers for parsing templates: characters of the private-use plane 15."""
+
+
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False  # the error goes to the model, not to stderr
+    return options
+
+
+_OPTIONS: Final = _options()
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A compiled query: ``regex`` runs on the UTF-8 bytes of a text."""
+
+    regex: re2._Regexp[bytes]
+    pattern: str
+
+
+def compile_query(pattern: str, *, literal: bool, ignore_case: bool) -> Query:
+    """The query compiled for RE2 (``^``/``$`` match at line ends); a pattern RE2 cannot run
+    becomes an ``invalid_arguments`` error naming the feature."""
+    body = re2.escape(pattern) if literal else pattern
+    flags = "(?mi)" if ignore_case else "(?m)"
+    try:
+        return Query(re2.compile((flags + body).encode("utf-8"), _OPTIONS), pattern)
+    except re2.error as exc:
+        reason = str(exc.args[0] if exc.args else exc)
+        if isinstance(exc.args[0] if exc.args else None, bytes):
+            reason = exc.args[0].decode("utf-8", "replace")
+        for rx, feature in _FEATURES:
+            if rx.search(reason):
+                raise ToolError(
+                    f"the regular expression {pattern!r} uses {feature}, which this tool does "
+                    "not support",
+                    code=ErrorCode.INVALID_ARGUMENTS,
+                    hint=_HINT,
+                ) from None
+        raise ToolError(
+            f"invalid regular expression {pattern!r}: {reason}",
+            code=ErrorCode.INVALID_ARGUMENTS,
+            hint="Fix the expression (RE2 syntax, close to Python's) or pass literal=true to "
+            "search for the text as it is.",
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A replacement: literal UTF-8 parts (``bytes``) and group numbers (``int``), in order."""
+
+    parts: tuple[bytes | int, ...]
+
+    @classmethod
+    def literal(cls, text: str) -> Template:
+        return cls((text.encode("utf-8"),))
+
+    @classmethod
+    def parse(cls, template: str, query: Query) -> Template:
+        """Parse ``template`` as Python's ``re.sub`` does (``\\1``, ``\\g<name>``, ``\\n``),
+        against the groups of ``query``; a bad template is an ``invalid_arguments`` error."""
+        groups = query.regex.groups
+        if any(ord(ch) >= _SENTINEL for ch in template):
+            raise _bad_template(template, "it holds characters of the private-use planes")
+        names = {index: name for name, index in query.regex.groupindex.items()}
+        marks = [chr(_SENTINEL + i) for i in range(groups + 1)]
+        fake = re.escape(marks[0]) + "".join(
+            f"(?P<{names[i].decode()}>{re.escape(marks[i])})" if i in names else f"({marks[i]})"
+            for i in range(1, groups + 1)
+        )
+        try:
+            expanded = re.compile(fake).sub(template, "".join(marks))
+        except (re.error, IndexError) as exc:
+            raise _bad_template(template, str(exc)) from None
+        parts: list[bytes | int] = []
+        text: list[str] = []
+        i = 0
+        while i < len(expanded):
+            code = ord(expanded[i]) - _SENTINEL
+            if code < 0:
+                text.append(expanded[i])
+                i += 1
+                continue
+            if text:
+                parts.append("".join(text).encode("utf-8"))
+                text = []
+            parts.append(code)
+            i += groups + 1 if code == 0 else 1  # group 0 is every mark in a row
+        if text:
+            parts.append("".join(text).encode("utf-8"))
+        return cls(tuple(parts))
+
+    def size(self, match: re2._Match[bytes]) -> int:
+        """Bytes this template gives for ``match``, computed without building them."""
+        total = 0
+        for part in self.parts:
+            if isinstance(part, bytes):
+                total += len(part)
+            else:
+                start, end = match.span(part)
+                total += max(end - start, 0)
+        return total
+
+    def expand(self, match: re2._Match[bytes], data: bytes) -> bytes:
+        out = []
+        for part in self.parts:
+            if isinstance(part, bytes):
+                out.append(part)
+            else:
+                start, end = match.span(part)
+                if start >= 0:
+                    out.append(data[start:end])
+        return b"".join(out)
+
+
+def _bad_template(template: str, reason: str) -> ToolError:
+    return ToolError(
+        f"invalid replacement {template!r}: {reason}",
+        code=ErrorCode.INVALID_ARGUMENTS,
+        hint="Refer to groups as \\1 or \\g<name>; escape a literal backslash as \\\\.",
+    )

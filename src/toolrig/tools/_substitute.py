@@ -1,0 +1,96 @@
+"""Replacing matches in one file for ``search_and_replace``, refusing a result over the write
+limit before it is built, and the diff of the changes, cut while it is made.
+
+The result grows one match at a time and its size is known before each piece is made (see
+:meth:`Template.size`), so replacing one character by 100 in a 2 MB file is refused as soon as
+the result passes the limit, with memory never above the limit plus one piece; it used to build
+a 200 MB string (and 500 MB of memory) and write it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Final
+
+from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.tools._budget import Meter
+from toolrig.tools._regex import Query, Template
+
+__all__ = ["Diffs", "substitute", "too_large"]
+
+_DIFF_LINES_PER_CHECK: Final = 1024
+
+
+def too_large(rel: str, size: int, limit: int) -> ToolError:
+    return ToolError(
+        f"replacing in `{rel}` would make it at least {size:,} bytes, over the {limit:,}-byte "
+        "write limit; nothing was changed",
+        code=ErrorCode.INVALID_ARGUMENTS,
+        hint="Replace fewer matches (count), a shorter replacement, or a narrower pattern.",
+        details={"path": rel, "size_at_least": size, "limit": limit},
+    )
+
+
+def substitute(
+    query: Query, template: Template, data: bytes, count: int, limit: int, rel: str
+) -> tuple[bytes, int] | None:
+    """``data`` with the matches of ``query`` replaced (at most ``count``, 0 for all) and
+    their number; ``None`` when nothing matched. A result over ``limit`` bytes is refused
+    as soon as its part built so far is."""
+    parts: list[bytes] = []
+    size = 0
+    last = 0
+    n = 0
+    for match in query.regex.finditer(data):
+        start, end = match.span()
+        grown = size + (start - last) + template.size(match)
+        if grown > limit:
+            raise too_large(rel, grown + len(data) - end, limit)
+        parts.append(data[last:start])
+        parts.append(template.expand(match, data))
+        size = grown
+        last = end
+        n += 1
+        if n == count:
+            break
+    if n == 0:
+        return None
+    if size + len(data) - last > limit:
+        raise too_large(rel, size + len(data) - last, limit)
+    parts.append(data[last:])
+    return b"".join(parts), n
+
+
+class Diffs:
+    """The unified diffs of the changed files, made until ``limit`` characters and cut there
+    with a marker (the rest is not computed)."""
+
+    def __init__(self, limit: int, meter: Meter) -> None:
+        self._limit = limit
+        self._meter = meter
+        self._parts: list[str] = []
+        self._size = 0
+        self._cut = False
+
+    def add(self, rel: str, old: str, new: str) -> None:
+        if self._cut:
+            return
+        lines = difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{rel}",
+            tofile=f"b/{rel}",
+        )
+        for index, line in enumerate(lines):
+            if index % _DIFF_LINES_PER_CHECK == 0:
+                self._meter.check(f"diffing `{rel}`")
+            if self._size + len(line) > self._limit:
+                self._parts.append(line[: self._limit - self._size])
+                self._cut = True
+                return
+            self._parts.append(line)
+            self._size += len(line)
+
+    def text(self) -> str:
+        body = "".join(self._parts)
+        return body + "\n[... diff cut at its limit ...]\n" if self._cut else body
