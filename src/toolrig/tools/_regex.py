@@ -24,7 +24,7 @@ __all__ = ["Query", "Template", "compile_query"]
 
 _FEATURES: Final = (
     (re.compile(r"invalid escape sequence: \\[1-9]"), "backreferences such as \\1"),
-    (re.compile(r"\(\?P=|\(\?P>"), "named backreferences such as (?P=name)"),
+    (re.compile(r"\(\?P(=|>|$)"), "named backreferences such as (?P=name)"),
     (re.compile(r"\(\?<?[=!]"), "lookaround such as (?=...), (?!...), (?<=...) or (?<!...)"),
     (re.compile(r"\(\?>"), "atomic groups (?>...)"),
     (re.compile(r"\(\?\("), "conditionals (?(1)...)"),
