@@ -79,9 +79,7 @@ UNSUPPORTED = [
 
 @pytest.mark.parametrize(("pattern", "feature"), UNSUPPORTED)
 @pytest.mark.parametrize("tool", ["search", "search_and_replace"])
-def test_unsupported_features_are_named(
-    root: Path, tool: str, pattern: str, feature: str
-) -> None:
+def test_unsupported_features_are_named(root: Path, tool: str, pattern: str, feature: str) -> None:
     if tool == "search":
         result = SearchTool(root).execute("search", pattern=pattern)
     else:

@@ -45,9 +45,9 @@ class BudgetExceeded(ToolError):
 class Budget:
     """Limits for one call; ``None`` means no limit on that resource."""
 
-    wall_s: float | None = 20.0
+    wall_s: float | None = 10.0
     """Seconds of wall-clock time."""
-    cpu_s: float | None = 20.0
+    cpu_s: float | None = 10.0
     """Seconds of CPU time of the thread doing the work."""
     memory_bytes: int | None = 1 << 30
     """Growth of the process's resident memory while the call runs."""
