@@ -58,6 +58,8 @@ class Query:
 
     regex: re2._Regexp[bytes]
     pattern: str
+    needle: bytes | None = None
+    """The UTF-8 text a literal, case-sensitive query looks for."""
 
 
 def compile_query(pattern: str, *, literal: bool, ignore_case: bool) -> Query:
@@ -66,7 +68,8 @@ def compile_query(pattern: str, *, literal: bool, ignore_case: bool) -> Query:
     body = re2.escape(pattern) if literal else pattern
     flags = "(?mi)" if ignore_case else "(?m)"
     try:
-        return Query(re2.compile((flags + body).encode("utf-8"), _OPTIONS), pattern)
+        needle = pattern.encode("utf-8") if literal and not ignore_case else None
+        return Query(re2.compile((flags + body).encode("utf-8"), _OPTIONS), pattern, needle)
     except re2.error as exc:
         reason = str(exc.args[0] if exc.args else exc)
         if isinstance(exc.args[0] if exc.args else None, bytes):
@@ -92,6 +95,15 @@ class Template:
     """A replacement: literal UTF-8 parts (``bytes``) and group numbers (``int``), in order."""
 
     parts: tuple[bytes | int, ...]
+
+    @property
+    def fixed(self) -> bytes | None:
+        """The replacement when it refers to no group."""
+        return (
+            self.parts[0]
+            if len(self.parts) == 1 and isinstance(self.parts[0], bytes)
+            else (b"" if not self.parts else None)
+        )
 
     @classmethod
     def literal(cls, text: str) -> Template:
@@ -132,27 +144,32 @@ class Template:
             parts.append("".join(text).encode("utf-8"))
         return cls(tuple(parts))
 
-    def size(self, match: re2._Match[bytes]) -> int:
-        """Bytes this template gives for ``match``, computed without building them."""
+    def spans(self, match: re2._Match[bytes]) -> dict[int, tuple[int, int]]:
+        """Where each group this template uses is in ``match`` (read once per match)."""
+        return {part: match.span(part) for part in self.parts if isinstance(part, int)}
+
+    def size(self, spans: dict[int, tuple[int, int]]) -> int:
+        """Bytes this template gives for a match with these ``spans``, without building them."""
         total = 0
         for part in self.parts:
             if isinstance(part, bytes):
                 total += len(part)
             else:
-                start, end = match.span(part)
+                start, end = spans[part]
                 total += max(end - start, 0)
         return total
 
-    def expand(self, match: re2._Match[bytes], data: bytes) -> bytes:
-        out = []
+    def expand_into(
+        self, out: bytearray, spans: dict[int, tuple[int, int]], data: memoryview
+    ) -> None:
+        """Append the replacement of a match with these ``spans`` (in ``data``) to ``out``."""
         for part in self.parts:
             if isinstance(part, bytes):
-                out.append(part)
+                out += part
             else:
-                start, end = match.span(part)
+                start, end = spans[part]
                 if start >= 0:
-                    out.append(data[start:end])
-        return b"".join(out)
+                    out += data[start:end]
 
 
 def _bad_template(template: str, reason: str) -> ToolError:

@@ -36,29 +36,40 @@ def substitute(
 ) -> tuple[bytes, int] | None:
     """``data`` with the matches of ``query`` replaced (at most ``count``, 0 for all) and
     their number; ``None`` when nothing matched. A result over ``limit`` bytes is refused
-    as soon as its part built so far is."""
-    parts: list[bytes] = []
-    size = 0
+    as soon as its part built so far is (for a plain text, before anything is built)."""
+    if query.needle is not None and template.fixed is not None:
+        n = data.count(query.needle)
+        n = min(n, count) if count else n
+        size = len(data) + n * (len(template.fixed) - len(query.needle))
+        if size > limit:
+            raise too_large(rel, size, limit)
+    view = memoryview(data)
+    out = bytearray()
     last = 0
     n = 0
+    fixed = template.fixed
     for match in query.regex.finditer(data):
         start, end = match.span()
-        grown = size + (start - last) + template.size(match)
+        spans = template.spans(match) if fixed is None else {}
+        piece = len(fixed) if fixed is not None else template.size(spans)
+        grown = len(out) + (start - last) + piece
         if grown > limit:
             raise too_large(rel, grown + len(data) - end, limit)
-        parts.append(data[last:start])
-        parts.append(template.expand(match, data))
-        size = grown
+        out += view[last:start]
+        if fixed is not None:
+            out += fixed
+        else:
+            template.expand_into(out, spans, view)
         last = end
         n += 1
         if n == count:
             break
     if n == 0:
         return None
-    if size + len(data) - last > limit:
-        raise too_large(rel, size + len(data) - last, limit)
-    parts.append(data[last:])
-    return b"".join(parts), n
+    if len(out) + len(data) - last > limit:
+        raise too_large(rel, len(out) + len(data) - last, limit)
+    out += view[last:]
+    return bytes(out), n
 
 
 class Diffs:
