@@ -13,7 +13,8 @@ known before it is built.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Final
 
 import re2
@@ -95,6 +96,16 @@ class Template:
     """A replacement: literal UTF-8 parts (``bytes``) and group numbers (``int``), in order."""
 
     parts: tuple[bytes | int, ...]
+    literal_size: int = field(init=False)
+    """Bytes of the literal parts."""
+    uses: tuple[tuple[int, int], ...] = field(init=False)
+    """Each group the template names, and how many times."""
+
+    def __post_init__(self) -> None:
+        size = sum(len(p) for p in self.parts if isinstance(p, bytes))
+        object.__setattr__(self, "literal_size", size)
+        uses = Counter(p for p in self.parts if isinstance(p, int))
+        object.__setattr__(self, "uses", tuple(uses.items()))
 
     @property
     def fixed(self) -> bytes | None:
@@ -146,17 +157,14 @@ class Template:
 
     def spans(self, match: re2._Match[bytes]) -> dict[int, tuple[int, int]]:
         """Where each group this template uses is in ``match`` (read once per match)."""
-        return {part: match.span(part) for part in self.parts if isinstance(part, int)}
+        return {group: match.span(group) for group, _ in self.uses}
 
     def size(self, spans: dict[int, tuple[int, int]]) -> int:
         """Bytes this template gives for a match with these ``spans``, without building them."""
-        total = 0
-        for part in self.parts:
-            if isinstance(part, bytes):
-                total += len(part)
-            else:
-                start, end = spans[part]
-                total += max(end - start, 0)
+        total = self.literal_size
+        for group, times in self.uses:
+            start, end = spans[group]
+            total += times * max(end - start, 0)
         return total
 
     def expand_into(

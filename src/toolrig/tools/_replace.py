@@ -136,7 +136,7 @@ class SearchReplaceTool(BaseTool):
                 )
             text, encoding = decode(data)
             utf8 = data if encoding in _UTF8 else text.encode("utf-8", "surrogatepass")
-            done = substitute(query, template, utf8, max(count, 0), self.max_file_bytes, rel)
+            done = substitute(query, template, utf8, max(count, 0), self.max_file_bytes, rel, meter)
             if done is None:
                 continue
             new_utf8, n = done
