@@ -14,6 +14,7 @@ database (``DbTool``), a browser (``BrowserTool``) and a model (``LLMTool``); se
 
 import typing as _typing
 
+from toolrig.tools._budget import Budget
 from toolrig.tools._completion import attempt_completion
 from toolrig.tools._documents import DocumentTool
 from toolrig.tools._download import DownloadTool
@@ -68,6 +69,7 @@ def __getattr__(name: str) -> _typing.Any:
 __all__ = [
     "BraveBackend",
     "BrowserTool",
+    "Budget",
     "DbTool",
     "DocumentTool",
     "DownloadTool",
