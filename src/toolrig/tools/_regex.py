@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final, Protocol
 
 import re2
 
@@ -53,11 +54,30 @@ def _options() -> re2.Options:
 _OPTIONS: Final = _options()
 
 
+class Span(Protocol):
+    """What a match of either engine answers."""
+
+    def span(self, group: int = 0) -> tuple[int, int]: ...
+    def start(self, group: int = 0) -> int: ...
+
+
+class Matcher(Protocol):
+    """What a compiled query of either engine answers."""
+
+    @property
+    def groups(self) -> int: ...
+    @property
+    def groupindex(self) -> Mapping[Any, int]: ...
+    def finditer(self, text: bytes) -> Iterator[Span]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Query:
-    """A compiled query: ``regex`` runs on the UTF-8 bytes of a text."""
+    """A compiled query: ``regex`` runs on the UTF-8 bytes of a text. A case-sensitive
+    literal runs on Python's ``re`` (a literal cannot backtrack, and ``re`` answers each match
+    in a fraction of RE2's per-match cost through its Python binding); all else on RE2."""
 
-    regex: re2._Regexp[bytes]
+    regex: Matcher
     pattern: str
     needle: bytes | None = None
     """The UTF-8 text a literal, case-sensitive query looks for."""
@@ -69,8 +89,10 @@ def compile_query(pattern: str, *, literal: bool, ignore_case: bool) -> Query:
     body = re2.escape(pattern) if literal else pattern
     flags = "(?mi)" if ignore_case else "(?m)"
     try:
-        needle = pattern.encode("utf-8") if literal and not ignore_case else None
-        return Query(re2.compile((flags + body).encode("utf-8"), _OPTIONS), pattern, needle)
+        if literal and not ignore_case:
+            needle = pattern.encode("utf-8")
+            return Query(re.compile(re.escape(needle)), pattern, needle)
+        return Query(re2.compile((flags + body).encode("utf-8"), _OPTIONS), pattern)
     except re2.error as exc:
         reason = str(exc.args[0] if exc.args else exc)
         if isinstance(exc.args[0] if exc.args else None, bytes):
@@ -127,10 +149,13 @@ class Template:
         groups = query.regex.groups
         if any(ord(ch) >= _SENTINEL for ch in template):
             raise _bad_template(template, "it holds characters of the private-use planes")
-        names = {index: name for name, index in query.regex.groupindex.items()}
+        names = {
+            index: name if isinstance(name, str) else name.decode()
+            for name, index in query.regex.groupindex.items()
+        }
         marks = [chr(_SENTINEL + i) for i in range(groups + 1)]
         fake = re.escape(marks[0]) + "".join(
-            f"(?P<{names[i].decode()}>{re.escape(marks[i])})" if i in names else f"({marks[i]})"
+            f"(?P<{names[i]}>{re.escape(marks[i])})" if i in names else f"({marks[i]})"
             for i in range(1, groups + 1)
         )
         try:
@@ -155,7 +180,7 @@ class Template:
             parts.append("".join(text).encode("utf-8"))
         return cls(tuple(parts))
 
-    def spans(self, match: re2._Match[bytes]) -> dict[int, tuple[int, int]]:
+    def spans(self, match: Span) -> dict[int, tuple[int, int]]:
         """Where each group this template uses is in ``match`` (read once per match)."""
         return {group: match.span(group) for group, _ in self.uses}
 
