@@ -97,3 +97,16 @@ def test_literal_search_of_the_same_text_still_works(root: Path) -> None:
     (root / "re.txt").write_text("x (a)\\1 y\n")
     found = SearchTool(root).execute("search", pattern=r"(a)\1", literal=True).unwrap()
     assert [m["path"] for m in found["matches"]] == ["re.txt"]
+
+
+def test_a_search_past_its_budget_answers_what_it_found(tmp_path: Path) -> None:
+    from toolrig.tools import Budget
+
+    for i in range(20):
+        (tmp_path / f"f{i:02}.txt").write_text("needle\n")
+    spent = SearchTool(tmp_path, budget=Budget(wall_s=0.0)).execute("search", pattern="needle")
+    out = spent.unwrap()
+    assert out["truncated"] is True and out["matches"] == []
+    assert "budget was spent" in out["stopped"]
+    whole = SearchTool(tmp_path).execute("search", pattern="needle").unwrap()
+    assert len(whole["matches"]) == 20 and "stopped" not in whole
