@@ -109,7 +109,7 @@ def ordinary(box: Path, runs: int) -> list[tuple[str, float, float]]:
     (box / "normal.pdf").write_bytes(pdf(1, 5, 40, text=b"an ordinary line of text"))
     docs = DocumentTool(box)
     src = SearchTool(ROOT / "src")
-    calls = {
+    calls: dict[str, Callable[[], Any]] = {
         "load a 40-paragraph DOCX": lambda: docs.execute("load", path="normal.docx"),
         "load a 5-page PDF": lambda: docs.execute("load", path="normal.pdf"),
         "search def \\w+\\( over src/": lambda: src.execute("search", pattern=r"def \w+\("),

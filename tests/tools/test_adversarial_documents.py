@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ SLACK_S = 2.5
 """Past the budget: the block or page in progress (a PDF page's content parse is bounded by
 ``max_page_stream_bytes``, 200 KB here: ~0.5 s) and the machine's noise."""
 
-BOMBS = {
+BOMBS: dict[str, Callable[[], bytes]] = {
     "table.docx": lambda: docx_table(130_000),
     "paragraphs.docx": lambda: docx_paragraphs(300_000),
     "runs.docx": lambda: docx_runs(300, 3_000),
@@ -121,7 +122,7 @@ def test_os_limits_in_a_child_of_its_own() -> None:
             os._exit(0)
     os.close(write)
     with os.fdopen(read, "rb") as pipe:
-        soft_as, soft_cpu, grew = pipe.read().split()
+        got_as, got_cpu, grew = pipe.read().split()
     os.waitpid(pid, 0)
-    assert 0 < int(soft_as) < 1 << 40 and 1 <= int(soft_cpu) <= 3
+    assert 0 < int(got_as) < 1 << 40 and 1 <= int(got_cpu) <= 3
     assert grew == b"0"

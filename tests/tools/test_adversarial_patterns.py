@@ -87,6 +87,7 @@ def test_unsupported_features_are_named(root: Path, tool: str, pattern: str, fea
             "search_and_replace", path="hostile.txt", search=pattern, replace="", regex=True
         )
     assert result.code == "invalid_arguments", result
+    assert result.error is not None and result.error.hint is not None
     assert feature in result.error.message and "not support" in result.error.message
     assert "literal=true" in result.error.hint
 

@@ -62,6 +62,7 @@ def test_a_result_over_the_write_limit_is_refused_before_it_is_built(
         dry_run=dry_run,
     )
     assert result.code == "invalid_arguments", result
+    assert result.error is not None
     assert "over the 400,000-byte write limit" in result.error.message
     assert "nothing was changed" in result.error.message
     assert (root / "small.txt").read_text() == SMALL
@@ -75,7 +76,7 @@ def test_the_issue_case_one_character_by_a_hundred_in_a_2_mb_file(root: Path) ->
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert result.code == "invalid_arguments"
+    assert result.code == "invalid_arguments" and result.error is not None
     assert "10,000,000-byte write limit" in result.error.message
     assert peak < 40_000_000, peak
     assert (root / "big.txt").stat().st_size == len(TWO_MB)
@@ -86,7 +87,8 @@ def test_a_glob_refuses_the_file_that_would_grow_too_large(tmp_path: Path) -> No
     (tmp_path / "b.txt").write_text("x" * 1000)
     tool = SearchReplaceTool(tmp_path, max_file_bytes=10_000)
     result = tool.execute("search_and_replace", path="*.txt", search="x", replace="yyyyyyyyyyyy")
-    assert result.code == "invalid_arguments" and "`b.txt`" in result.error.message
+    assert result.code == "invalid_arguments" and result.error is not None
+    assert "`b.txt`" in result.error.message
 
 
 def test_results_within_the_limit_are_exact(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def test_options_that_run_a_program_are_refused(
 ) -> None:
     result = shell.execute("execute", command=command)
     assert result.code == "permission_denied", (command, result)
-    assert "is not allowed" in result.error.message
+    assert result.error is not None and "is not allowed" in result.error.message
     assert not (tmp_path / "pwned").exists()
 
 
