@@ -225,6 +225,7 @@ SURFACES: dict[str, set[str]] = {
         "ShellTool",
         "TodoTool",
         "attempt_completion",
+        "Budget",
         # the outside world (loaded on first use)
         "BrowserTool",
         "DbTool",

@@ -15,6 +15,7 @@ database (``DbTool``), a browser (``BrowserTool``) and a model (``LLMTool``); se
 import typing as _typing
 
 from toolrig.core.model._lazy import lazy_names as _lazy_names
+from toolrig.tools._budget import Budget
 from toolrig.tools._completion import attempt_completion
 from toolrig.tools._documents import DocumentTool
 from toolrig.tools._download import DownloadTool
@@ -61,6 +62,7 @@ __getattr__ = _lazy_names(__name__, _LAZY)
 __all__ = [
     "BraveBackend",
     "BrowserTool",
+    "Budget",
     "DbTool",
     "DocumentTool",
     "DownloadTool",
