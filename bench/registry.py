@@ -55,6 +55,7 @@ def run(text_data, model="small", batch_size=10, threshold=0.5, filters=None):
 
 def write_definitions(folder: Path, count: int) -> None:
     """``count`` definition files in 100-file subfolders, and the module they name."""
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{EXECUTOR_MODULE}.py").write_text(EXECUTOR, encoding="utf-8")
     for i in range(count):
         sub = folder / f"group{i // 100:03d}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -197,8 +198,9 @@ def parameters_to_schema(
         if param.name in properties:
             problems.append(Problem(f"parameter {param.name!r} is declared twice", loc))
             continue
-        problems.extend(_default_problems(param, param.name, loc))
-        properties[param.name] = param.to_json_schema()
+        declared = param.to_json_schema()
+        problems.extend(_default_problems(param, declared, param.name, loc))
+        properties[param.name] = declared
         if param.is_required:
             required.append(param.name)
     if problems:
@@ -209,11 +211,14 @@ def parameters_to_schema(
     return schema
 
 
-def _default_problems(param: ToolParameter, label: str, loc: Loc) -> list[Problem]:
-    """Defaults of ``param`` and of its nested properties that break their own constraints."""
+def _default_problems(
+    param: ToolParameter, schema: Mapping[str, Any], label: str, loc: Loc
+) -> list[Problem]:
+    """Defaults of ``param`` (whose JSON Schema is ``schema``) and of its nested properties
+    that break their own constraints."""
     problems = []
     if param.has_default:
-        why = _default_breaks(param)
+        why = _default_breaks(param, schema)
         if why is not None:
             problems.append(
                 Problem(
@@ -222,13 +227,16 @@ def _default_problems(param: ToolParameter, label: str, loc: Loc) -> list[Proble
                     (*loc, "default"),
                 )
             )
+    nested = schema.get("properties", {})
     for key, child in (param.properties or {}).items():
-        problems.extend(_default_problems(child, f"{label}.{key}", (*loc, "properties", key)))
+        problems.extend(
+            _default_problems(child, nested[key], f"{label}.{key}", (*loc, "properties", key))
+        )
     return problems
 
 
-def _default_breaks(param: ToolParameter) -> str | None:
-    """Why ``param``'s default fails its own schema, in one line (``None``: it does not).
+def _default_breaks(param: ToolParameter, schema: Mapping[str, Any]) -> str | None:
+    """Why ``param``'s default fails its own ``schema``, in one line (``None``: it does not).
 
     Checked strictly, as a model would have to send it. A schema that does not compile is
     reported by whoever compiles the parameters, not here.
@@ -236,9 +244,8 @@ def _default_breaks(param: ToolParameter) -> str | None:
     from toolrig.core._json_schema import SchemaCompileError, compile_json_schema
     from toolrig.core._schema_problems import describe_problems
 
-    schema = {k: v for k, v in param.to_json_schema().items() if k != "default"}
     try:
-        compiled = compile_json_schema(schema)
+        compiled = compile_json_schema({k: v for k, v in schema.items() if k != "default"})
     except SchemaCompileError:
         return None
     if compiled.is_valid(param.default):
