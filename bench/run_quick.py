@@ -23,7 +23,8 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 TIMEOUT_S = 900.0
-"""Seconds a quick run may take before it counts as failed (most take under 30 s on a quiet machine, peers.py and overhead.py about two minutes)."""
+"""Seconds a quick run may take before it counts as failed: most take under 30 s, a few
+about two minutes on a loaded 2-core machine (the peers, the per-call overhead, Celery)."""
 HELPERS = {
     "distributed_tools": "the tools distributed.py sends to Celery workers",
     "fuzz_tools": "the tools fuzz.py calls",
