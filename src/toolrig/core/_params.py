@@ -190,25 +190,60 @@ def parameters_to_schema(
     problems: list[str] = []
     properties: dict[str, Any] = {}
     required: list[str] = []
+    declared: list[tuple[ToolParameter, dict[str, Any], Loc]] = []
     for index, param in enumerate(params):
-        loc = ("parameters", index)
+        loc: Loc = ("parameters", index)
         if not param.name:
             problems.append(Problem(f"parameter #{index + 1} has no name", loc))
             continue
         if param.name in properties:
             problems.append(Problem(f"parameter {param.name!r} is declared twice", loc))
             continue
-        declared = param.to_json_schema()
-        problems.extend(_default_problems(param, declared, param.name, loc))
-        properties[param.name] = declared
+        properties[param.name] = param.to_json_schema()
+        declared.append((param, properties[param.name], loc))
         if param.is_required:
             required.append(param.name)
+    if not _defaults_hold(declared):
+        for param, own, at in declared:
+            problems.extend(_default_problems(param, own, param.name or "", at))
     if problems:
         raise ToolDefinitionError(subject, problems)
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
     return schema
+
+
+def _defaults_hold(declared: list[tuple[ToolParameter, dict[str, Any], Loc]]) -> bool:
+    """Whether every default is known to satisfy its parameter, checked in one validation.
+
+    The defaults of a parameter list, as one object, against the parameters' schemas (none
+    required): one schema compiled per tool instead of one per defaulted parameter. ``False``
+    (check each, to say which and why) when one breaks or a nested property has a default.
+    """
+    from toolrig.core._json_schema import SchemaCompileError, compile_json_schema
+
+    if any(_nested_default(param) for param, _, _ in declared):
+        return False
+    defaults = {param.name: param.default for param, _, _ in declared if param.has_default}
+    if not defaults:
+        return True
+    properties = {
+        param.name: {k: v for k, v in schema.items() if k != "default"}
+        for param, schema, _ in declared
+        if param.has_default
+    }
+    try:
+        compiled = compile_json_schema({"type": "object", "properties": properties})
+    except SchemaCompileError:
+        return False  # each parameter's own check decides (and skips the ones that fail)
+    return compiled.is_valid(defaults)
+
+
+def _nested_default(param: ToolParameter) -> bool:
+    return any(
+        child.has_default or _nested_default(child) for child in (param.properties or {}).values()
+    )
 
 
 def _default_problems(
