@@ -304,10 +304,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7, help="rounds (frameworks alternate)")
     parser.add_argument("--only", nargs="*", help="measure only these frameworks")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="smoke run: 1 round of 2 runs")
     args = parser.parse_args()
     if args.serve:
         serve()
         return
+    if args.quick:
+        args.runs, args.rounds = 2, 1
     asyncio.run(measure(args.runs, args.rounds, args.only))
 
 

@@ -1,7 +1,7 @@
 """Tool search benchmark: quality on MetaTool and the pooled BFCL functions, and speed.
 
 Run: ``.venv/bin/python bench/retrieval.py`` (about 8 minutes for quality and 10 for speed on
-the shared 2-core machine; ``--quick``: no 10,000-tool catalogue; ``--limit N``: N sampled
+the shared 2-core machine; ``--quick``: no 10,000-tool catalogue and 300 sampled requests; ``--limit N``: N sampled
 single-tool requests; ``--dev``: measure on the dev slices, for tuning; ``--only WORDS`` keeps
 the rows whose label holds one of them; ``--set name=value`` overrides a ``SearchConfig``
 field; ``--sizes 199,1000`` the catalogues timed). Set ``TOOLRIG_CACHE_DIR`` to keep document
@@ -393,7 +393,9 @@ def main() -> None:
         os.environ["TOOLRIG_CACHE_DIR"] = tempfile.mkdtemp(prefix="toolrig-bench-")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--examples", type=int, default=5, help="sample requests per tool")
-    parser.add_argument("--quick", action="store_true", help="no 10,000-tool catalogue")
+    parser.add_argument(
+        "--quick", action="store_true", help="no 10,000-tool catalogue, 300 sampled requests"
+    )
     parser.add_argument("--dev", action="store_true", help="measure on the dev slice (tuning)")
     parser.add_argument("--sizes", default="", help="catalogue sizes for speed, e.g. 199,1000")
     parser.add_argument("--set", action="append", default=[], help="SearchConfig override k=v")
@@ -404,6 +406,8 @@ def main() -> None:
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args()
+    if args.quick and not args.limit:
+        args.limit = 300
     if not args.skip_quality:
         quality(args)
     if not args.skip_speed:

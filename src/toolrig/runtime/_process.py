@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import inspect
 import os
-import pickle
 import queue
 import signal
 import sys
@@ -99,6 +98,8 @@ _pipes_lock = threading.Lock()
 
 
 async def _run(action: Action, values: dict[str, Any], ctx: ToolContext | None) -> Any:
+    import pickle  # here, before the fork, so the child has it too; not with toolrig
+
     loop = asyncio.get_running_loop()
     parent = os.getpid()
     with _pipes_lock:  # no pipe is made between another call's pipe and its fork
@@ -263,6 +264,8 @@ def _child(
 ) -> NoReturn:
     """The child's whole life: run the call, send the outcome, leave without cleaning up
     anything of the parent's."""
+    import pickle  # imported by the parent before it forked
+
     code = 0
     try:
         for fd in _pipes - {write_fd}:  # this call's read end, and other calls' pipes
@@ -328,6 +331,8 @@ def _die_with(parent: int) -> None:
 
 def _error_payload(exc: BaseException, subject: str) -> dict[str, Any]:
     """The error a raised exception becomes, as plain data that always pickles."""
+    import pickle
+
     try:
         info = error_from_exception(exc, subject)
         details = to_jsonable(info.details)

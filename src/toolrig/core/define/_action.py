@@ -264,6 +264,8 @@ def _check_defaults(schema: Mapping[str, Any], compiled: JsonSchema) -> list[str
             for loc, _, text in data_problems(defaults, 20)
             if loc
         ]
+    if not errors:  # only required parameters are absent: nothing to describe
+        return []
     problems = []
     for problem in schema_problems(compiled.schema, compiled.enforced, errors, defaults):
         name = problem["path"].split(".", 1)[0].split("[", 1)[0]

@@ -12,7 +12,7 @@ from toolrig.core.define._base import BaseTool
 from toolrig.core.define._declare import action_options, function_action, schema_action
 from toolrig.core.model._errors import ToolDefinitionError
 from toolrig.core.model._options import ActionOptions, ToolOptions, ToolOptionsDict
-from toolrig.core.model._spec import build_tool_spec, tool_options
+from toolrig.core.model._spec import build_tool_spec, check_name, tool_options
 from toolrig.core.result._result import ToolResult
 from toolrig.core.schema._params import ToolParameter, parameters_to_schema
 
@@ -59,11 +59,16 @@ class Tool(BaseTool, Generic[P, R]):
         tool_name = name or getattr(func, "__name__", "")
         if not tool_name or tool_name == "<lambda>":
             raise ToolDefinitionError("Tool", "give the tool a `name` (the function has none)")
-        given: dict[str, Any] = {}
-        if options is not None:  # only the options (a spec may be given to copy them)
-            given = {key: getattr(options, key) for key in options.options.model_fields_set}
-        given.update(more)
-        checked = tool_options(tool_name, given)
+        if options is not None and not more and _is_name(tool_name):
+            # options of a validated model (a spec, a YAML definition) are not checked again:
+            # that was a tenth of building a YAML tool
+            checked = options.options
+        else:
+            given: dict[str, Any] = {}
+            if options is not None:  # only the options (a spec may be given to copy them)
+                given = {key: getattr(options, key) for key in options.options.model_fields_set}
+            given.update(more)
+            checked = tool_options(tool_name, given)
         # a single action shares the tool's "when to use" and examples
         act = action_options(
             tool_name,
@@ -192,3 +197,12 @@ def _make_action(
     if options.description is None:
         options = options.model_copy(update={"description": (func.__doc__ or "").strip()})
     return schema_action(func, name=name, subject=name, parameters=schema, options=options)
+
+
+def _is_name(name: str) -> bool:
+    """Whether ``name`` is a valid tool name (:func:`tool_options` reports why not)."""
+    try:
+        check_name(name)
+    except ValueError:
+        return False
+    return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -189,18 +190,22 @@ def parameters_to_schema(
     problems: list[str] = []
     properties: dict[str, Any] = {}
     required: list[str] = []
+    declared: list[tuple[ToolParameter, dict[str, Any], Loc]] = []
     for index, param in enumerate(params):
-        loc = ("parameters", index)
+        loc: Loc = ("parameters", index)
         if not param.name:
             problems.append(Problem(f"parameter #{index + 1} has no name", loc))
             continue
         if param.name in properties:
             problems.append(Problem(f"parameter {param.name!r} is declared twice", loc))
             continue
-        problems.extend(_default_problems(param, param.name, loc))
         properties[param.name] = param.to_json_schema()
+        declared.append((param, properties[param.name], loc))
         if param.is_required:
             required.append(param.name)
+    if not _defaults_hold(declared):
+        for param, own, at in declared:
+            problems.extend(_default_problems(param, own, param.name or "", at))
     if problems:
         raise ToolDefinitionError(subject, problems)
     schema: dict[str, Any] = {"type": "object", "properties": properties}
@@ -209,11 +214,46 @@ def parameters_to_schema(
     return schema
 
 
-def _default_problems(param: ToolParameter, label: str, loc: Loc) -> list[Problem]:
-    """Defaults of ``param`` and of its nested properties that break their own constraints."""
+def _defaults_hold(declared: list[tuple[ToolParameter, dict[str, Any], Loc]]) -> bool:
+    """Whether every default is known to satisfy its parameter, checked in one validation.
+
+    The defaults of a parameter list, as one object, against the parameters' schemas (none
+    required): one schema compiled per tool instead of one per defaulted parameter. ``False``
+    (check each, to say which and why) when one breaks or a nested property has a default.
+    """
+    from toolrig.core.schema._json_schema import SchemaCompileError, compile_json_schema
+
+    if any(_nested_default(param) for param, _, _ in declared):
+        return False
+    defaults = {param.name: param.default for param, _, _ in declared if param.has_default}
+    if not defaults:
+        return True
+    properties = {
+        param.name: {k: v for k, v in schema.items() if k != "default"}
+        for param, schema, _ in declared
+        if param.has_default
+    }
+    try:
+        compiled = compile_json_schema({"type": "object", "properties": properties})
+    except SchemaCompileError:
+        return False  # each parameter's own check decides (and skips the ones that fail)
+    return compiled.is_valid(defaults)
+
+
+def _nested_default(param: ToolParameter) -> bool:
+    return any(
+        child.has_default or _nested_default(child) for child in (param.properties or {}).values()
+    )
+
+
+def _default_problems(
+    param: ToolParameter, schema: Mapping[str, Any], label: str, loc: Loc
+) -> list[Problem]:
+    """Defaults of ``param`` (whose JSON Schema is ``schema``) and of its nested properties
+    that break their own constraints."""
     problems = []
     if param.has_default:
-        why = _default_breaks(param)
+        why = _default_breaks(param, schema)
         if why is not None:
             problems.append(
                 Problem(
@@ -222,13 +262,16 @@ def _default_problems(param: ToolParameter, label: str, loc: Loc) -> list[Proble
                     (*loc, "default"),
                 )
             )
+    nested = schema.get("properties", {})
     for key, child in (param.properties or {}).items():
-        problems.extend(_default_problems(child, f"{label}.{key}", (*loc, "properties", key)))
+        problems.extend(
+            _default_problems(child, nested[key], f"{label}.{key}", (*loc, "properties", key))
+        )
     return problems
 
 
-def _default_breaks(param: ToolParameter) -> str | None:
-    """Why ``param``'s default fails its own schema, in one line (``None``: it does not).
+def _default_breaks(param: ToolParameter, schema: Mapping[str, Any]) -> str | None:
+    """Why ``param``'s default fails its own ``schema``, in one line (``None``: it does not).
 
     Checked strictly, as a model would have to send it. A schema that does not compile is
     reported by whoever compiles the parameters, not here.
@@ -236,9 +279,8 @@ def _default_breaks(param: ToolParameter) -> str | None:
     from toolrig.core.schema._json_schema import SchemaCompileError, compile_json_schema
     from toolrig.core.schema._schema_problems import describe_problems
 
-    schema = {k: v for k, v in param.to_json_schema().items() if k != "default"}
     try:
-        compiled = compile_json_schema(schema)
+        compiled = compile_json_schema({k: v for k, v in schema.items() if k != "default"})
     except SchemaCompileError:
         return None
     if compiled.is_valid(param.default):
