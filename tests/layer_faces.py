@@ -73,6 +73,7 @@ FACES: dict[str, list[str]] = {
         "toolrig.core.model._lazy:lazy_names",
         "toolrig.core.model._names:ActionRef",
         "toolrig.core.model._names:MAX_NAME_LENGTH",
+        "toolrig.core.model._names:aliased_name",
         "toolrig.core.model._names:provider_safe_name",
         "toolrig.core.model._options:ActionOptions",
         "toolrig.core.model._options:ToolAnnotations",

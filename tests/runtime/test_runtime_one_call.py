@@ -309,3 +309,19 @@ def test_the_executor_decides_where_a_tool_runs_over_what_it_declares(
     assert caplog.text.count("asks to run on queue 'reports'") == 1  # said once
     with pytest.raises(ValueError, match="'thread', 'process' or 'queue:NAME'"):
         ToolExecutor([where], placement={"where": "gpu"})
+
+
+def test_the_runtime_composes_its_objects_and_inherits_none() -> None:
+    """No runtime class extends another class of the project: the pipeline is composed (its
+    exceptions, enums and protocols extend only the standard library's)."""
+    import ast
+
+    allowed = {"Exception", "BaseException", "StrEnum", "Protocol", "RuntimeError", "ValueError"}
+    found = []
+    for path in sorted((SRC / "runtime").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases = {ast.unparse(base).split("[")[0] for base in node.bases}
+                if bases - allowed:
+                    found.append(f"{path.name}: {node.name}({', '.join(sorted(bases))})")
+    assert found == []

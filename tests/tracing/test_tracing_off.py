@@ -9,10 +9,12 @@ import textwrap
 import time
 from typing import Any
 
+import pytest
 from tracing_support import Spans
 
 from toolrig import ToolExecutor, ToolResult, tool
 from toolrig.runtime import disable_tracing, enable_tracing
+from toolrig.runtime._straight import StraightLine
 
 
 @tool
@@ -22,20 +24,23 @@ def add(a: int, b: int) -> int:
 
 
 class Counting:
-    """Counts the calls that take the straight-line path of an executor's pipeline."""
+    """Counts the calls that take the straight line (``StraightLine.run_sync``)."""
 
     straight = 0
 
     def __new__(cls, tools: Any) -> ToolExecutor:  # type: ignore[misc]
-        ex = ToolExecutor(tools)
-        line = ex.pipeline._straight_sync
+        return ToolExecutor(tools)
 
-        def counted(*args: Any) -> ToolResult:
-            Counting.straight += 1
-            return line(*args)
 
-        ex.pipeline._straight_sync = counted  # type: ignore[method-assign]
-        return ex
+@pytest.fixture(autouse=True)
+def _count_straight_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    line = StraightLine.run_sync
+
+    def counted(self: StraightLine, *args: Any) -> ToolResult:
+        Counting.straight += 1
+        return line(self, *args)
+
+    monkeypatch.setattr(StraightLine, "run_sync", counted)
 
 
 def _per_call(ex: ToolExecutor, n: int = 3000) -> float:

@@ -9,7 +9,6 @@ the objects behind them (``call.owner``, the tool; ``call.target``, the action t
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
@@ -17,7 +16,7 @@ from typing import Any, Final, Protocol
 from toolrig.core.context._context import ProgressCallback, ToolContext
 from toolrig.core.define._action import Action
 from toolrig.core.define._base import BaseTool
-from toolrig.core.model._names import ActionRef
+from toolrig.core.model._names import ActionRef, aliased_name
 from toolrig.core.result._result import ToolResult
 
 __all__ = [
@@ -93,12 +92,12 @@ class Call:
     @property
     def tool(self) -> str:
         """The tool's name."""
-        return _named(self.owner.spec.name, self.owner, "tool", "owner")
+        return aliased_name(self.owner.spec.name, self.owner, "tool", "owner")
 
     @property
     def action(self) -> str:
         """The action's name."""
-        return _named(self.target.name, self.target, "action", "target")
+        return aliased_name(self.target.name, self.target, "action", "target")
 
     @property
     def ref(self) -> ActionRef:
@@ -119,32 +118,6 @@ class Call:
 
 CallInfo = Call
 """The same class as :class:`Call`: hooks are given the call itself (kept for annotations)."""
-
-
-class _Name(str):
-    """A name that still answers, with a deprecation warning, the attributes of the object
-    ``Call.tool`` / ``Call.action`` held before they became names."""
-
-    _of: Any
-    _field: str
-    _instead: str
-
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        warnings.warn(
-            f"`call.{self._field}` is now the {self._field}'s name; use "
-            f"`call.{self._instead}.{attr}`",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(self._of, attr)
-
-
-def _named(name: str, of: object, field: str, instead: str) -> str:
-    made = _Name(name)
-    made._of, made._field, made._instead = of, field, instead
-    return made
 
 
 CallNext = Callable[[Call], Awaitable[ToolResult]]

@@ -9,9 +9,8 @@ call's runner, and the ordered steps of :mod:`._links`. Hooks, middleware, liste
 runners all see one :class:`Call`. Every outcome is a :class:`~toolrig.ToolResult`: nothing
 escapes but the caller's own cancellation.
 
-Two straight lines skip the composed path when nothing would happen on it (no hook, no
-middleware, no time limit, no retry, no cap, no tracing): :func:`_straight` for blocking
-calls in the caller's thread and :func:`_straight_async` for awaited ones. They call the same
+Two straight lines (:mod:`._straight`) skip the composed path when nothing would happen on
+it (no hook, middleware, time limit, retry, cap, dispatcher or tracing). They call the same
 step functions (:mod:`._steps`) in the same order, and a test runs both paths on the same calls.
 """
 
@@ -29,12 +28,10 @@ from toolrig.core.context._context import ProgressCallback
 from toolrig.core.context._events import Listeners
 from toolrig.core.define._action import Action
 from toolrig.core.define._base import BaseTool
-from toolrig.core.model._errors import ErrorCode
 from toolrig.core.model._ids import new_call_id
 from toolrig.core.model._names import ActionRef
 from toolrig.core.model._suggest import not_found_message
-from toolrig.core.result._result import ErrorInfo, ToolResult
-from toolrig.core.schema._validation import ArgumentsInvalid
+from toolrig.core.result._result import ToolResult
 from toolrig.runtime._call import (
     UNSET,
     Call,
@@ -45,12 +42,11 @@ from toolrig.runtime._call import (
 )
 from toolrig.runtime._events import Listener, ToolEvent
 from toolrig.runtime._links import compose
-from toolrig.runtime._outcome import make_result, raised, values_or
 from toolrig.runtime._policy import CallPolicy
 from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._runners import INLINE, Dispatcher, Placement
-from toolrig.runtime._steps import announce, checked, context_for, not_found, report
-from toolrig.runtime._threads import grace_for
+from toolrig.runtime._steps import not_found
+from toolrig.runtime._straight import StraightLine
 from toolrig.runtime._tracing import follow, traced_call, tracing_enabled
 
 __all__ = ["Pipeline"]
@@ -222,7 +218,13 @@ class Pipeline:
             pipeline=self,
         )
         self._strict = policy.strict
-        self._validate_output = policy.validate_output
+        self._line = StraightLine(
+            listeners=self.listeners,
+            threads=self.placement.threads,
+            state=self.state,
+            validate_output=policy.validate_output,
+            runner=self,
+        )
         self._async_hooks = any(inspect.iscoroutinefunction(h) for h in (*self._pre, *self._post))
         self._straight = (
             not self._traced
@@ -300,7 +302,7 @@ class Pipeline:
         """The call as a coroutine (under the concurrency cap when there is one)."""
         strict = self._strict if strict is None else strict
         if self._straight and action.plain and timeout is UNSET and not max_retries:
-            return self._straight_async(tool, action, args, call_id, strict, progress)
+            return self._line.run_async(tool, action, args, call_id, strict, progress)
         call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
         run = self._chain(call)
         if self._traced:
@@ -328,7 +330,7 @@ class Pipeline:
             and not max_retries
             and timeout is UNSET
         ):
-            return self._straight_sync(tool, action, args, call_id, strict, progress)
+            return self._line.run_sync(tool, action, args, call_id, strict, progress)
         if self._inline and not action.is_async and tool.spec.isolation == "thread":
             call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
             if call.timeout is None and tool.spec.runs_on is None:
@@ -381,137 +383,6 @@ class Pipeline:
             sem = self._semaphores[loop] = asyncio.Semaphore(self._policy.max_concurrency)
         async with sem:
             return await run
-
-    # -- the straight lines ------------------------------------------------------------------
-    def _straight_sync(
-        self,
-        tool: BaseTool,
-        action: Action,
-        args: Any,
-        call_id: str,
-        strict: bool,
-        progress: ProgressCallback | None,
-    ) -> ToolResult:
-        """The plainest blocking call (a sync tool in this thread: no time limit, hook,
-        middleware or retry), as a straight line over the same steps, without the ~0.4 µs
-        of driving a coroutine."""
-        started_at, t0 = time.time(), time.perf_counter()
-        ready = self._start_straight(tool, action, args, call_id, strict, progress, started_at, t0)
-        if isinstance(ready, ToolResult):
-            return ready
-        values, ctx, call = ready
-        try:
-            output = action.call(values, ctx)
-        except Exception as exc:
-            return self._end_straight(
-                action, values, None, raised(exc, action), call, call_id, started_at, t0
-            )
-        error = checked(action, output, self._validate_output)
-        return self._end_straight(action, values, output, error, call, call_id, started_at, t0)
-
-    async def _straight_async(
-        self,
-        tool: BaseTool,
-        action: Action,
-        args: Any,
-        call_id: str,
-        strict: bool,
-        progress: ProgressCallback | None,
-    ) -> ToolResult:
-        """The plainest awaited call as one coroutine over the same steps: one coroutine
-        per call, which shows when thousands run at once."""
-        started_at, t0 = time.time(), time.perf_counter()
-        ready = self._start_straight(tool, action, args, call_id, strict, progress, started_at, t0)
-        if isinstance(ready, ToolResult):
-            return ready
-        values, ctx, call = ready
-        try:
-            if action.is_async:
-                output = await action.call(values, ctx)
-            else:
-                threads = self.placement.threads
-                output = await threads.call(action.call, values, ctx, grace=grace_for(ctx))
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                if ctx is not None:
-                    ctx.cancel_event.set()
-                raise  # the caller's own cancellation is not ours to swallow
-            cancelled = ErrorInfo(
-                code=ErrorCode.CANCELLED, message=f"`{action.name}` was cancelled."
-            )
-            return self._end_straight(
-                action, values, None, cancelled, call, call_id, started_at, t0
-            )
-        except Exception as exc:
-            return self._end_straight(
-                action, values, None, raised(exc, action), call, call_id, started_at, t0
-            )
-        error = checked(action, output, self._validate_output)
-        return self._end_straight(action, values, output, error, call, call_id, started_at, t0)
-
-    def _start_straight(
-        self,
-        tool: BaseTool,
-        action: Action,
-        args: Any,
-        call_id: str,
-        strict: bool,
-        progress: ProgressCallback | None,
-        started_at: float,
-        t0: float,
-    ) -> tuple[dict[str, Any], Any, Call | None] | ToolResult:
-        """Validate and announce: the values, context and call (built only for listeners),
-        or the call's final result."""
-        call = None
-        try:
-            values = action.validator.validate(args, strict=strict)
-        except ArgumentsInvalid as exc:
-            result = make_result(action, None, exc.error, call_id, started_at, t0, 1)
-            if self.listeners.items:
-                call = Call(
-                    owner=tool,
-                    target=action,
-                    arguments={},
-                    raw=args,
-                    tool_call_id=call_id,
-                    strict=strict,
-                    started_at=started_at,
-                    t0=t0,
-                )
-            report(self.listeners, action, values_or(args), result, call)
-            return result
-        if self.listeners.items:
-            call = Call(
-                owner=tool,
-                target=action,
-                arguments=values,
-                raw=values,
-                tool_call_id=call_id,
-                strict=strict,
-                started_at=started_at,
-                t0=t0,
-            )
-            announce(self.listeners, action, call_id, values, call)
-        if action.context_param is None:
-            return values, None, call
-        ctx = context_for(action, call_id, 1, None, progress, self.state, self)
-        return values, ctx, call
-
-    def _end_straight(
-        self,
-        action: Action,
-        values: dict[str, Any],
-        output: Any,
-        error: ErrorInfo | None,
-        call: Call | None,
-        call_id: str,
-        started_at: float,
-        t0: float,
-    ) -> ToolResult:
-        result = make_result(action, output, error, call_id, started_at, t0, 1)
-        report(self.listeners, action, values, result, call)
-        return result
 
     def __repr__(self) -> str:
         return f"<Pipeline steps={len(self._steps)}>"
