@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Awaitable, Collection, Coroutine, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import Any, final
 
 from toolrig.core.context._background import run_sync
 from toolrig.core.context._context import ProgressCallback
 from toolrig.core.context._runner import install_runner
-from toolrig.core.define._action import Action
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._ids import new_call_id
 from toolrig.core.result._result import ToolResult
@@ -29,6 +28,22 @@ from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._runners import Dispatcher, Placement
 
 __all__ = ["UNSET", "ToolExecutor", "default_executor"]
+
+
+def _moved(old: str, new: str) -> Callable[..., Any]:
+    """A deprecated executor method that warns and forwards to ``executor.catalog.<new>``."""
+
+    def forward(self: ToolExecutor, *args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"ToolExecutor.{old}() is deprecated; use executor.catalog.{new}()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(self.catalog, new)(*args, **kwargs)
+
+    forward.__name__ = forward.__qualname__ = old
+    forward.__doc__ = f"Deprecated: ``executor.catalog.{new}(...)``."
+    return forward
 
 
 @final
@@ -106,9 +121,12 @@ class ToolExecutor:
                 self.pipeline.not_found(name, self.catalog.missing_message(name), call_id)
             )
         args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
-        return self.pipeline.run(
-            entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress
-        )
+        pipeline, action = self.pipeline, entry[1]
+        if pipeline.straight and action.plain and timeout is UNSET and not max_retries:
+            if strict is None:
+                strict = pipeline.strict_default
+            return pipeline.line.run_async(entry[0], action, args, call_id, strict, progress)
+        return pipeline.run(entry[0], action, args, call_id, timeout, strict, max_retries, progress)
 
     def execute_sync(
         self,
@@ -134,8 +152,19 @@ class ToolExecutor:
         if entry is None:
             return self.pipeline.not_found(name, self.catalog.missing_message(name), call_id)
         args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
-        return self.pipeline.run_blocking(
-            entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress
+        pipeline, action = self.pipeline, entry[1]
+        if (
+            pipeline.straight
+            and action.plain
+            and not action.is_async
+            and timeout is UNSET
+            and not max_retries
+        ):
+            if strict is None:
+                strict = pipeline.strict_default
+            return pipeline.line.run_sync(entry[0], action, args, call_id, strict, progress)
+        return pipeline.run_blocking(
+            entry[0], action, args, call_id, timeout, strict, max_retries, progress
         )
 
     async def execute_many(
@@ -279,46 +308,15 @@ class ToolExecutor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- deprecated: the catalogue's own methods ---------------------------------------------
-    def register(self, tool: ToolLike, *, replace: bool = False) -> BaseTool:
-        """Deprecated: ``executor.catalog.add(tool, replace=replace)``."""
-        _moved("register", "add")
-        return self.catalog.add(tool, replace=replace)
-
-    def unregister(self, name: str) -> BaseTool:
-        """Deprecated: ``executor.catalog.remove(name)``."""
-        _moved("unregister", "remove")
-        return self.catalog.remove(name)
-
-    def swap(self, add: Sequence[BaseTool] = (), remove: Collection[str] = ()) -> None:
-        """Deprecated: ``executor.catalog.swap(add, remove)``."""
-        _moved("swap", "swap")
-        self.catalog.swap(add, remove)
-
-    def get(self, name: str) -> BaseTool:
-        """Deprecated: ``executor.catalog.get(name)``."""
-        _moved("get", "get")
-        return self.catalog.get(name)
-
-    def resolve(self, name: str) -> Action | None:
-        """Deprecated: ``executor.catalog.resolve(name)``."""
-        _moved("resolve", "resolve")
-        return self.catalog.resolve(name)
-
-    def list_tools(self) -> list[BaseTool]:
-        """Deprecated: ``executor.catalog.tools()``."""
-        _moved("list_tools", "tools")
-        return self.catalog.tools()
-
-    def tool_names(self) -> list[str]:
-        """Deprecated: ``executor.catalog.names()``."""
-        _moved("tool_names", "names")
-        return self.catalog.names()
-
-    def missing_message(self, name: str) -> str:
-        """Deprecated: ``executor.catalog.missing_message(name)``."""
-        _moved("missing_message", "missing_message")
-        return self.catalog.missing_message(name)
+    # -- deprecated: the catalogue's own methods, forwarded with a warning ---------------------
+    register = _moved("register", "add")
+    unregister = _moved("unregister", "remove")
+    swap = _moved("swap", "swap")
+    get = _moved("get", "get")
+    resolve = _moved("resolve", "resolve")
+    list_tools = _moved("list_tools", "tools")
+    tool_names = _moved("tool_names", "names")
+    missing_message = _moved("missing_message", "missing_message")
 
     def __len__(self) -> int:
         return len(self.catalog)
@@ -331,14 +329,6 @@ class ToolExecutor:
 
     def __repr__(self) -> str:
         return f"<ToolExecutor tools={len(self.catalog)}>"
-
-
-def _moved(old: str, new: str) -> None:
-    warnings.warn(
-        f"ToolExecutor.{old}() is deprecated; use executor.catalog.{new}()",
-        DeprecationWarning,
-        stacklevel=3,
-    )
 
 
 _default: ToolExecutor | None = None

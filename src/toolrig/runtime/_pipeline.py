@@ -204,7 +204,11 @@ class Pipeline:
 
     def _refresh(self) -> None:
         """Compose the path again and decide whether the straight lines may be taken (never
-        while tracing is on: the switch calls this, so they never check for it)."""
+        while tracing is on: the switch calls this, so they never check for it).
+
+        Sets ``straight`` (whether a plain action's call may take ``line``, the straight
+        lines), ``line`` and ``strict_default``: read by the executor's own entry points,
+        which take the straight line without a call through the pipeline when they may."""
         self._traced = tracing_enabled()
         policy = self._policy
         self._chain, self._steps = compose(
@@ -217,8 +221,8 @@ class Pipeline:
             middleware=self._middleware,
             pipeline=self,
         )
-        self._strict = policy.strict
-        self._line = StraightLine(
+        self.strict_default = policy.strict
+        self.line = StraightLine(
             listeners=self.listeners,
             threads=self.placement.threads,
             state=self.state,
@@ -226,7 +230,7 @@ class Pipeline:
             runner=self,
         )
         self._async_hooks = any(inspect.iscoroutinefunction(h) for h in (*self._pre, *self._post))
-        self._straight = (
+        self.straight = (
             not self._traced
             and not self._pre
             and not self._post
@@ -300,9 +304,9 @@ class Pipeline:
         progress: ProgressCallback | None,
     ) -> Coroutine[Any, Any, ToolResult]:
         """The call as a coroutine (under the concurrency cap when there is one)."""
-        strict = self._strict if strict is None else strict
-        if self._straight and action.plain and timeout is UNSET and not max_retries:
-            return self._line.run_async(tool, action, args, call_id, strict, progress)
+        strict = self.strict_default if strict is None else strict
+        if self.straight and action.plain and timeout is UNSET and not max_retries:
+            return self.line.run_async(tool, action, args, call_id, strict, progress)
         call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
         run = self._chain(call)
         if self._traced:
@@ -322,15 +326,15 @@ class Pipeline:
     ) -> ToolResult:
         """The call, blocking: in this thread when nothing can suspend, else on the
         background loop."""
-        strict = self._strict if strict is None else strict
+        strict = self.strict_default if strict is None else strict
         if (
-            self._straight
+            self.straight
             and action.plain
             and not action.is_async
             and not max_retries
             and timeout is UNSET
         ):
-            return self._line.run_sync(tool, action, args, call_id, strict, progress)
+            return self.line.run_sync(tool, action, args, call_id, strict, progress)
         if self._inline and not action.is_async and tool.spec.isolation == "thread":
             call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
             if call.timeout is None and tool.spec.runs_on is None:
