@@ -324,3 +324,34 @@ def test_an_agent_on_an_executor_runs_calls_through_it() -> None:
     assert executor.tool_names() == ["multiply"]
     assert executor.execute_sync("multiply", {"a": 1, "b": 2}).output == 2.0  # still open
     executor.close()
+
+
+def test_an_agent_exports_its_tools_once_while_they_do_not_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import toolrig.providers._openai as openai_format
+
+    made: list[str] = []
+    export_one = openai_format._function
+
+    def counted(entry: Any, strict: bool) -> dict[str, Any]:
+        made.append(entry.provider_name)
+        return export_one(entry, strict)
+
+    monkeypatch.setattr(openai_format, "_function", counted)
+    executor = ToolExecutor([multiply])
+    script = [
+        Turn(calls=[("multiply", {"a": 2, "b": 3}, "m1")]),
+        Turn(calls=[("multiply", {"a": 6, "b": 2}, "m2")]),
+        Turn(calls=[("attempt_completion", {"result": "12"}, "done")]),
+    ]
+    with ScriptedLLM(script) as server:
+        agent = Agent("Calc", "You compute.", config("openai", server), executor)
+        assert agent.run("2 times 3, times 2?").stop_reason == "completion"
+        executor.catalog.add(lookup_price)  # a change: exported again on the next run
+        script2 = [Turn(calls=[("attempt_completion", {"result": "ok"}, "d2")])]
+    assert server.errors == [] and made.count("multiply") == 1  # three turns, one export
+    with ScriptedLLM(script2) as server2:
+        agent.client = make_client(config("openai", server2))
+        agent.run("again")
+    assert made.count("multiply") == 2 and made.count("lookup_price") == 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Generic, Protocol
 
 from typing_extensions import TypeVar
@@ -31,7 +31,7 @@ from toolrig.agent._partial import PartialJson
 from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
-from toolrig.agent._toolsets import ToolEntry, Toolset, name_map
+from toolrig.agent._toolsets import ToolEntry, Toolset
 from toolrig.core.context._context import RUN_DEPS
 from toolrig.core.context._events import Outcome
 from toolrig.core.context._interaction import Elicitor, offer_hooks
@@ -70,6 +70,8 @@ class RunHost(Protocol):
     _index: Any
 
     def _count_uses(self, results: list[ToolResult]) -> None: ...
+
+    def offer(self, entries: Sequence[ToolEntry]) -> NameMap: ...
 
 
 class AgentRun(Generic[OutputT]):
@@ -157,7 +159,7 @@ class AgentRun(Generic[OutputT]):
             return
         self.ctx.step = index
         entries = self._entries()
-        offered = name_map(entries)
+        offered = self.agent.offer(entries)
         turn: LLMTurn | None = None
         partial = PartialJson.for_output(self.output, self.streaming)
         try:

@@ -13,23 +13,29 @@ from toolrig.core.result._content import content_blocks
 from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
 from toolrig.providers._content_blocks import anthropic_blocks
+from toolrig.providers._export_cache import cached_export
 from toolrig.providers._names import NameMap, ToolSource
 
 __all__ = ["format_anthropic_results", "parse_anthropic_calls", "to_anthropic_tools"]
 
 
 def to_anthropic_tools(source: ToolSource) -> list[dict[str, Any]]:
-    """``tools`` for the Messages API: ``{"name", "description", "input_schema"}`` per action."""
-    tools = []
-    for entry in NameMap.from_tools(source):
-        tool: dict[str, Any] = {"name": entry.provider_name}
-        if entry.description:
-            tool["description"] = entry.description
-        schema = copy.deepcopy(entry.action.parameters)
-        schema["type"] = "object"
-        tool["input_schema"] = schema
-        tools.append(tool)
-    return tools
+    """``tools`` for the Messages API: ``{"name", "description", "input_schema"}`` per action
+    (kept per catalogue version for a catalogue or an executor: copy a dict before editing it)."""
+
+    def build() -> list[dict[str, Any]]:
+        tools = []
+        for entry in NameMap.from_tools(source):
+            tool: dict[str, Any] = {"name": entry.provider_name}
+            if entry.description:
+                tool["description"] = entry.description
+            schema = copy.deepcopy(entry.action.parameters)
+            schema["type"] = "object"
+            tool["input_schema"] = schema
+            tools.append(tool)
+        return tools
+
+    return cached_export(source, "anthropic", build)
 
 
 def _blocks(response: Any) -> list[Any]:

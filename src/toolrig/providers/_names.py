@@ -8,7 +8,7 @@ executor's call name; two actions that would share a name are an error naming bo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -95,10 +95,12 @@ class ExportedAction:
 class NameMap:
     """The exported actions of some tools, by provider name and by executor call name."""
 
-    __slots__ = ("_by_call", "_by_key", "_by_provider", "entries")
+    __slots__ = ("_by_call", "_by_key", "_by_provider", "entries", "exports")
 
     def __init__(self, entries: Iterable[ExportedAction]) -> None:
         self.entries: tuple[ExportedAction, ...] = tuple(entries)
+        self.exports: dict[Hashable, list[dict[str, Any]]] = {}
+        """What each provider's exporter made of this map (a map never changes)."""
         self._by_provider: dict[str, ExportedAction] = {}
         self._by_call: dict[str, ExportedAction] = {}
         self._by_key: dict[tuple[str, str], ExportedAction] = {}

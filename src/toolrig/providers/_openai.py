@@ -14,6 +14,7 @@ from toolrig.core.result._content import content_blocks
 from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
 from toolrig.providers._content_blocks import openai_responses_items
+from toolrig.providers._export_cache import cached_export
 from toolrig.providers._export_memory import exported_strictly, note_export
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource
 from toolrig.providers._strict import StrictSchemaError, to_strict_schema
@@ -54,9 +55,15 @@ def to_openai_chat_tools(source: ToolSource, *, strict: bool = False) -> list[di
 
     With ``strict``, parameters are rewritten for strict mode (see
     :func:`~toolrig.providers.to_strict_schema`); the parsers of this process remember it.
+    A catalogue's (or an executor's) list is kept until the catalogue changes: the tool dicts
+    are shared between calls, so copy one before editing it.
     """
-    names = NameMap.from_tools(source)
-    tools = [{"type": "function", "function": _function(e, strict)} for e in names]
+
+    def build() -> list[dict[str, Any]]:
+        names = NameMap.from_tools(source)
+        return [{"type": "function", "function": _function(e, strict)} for e in names]
+
+    tools = cached_export(source, ("openai chat", strict), build)
     note_export(source, strict)
     return tools
 
@@ -64,12 +71,16 @@ def to_openai_chat_tools(source: ToolSource, *, strict: bool = False) -> list[di
 def to_openai_responses_tools(source: ToolSource, *, strict: bool = False) -> list[dict[str, Any]]:
     """Responses API ``tools``: ``{"type": "function", "name", "description", "parameters",
     "strict"}`` per action (``strict`` is always stated, as the Responses API defaults it on)."""
-    names = NameMap.from_tools(source)
-    tools = []
-    for entry in names:
-        function = _function(entry, strict)
-        function["strict"] = strict
-        tools.append({"type": "function", **function})
+
+    def build() -> list[dict[str, Any]]:
+        tools = []
+        for entry in NameMap.from_tools(source):
+            function = _function(entry, strict)
+            function["strict"] = strict
+            tools.append({"type": "function", **function})
+        return tools
+
+    tools = cached_export(source, ("openai responses", strict), build)
     note_export(source, strict)
     return tools
 

@@ -1,0 +1,35 @@
+"""Exported tool lists kept per catalogue version: a turn that offers the same catalogue again
+costs a lookup, not a new export (1,000 tools: tens of milliseconds each time otherwise).
+
+The lists come from the catalogue's memo (:meth:`~toolrig.registry.Catalog.memo`), dropped on
+every change of the catalogue. Each call gets a list of its own; the tool dicts in it are
+shared between calls for one version, so treat them as read-only (``copy.deepcopy`` one to
+edit it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from toolrig.providers._names import NameMap, ToolSource
+from toolrig.registry._catalog import Catalog
+from toolrig.runtime._executor import ToolExecutor
+
+__all__ = ["cached_export"]
+
+
+def cached_export(
+    source: ToolSource, key: Hashable, build: Callable[[], list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """``build()``, kept per version of ``source``'s catalogue under ``key``, or with a name map
+    (which never changes); built each time for plain tools and lists of them."""
+    if isinstance(source, NameMap):
+        kept = source.exports.get(key)
+        if kept is None:
+            kept = source.exports[key] = build()
+        return list(kept)
+    catalog = source.catalog if isinstance(source, ToolExecutor) else source
+    if isinstance(catalog, Catalog):
+        return list(catalog.memo(("exported tools", key), build))
+    return build()
