@@ -1,12 +1,12 @@
 """Human approval of tool calls, as a middleware of the one call pipeline.
 
-An :class:`ApprovalPolicy` says which calls need a person's yes: tools by name, every tool
-annotated ``destructive``, or any call a function picks. :func:`approval_gate` is a
+An `ApprovalPolicy` says which calls need a person's yes: tools by name, every tool
+annotated ``destructive``, or any call a function picks. `approval_gate` is a
 middleware of the agent's own pipeline (``executor.with_middleware(approval_gate)``: the
 caller's executor is left as it was); during an agent run it holds each such call that
 was not approved yet, notes it as pending in the run's scope, and answers it without running.
-The run then stops with the pending calls; a later run decides each (:class:`Deny`,
-:class:`Answer`, or ``True``) and the approved ones go through the same pipeline again.
+The run then stops with the pending calls; a later run decides each (`Deny`,
+`Answer`, or ``True``) and the approved ones go through the same pipeline again.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Answer:
 
 
 Decision: TypeAlias = bool | Deny | Answer
-"""``True`` runs the call, ``False`` or :class:`Deny` refuses it, :class:`Answer` answers it
+"""``True`` runs the call, ``False`` or `Deny` refuses it, `Answer` answers it
 by hand."""
 
 

@@ -20,7 +20,7 @@ __all__ = ["CallIds", "to_wire"]
 
 
 class CallIds:
-    """The ids a session has used; :meth:`unique` renames the calls that repeat one."""
+    """The ids a session has used; `unique` renames the calls that repeat one."""
 
     def __init__(self, used: Iterable[str] = ()) -> None:
         self._used = list(dict.fromkeys(used))

@@ -5,7 +5,7 @@ request) runs each approved call once.
 The claim is the session store's versioned save (``UPDATE ... WHERE session_id = ? AND version
 = ?``, checked by its row count): of the runs that read the held turn, exactly one writes the
 claim; the others, and every later run that decides the same calls, get
-:class:`AlreadyDecided` and run nothing.
+`AlreadyDecided` and run nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class AlreadyDecided(RuntimeError):
 
 
 def check_not_decided(state: SessionState, decisions: Mapping[str, Decision] | None) -> None:
-    """Raise :class:`AlreadyDecided` when the held turn is claimed (by a run deciding it now,
+    """Raise `AlreadyDecided` when the held turn is claimed (by a run deciding it now,
     or one that stopped before it saved), or when ``decisions`` name calls that are no longer
     held but were used in this session."""
     pending = state.pending or {}
@@ -61,7 +61,7 @@ def claim_held(
     run_id: str,
 ) -> SessionState:
     """Write the claim on the held turn of ``state`` and return the state as written;
-    :class:`AlreadyDecided` when another run wrote first."""
+    `AlreadyDecided` when another run wrote first."""
     assert state.pending is not None
     claim = {
         "run_id": run_id,

@@ -60,7 +60,7 @@ class TextDelta:
 
 
 StreamEvent = TextDelta | LLMTurn
-"""What :meth:`LLMClient.stream` yields: text deltas, then the one complete turn."""
+"""What `LLMClient.stream` yields: text deltas, then the one complete turn."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -98,15 +98,15 @@ class LLMClient(ABC):
     @abstractmethod
     async def complete(self, conversation: Conversation, tools: ToolSource | None) -> LLMTurn:
         """Ask the model for its next turn, offering ``tools`` (tools, a catalogue, an executor
-        or a :class:`~toolrig.providers.NameMap`); the turn is not yet appended."""
+        or a `NameMap`); the turn is not yet appended."""
 
     async def stream(
         self, conversation: Conversation, tools: ToolSource | None
     ) -> AsyncIterator[StreamEvent]:
-        """Like :meth:`complete`, streamed: :class:`TextDelta` events as the text arrives, then
-        exactly one complete :class:`LLMTurn` (the same turn ``complete`` would return).
+        """Like `complete`, streamed: `TextDelta` events as the text arrives, then
+        exactly one complete `LLMTurn` (the same turn ``complete`` would return).
 
-        Clients whose SDK streams override this; the default asks :meth:`complete` and yields
+        Clients whose SDK streams override this; the default asks `complete` and yields
         its text as one delta.
         """
         turn = await self.complete(conversation, tools)

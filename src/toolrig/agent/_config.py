@@ -32,7 +32,7 @@ PROVIDERS: tuple[str, ...] = ("openai", "openai-responses", "anthropic")
 
 TokenLimit = Literal["auto", "max_tokens", "max_completion_tokens"]
 """How Chat Completions is told the output limit; ``auto`` follows the model, see
-:func:`uses_completion_tokens`."""
+`uses_completion_tokens`."""
 
 _REASONING = re.compile(r"^(?:[\w.-]+/)?(?:o\d|gpt-5)(?:$|[-.:_])", re.IGNORECASE)
 """o1, o3, o4-mini, gpt-5, gpt-5.1-codex ... (with or without a ``vendor/`` prefix); these
@@ -111,7 +111,7 @@ class LLMConfig:
     @classmethod
     def resolve(cls, **overrides: Any) -> LLMConfig:
         """Settings from ``overrides`` > environment > config file; raises
-        :class:`LLMConfigError` with instructions when no provider and model are known."""
+        `LLMConfigError` with instructions when no provider and model are known."""
         file_values = _from_file()
         env_values = _from_env()
         given = {k: v for k, v in overrides.items() if v is not None}

@@ -24,8 +24,8 @@ __all__ = ["TurnCalls"]
 
 
 class TurnCalls:
-    """Runs a turn's calls; after :meth:`run` is exhausted, :attr:`results` holds one result per
-    call in the calls' order and :attr:`held` the calls waiting for approval."""
+    """Runs a turn's calls; after `run` is exhausted, `results` holds one result per
+    call in the calls' order and `held` the calls waiting for approval."""
 
     def __init__(
         self,

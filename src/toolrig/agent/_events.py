@@ -1,4 +1,4 @@
-"""What :meth:`Agent.stream` yields while a run goes on: the model's text as it arrives, each
+"""What `Agent.stream` yields while a run goes on: the model's text as it arrives, each
 tool call as it starts and finishes, calls held for approval, and the final result."""
 
 from __future__ import annotations
@@ -80,4 +80,4 @@ AgentEvent: TypeAlias = (
     | ApprovalRequired
     | FinalOutput[Any]
 )
-"""Any event of :meth:`Agent.stream`."""
+"""Any event of `Agent.stream`."""

@@ -1,7 +1,7 @@
 """``make_client``: the client for a configured provider.
 
-Apart from :mod:`.client` because it names every concrete client, while each concrete client
-builds on :mod:`.client`; kept there, the base module and the clients would import each other.
+Apart from `.client` because it names every concrete client, while each concrete client
+builds on `.client`; kept there, the base module and the clients would import each other.
 The SDK of a provider is imported only when its client is asked for.
 """
 
@@ -16,7 +16,7 @@ __all__ = ["make_client"]
 
 
 def make_client(config: LLMConfig | None = None, **settings: Any) -> LLMClient:
-    """A client for ``config`` (or settings resolved by :meth:`LLMConfig.resolve`):
+    """A client for ``config`` (or settings resolved by `LLMConfig.resolve`):
     ``provider="openai"`` (Chat Completions), ``"openai-responses"`` or ``"anthropic"``."""
     resolved = config or LLMConfig.resolve(**settings)
     if resolved.provider == "anthropic":

@@ -1,6 +1,6 @@
 """Fallback models: when a model fails or is too slow, the run asks the next one.
 
-``FallbackModel(primary, backup, ...)`` is an :class:`LLMClient` like any other, so an agent
+``FallbackModel(primary, backup, ...)`` is an `LLMClient` like any other, so an agent
 takes it as its model. Each request goes to the models in order until one answers; a model is
 passed over when its client raises (the SDK has already retried) or does not answer within
 ``timeout`` seconds. The turn names the model that answered and the ones passed over
@@ -22,7 +22,7 @@ __all__ = ["FallbackModel", "ModelsFailed"]
 
 
 class ModelsFailed(RuntimeError):
-    """Every model of a :class:`FallbackModel` failed; ``failures`` holds each model's error."""
+    """Every model of a `FallbackModel` failed; ``failures`` holds each model's error."""
 
     def __init__(self, failures: list[tuple[str, str]]) -> None:
         self.failures = failures

@@ -2,7 +2,7 @@
 
 The agent holds what does not change between runs (the client, the executor, the toolsets, the
 output type, the approval policy, the session store); each run gets its prompt or history, its
-``deps``, its toolsets and its decisions on held calls, and is driven by :class:`AgentRun`.
+``deps``, its toolsets and its decisions on held calls, and is driven by `AgentRun`.
 """
 
 from __future__ import annotations
@@ -51,18 +51,18 @@ class Agent(Generic[DepsT, OutputT]):
     """An LLM that uses tools: ``Agent(name, role, model, tools).run(prompt)``.
 
     ``model`` is a model name (the endpoint comes from the environment or config file, see
-    :class:`~toolrig.agent.LLMConfig`), an :class:`LLMConfig`, or a ready :class:`LLMClient`.
-    ``tools`` are tools (or functions), a :class:`~toolrig.registry.Catalog` such as a
-    ``Registry`` (followed live), or a :class:`~toolrig.ToolExecutor` whose policy (time
+    `LLMConfig`), an `LLMConfig`, or a ready `LLMClient`.
+    ``tools`` are tools (or functions), a `Catalog` such as a
+    ``Registry`` (followed live), or a `ToolExecutor` whose policy (time
     limits, retries, middleware) every call follows. ``toolsets`` replaces what the model is
     offered (by default every tool of ``tools``); a run may replace it again.
     ``output_type`` types the final answer (a pydantic model, a dataclass, a scalar);
     ``deps_type`` names the type of the ``deps`` each run hands its tools. ``approval`` holds
     the calls it names until a person decides; ``elicitor`` answers a tool that asks for input
     during its call (``ctx.elicit``), as an MCP client would. ``limits`` is each run's budget of
-    tool calls, tokens or cost (:class:`RunLimits`; ``max_steps`` counts turns). ``log`` records
+    tool calls, tokens or cost (`RunLimits`; ``max_steps`` counts turns). ``log`` records
     every turn and call, and keeps sessions so that a conversation continues in another
-    process. A failed run raises :class:`AgentRunError` unless ``raise_on_error=False``.
+    process. A failed run raises `AgentRunError` unless ``raise_on_error=False``.
     """
 
     def __init__(
@@ -203,7 +203,7 @@ class Agent(Generic[DepsT, OutputT]):
         run_id: str | None = None,
         raise_on_error: bool | None = None,
     ) -> AgentResult[OutputT]:
-        """Blocking :meth:`arun`."""
+        """Blocking `arun`."""
         return run_sync(
             self.arun(
                 prompt,
@@ -237,7 +237,7 @@ class Agent(Generic[DepsT, OutputT]):
         ``all_messages``); ``session_id`` continues a stored conversation (and names the
         one this run stores). ``approvals`` decides each call a stopped run held, by call id:
         the decision is claimed in the session store before any call runs, so a run that
-        loses the claim to another (or comes after it) raises :class:`AlreadyDecided` and
+        loses the claim to another (or comes after it) raises `AlreadyDecided` and
         runs nothing. The session keeps its approval policy: this run follows it joined with
         the agent's own.
         """
@@ -262,8 +262,8 @@ class Agent(Generic[DepsT, OutputT]):
         run_id: str | None = None,
         raise_on_error: bool | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        """:meth:`arun`, telling each event as it happens: text deltas, tool calls started and
-        finished, calls held for approval, and last :class:`FinalOutput`."""
+        """`arun`, telling each event as it happens: text deltas, tool calls started and
+        finished, calls held for approval, and last `FinalOutput`."""
         async for event in self._events(
             prompt, history, session_id, deps, toolsets, approvals, run_id, True
         ):

@@ -2,7 +2,7 @@
 
 With ``output_type=str`` (the default) the answer is the model's text. With a pydantic model, a
 dataclass or a scalar type, the model is told the JSON Schema and answers with JSON (as text
-or as ``attempt_completion``'s result); a :class:`pydantic.TypeAdapter` validates it. On a
+or as ``attempt_completion``'s result); a `pydantic.TypeAdapter` validates it. On a
 mismatch the model gets one message listing every problem with its path, what was expected and
 what it sent, and tries again.
 """
@@ -48,7 +48,7 @@ class OutputSpec(Generic[OutputT]):
         )
 
     def parse(self, text: str | None) -> OutputT:
-        """The answer ``text`` as an ``OutputT``; raises :class:`OutputInvalid`."""
+        """The answer ``text`` as an ``OutputT``; raises `OutputInvalid`."""
         if self.is_text:
             return self._adapter.validate_python(text or "")
         if not text or not text.strip():

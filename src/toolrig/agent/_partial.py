@@ -1,9 +1,9 @@
 """Partial typed output: a typed answer's JSON read as it streams, one turn at a time.
 
-The model writes a typed answer as JSON text (see :mod:`._output`); while it streams, each
+The model writes a typed answer as JSON text (see `._output`); while it streams, each
 text delta may complete a little more of it. ``pydantic_core.from_json`` with
 ``allow_partial="trailing-strings"`` reads the prefix written so far (open objects, lists and
-strings closed where the text stops), and a :class:`PartialOutput` is told each time that data
+strings closed where the text stops), and a `PartialOutput` is told each time that data
 changes. Text that is not JSON (a remark before a tool call) gives none.
 """
 

@@ -50,7 +50,7 @@ class HeldTurn:
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> HeldTurn:
-        """The inverse of :meth:`to_data`."""
+        """The inverse of `to_data`."""
         calls: list[ParsedCall] = []
         for item in data["calls"]:
             if "result" in item:

@@ -1,5 +1,5 @@
-"""What a run gives back: :class:`AgentResult` (output, steps, messages, usage), the
-:class:`RunContext` tools and toolsets see, and :class:`AgentRunError` for a run that failed."""
+"""What a run gives back: `AgentResult` (output, steps, messages, usage), the
+`RunContext` tools and toolsets see, and `AgentRunError` for a run that failed."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ StopReason = Literal[
 ]
 """Why a run ended: an answer or ``attempt_completion`` (done), calls awaiting ``approval``
 (resume it), a budget spent (``usage_limit``: a ``RunLimits`` limit, named in ``error``), or
-an ``error`` (raised as :class:`AgentRunError` by default)."""
+an ``error`` (raised as `AgentRunError` by default)."""
 
 
 @dataclass(slots=True, kw_only=True)

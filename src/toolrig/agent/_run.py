@@ -4,8 +4,8 @@ done.
 Each turn sends the conversation with the run's tools; the model's calls run through the
 executor (concurrently); their results, errors included, go back so the model can correct
 itself. The run ends on an answer without a tool call, an ``attempt_completion`` call, calls
-held for approval, or a spent step or time budget. :meth:`AgentRun.events` is the run (one
-async generator, so streaming and plain runs share every line); :meth:`AgentRun.turn` is one
+held for approval, or a spent step or time budget. `AgentRun.events` is the run (one
+async generator, so streaming and plain runs share every line); `AgentRun.turn` is one
 model turn.
 """
 
@@ -75,7 +75,7 @@ class RunHost(Protocol):
 
 
 class AgentRun(Generic[OutputT]):
-    """The state of one run; :meth:`events` drives it and :attr:`result` holds its end."""
+    """The state of one run; `events` drives it and `result` holds its end."""
 
     def __init__(
         self,
@@ -232,7 +232,7 @@ class AgentRun(Generic[OutputT]):
                 yield item
 
     async def _request(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
-        """The model's turn as the client gives it (see :meth:`_ask`)."""
+        """The model's turn as the client gives it (see `_ask`)."""
         if not self.streaming:
             async with asyncio.timeout_at(self.deadline):
                 yield await self.client.complete(self.conversation, offered)

@@ -1,7 +1,7 @@
 """A tool's ``ctx.sample(...)`` under the agent: answered by the agent's own LLM client.
 
 Each run offers this sampler to the calls it makes (unless the application set one with
-:func:`~toolrig.core.tool_interaction`), so a tool that asks a model works the same under MCP
+`tool_interaction`), so a tool that asks a model works the same under MCP
 (the client's model) and under the agent (the agent's). The client's own settings apply;
 ``max_tokens`` is a hint it does not override.
 """

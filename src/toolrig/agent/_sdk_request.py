@@ -32,7 +32,7 @@ def checked_settings(
     method: Callable[..., Any], settings: Mapping[str, Any], api: str, *, own: set[str]
 ) -> dict[str, Any]:
     """``settings`` when ``method`` takes every one of them and none is one the client fills
-    in itself (``own``); otherwise an :class:`LLMConfigError` naming each bad one."""
+    in itself (``own``); otherwise an `LLMConfigError` naming each bad one."""
     accepted = set(inspect.signature(method).parameters) - {"self"}
     problems = []
     for name in sorted(settings):

@@ -1,7 +1,7 @@
 """Toolsets: which tools a run offers, and under which names, as views over catalogues.
 
-A :class:`Toolset` lists :class:`ToolEntry` items (the name the model calls, the tool and
-action that run, and a reason when disabled) for a run. :class:`CatalogToolset` reads a
+A `Toolset` lists `ToolEntry` items (the name the model calls, the tool and
+action that run, and a reason when disabled) for a run. `CatalogToolset` reads a
 catalogue live each time (nothing is copied); the others wrap a toolset and change one thing:
 combine, filter, prefix, rename, disable. The calls still run through the agent's executor
 (``run_tool``), so its middleware, time limits and retries hold for every toolset.
@@ -57,8 +57,8 @@ class ToolEntry:
 
 
 class Toolset(ABC):
-    """Tools for a run; compose with :meth:`filter`, :meth:`prefixed`, :meth:`renamed`,
-    :meth:`disabled` and ``+``."""
+    """Tools for a run; compose with `filter`, `prefixed`, `renamed`,
+    `disabled` and ``+``."""
 
     @abstractmethod
     def entries(self, ctx: RunContext[Any]) -> list[ToolEntry]:

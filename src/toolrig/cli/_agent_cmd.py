@@ -1,8 +1,8 @@
 """``toolrig agent PROMPT``: run an agent on a catalogue and stream what it does.
 
 The model comes from ``--model`` / ``--provider`` / ``--base-url`` (or the environment and
-config file, as :class:`~toolrig.agent.LLMConfig` reads them), or from ``--script FILE``: a
-JSON list of turns played by :class:`~toolrig.testing.ScriptedModel`, for runs with no LLM at
+config file, as `LLMConfig` reads them), or from ``--script FILE``: a
+JSON list of turns played by `ScriptedModel`, for runs with no LLM at
 all. Text is printed as it arrives, each tool call as it starts and finishes. ``--json`` prints
 one JSON object per event instead (JSON Lines).
 

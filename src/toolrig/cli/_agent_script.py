@@ -21,7 +21,7 @@ __all__ = ["SessionScript", "load_script"]
 
 
 class SessionScript(ScriptedModel):
-    """A :class:`ScriptedModel` that, on its first request, skips the leading turns the
+    """A `ScriptedModel` that, on its first request, skips the leading turns the
     conversation already holds as assistant messages (a resumed session)."""
 
     def __init__(self, turns: list[ModelTurn]) -> None:
@@ -63,8 +63,8 @@ def _shape(message: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def load_script(path: str) -> LLMClient:
-    """A scripted model playing the turns in the JSON file ``path`` (see :class:`SessionScript`);
-    :class:`CliError` (exit 2) for a file that cannot be read or is not a list of turns."""
+    """A scripted model playing the turns in the JSON file ``path`` (see `SessionScript`);
+    `CliError` (exit 2) for a file that cannot be read or is not a list of turns."""
     from toolrig.testing import ModelTurn
 
     try:

@@ -53,7 +53,7 @@ def add_call_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 def parse_arguments(pairs: Sequence[str], given: str | None) -> dict[str, Any]:
     """The call's arguments from ``--args`` and the ``key=value`` / ``key:=JSON`` pairs;
-    :class:`CliError` (exit 2) for text that cannot be read."""
+    `CliError` (exit 2) for text that cannot be read."""
     arguments: dict[str, Any] = {}
     if given is not None:
         try:

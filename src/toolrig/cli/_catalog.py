@@ -78,7 +78,7 @@ def add_import_paths(import_paths: Sequence[str]) -> None:
 
 
 def check_paths(paths: Sequence[str], what: str) -> None:
-    """Raise :class:`CliError` (exit 2) naming the first of ``paths`` that does not exist."""
+    """Raise `CliError` (exit 2) naming the first of ``paths`` that does not exist."""
     for raw in paths:
         if not Path(raw).exists():
             raise CliError(f"{what} {raw!r}: no such file or folder")
@@ -95,7 +95,7 @@ def load_registry(
 ) -> Registry:
     """A registry with the tools of ``paths`` (YAML files or folders, Python files defining
     ``tools``) and of ``modules``; ``import_paths`` go on ``sys.path`` first so executors and
-    modules import. Raises :class:`CliError` (exit 2) for a path that does not exist or a
+    modules import. Raises `CliError` (exit 2) for a path that does not exist or a
     definition that cannot be loaded, after printing each problem with its file and line.
     With ``watch``, YAML folders are kept current (``Registry.watch``)."""
     from toolrig.cli._python_tools import is_python_file, load_python_tools
@@ -127,7 +127,7 @@ def load_registry(
 
 def load_modules(registry: Registry, modules: Sequence[str]) -> None:
     """Add the tools (``BaseTool`` objects) the modules named ``modules`` define at their top
-    level; :class:`CliError` for a module that cannot be imported or defines none."""
+    level; `CliError` for a module that cannot be imported or defines none."""
     import importlib
 
     from toolrig.core.define._base import BaseTool

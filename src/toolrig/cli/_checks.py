@@ -1,5 +1,5 @@
 """Checks that need more than loading: executors that must import, and plans that must fit
-the catalogue. Each problem is a :class:`~toolrig.registry.LoadError`, with its file and line.
+the catalogue. Each problem is a `LoadError`, with its file and line.
 
 Loading a catalogue never imports executors (they are imported on a tool's first call, so a
 catalogue loads fast and one broken module does not stop the rest). A check before deploying

@@ -1,4 +1,4 @@
-"""The demo's agent section with no LLM: :class:`~toolrig.testing.ScriptedModel` plays a model
+"""The demo's agent section with no LLM: `ScriptedModel` plays a model
 that sends a bad call, reads toolrig's error and corrects itself.
 
 The run goes through the real agent loop, executor and streaming events; only the model's

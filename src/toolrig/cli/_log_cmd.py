@@ -70,7 +70,7 @@ def add_log_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
 
 def parse_since(text: str | None) -> float | None:
     """Epoch seconds from ``30s`` / ``15m`` / ``2h`` / ``7d`` (ago), an ISO date or time, or
-    epoch seconds; :class:`CliError` otherwise."""
+    epoch seconds; `CliError` otherwise."""
     if text is None:
         return None
     match = _DURATION.match(text.strip())
@@ -90,7 +90,7 @@ def parse_since(text: str | None) -> float | None:
 def open_existing_log(url: str | None) -> Iterator[ExecutionLog]:
     """The log at ``url`` (default ``$TOOLRIG_LOG``, else the default file), closed after use.
     A SQLite file that does not exist, or a database that cannot be reached, is a
-    :class:`CliError`: reading must not create an empty log and report nothing."""
+    `CliError`: reading must not create an empty log and report nothing."""
     from toolrig.storage._open import open_log
     from toolrig.storage._sqlite import default_log_path
 
@@ -113,7 +113,7 @@ def open_existing_log(url: str | None) -> Iterator[ExecutionLog]:
 @contextmanager
 def open_log_for_writing(url: str) -> Iterator[ExecutionLog]:
     """The log at ``url`` (a SQLite file is created when missing), connected now so that a
-    database that cannot be reached is a :class:`CliError` before anything starts."""
+    database that cannot be reached is a `CliError` before anything starts."""
     from toolrig.storage._open import open_log
 
     try:

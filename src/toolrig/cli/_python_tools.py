@@ -36,7 +36,7 @@ def is_python_file(path: str | Path) -> bool:
 
 
 def load_python_tools(path: str | Path) -> PythonTools:
-    """Import ``path`` (once) and return what it defines; :class:`CliError` when it cannot be
+    """Import ``path`` (once) and return what it defines; `CliError` when it cannot be
     imported or defines no ``tools``."""
     resolved = Path(path).resolve()
     if resolved in _LOADED:

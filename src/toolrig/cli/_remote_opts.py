@@ -1,7 +1,7 @@
 """``--broker`` and ``--backend``: the options of commands whose calls may run on workers.
 
-A command that runs calls (``call``, ``serve``) adds them with :func:`add_broker_options` and
-hands its executor to :func:`attach_remote`, which sends the calls of tools with ``runs_on``
+A command that runs calls (``call``, ``serve``) adds them with `add_broker_options` and
+hands its executor to `attach_remote`, which sends the calls of tools with ``runs_on``
 to ``toolrig worker`` processes through that broker.
 """
 

@@ -1,6 +1,6 @@
 """The app of one ``toolrig serve --workers N`` process, built from the parent's command line.
 
-uvicorn imports this module in each spawned worker and calls :func:`worker_app`; the worker
+uvicorn imports this module in each spawned worker and calls `worker_app`; the worker
 builds its registry, executor and ``--log`` connection as ``toolrig serve`` would, serves them
 statelessly, and closes them when it shuts down (so every record reaches the log).
 """

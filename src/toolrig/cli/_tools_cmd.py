@@ -153,7 +153,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _tool_name(registry: Registry, name: str) -> str:
-    """The tool a tool or call name refers to; :class:`CliError` with the not-found text."""
+    """The tool a tool or call name refers to; `CliError` with the not-found text."""
     if registry.find(name) is not None:
         return name
     entry = registry.entry(name)

@@ -3,7 +3,7 @@
 ``app(log=..., catalog=...)`` returns it as a Starlette ASGI app (``toolrig console`` serves
 it): runs and their timelines, the approvals inbox, the catalogue with a try-it form, and the
 log's health. Decisions taken in it are read back by the agent holding the call with
-:func:`wait_for_decisions` (or :func:`stored_decisions`).
+`wait_for_decisions` (or `stored_decisions`).
 """
 
 try:

@@ -2,9 +2,9 @@
 
 A decision is written into the held session with the session store's compare-and-swap save
 (the version read must still be the stored one), so of two people deciding at once exactly one
-wins; the other gets :class:`~toolrig.agent.AlreadyDecided`, as does anyone deciding a turn a
+wins; the other gets `AlreadyDecided`, as does anyone deciding a turn a
 run has claimed. The agent that holds the session reads the decisions
-(:func:`stored_decisions`, or :func:`wait_for_decisions` to block until there are some) and
+(`stored_decisions`, or `wait_for_decisions` to block until there are some) and
 resumes with ``agent.run(session_id=..., approvals=...)``, exactly as after ``toolrig agent
 --session ID --allow CALL_ID``: that run claims the turn before any tool runs, so even two
 processes resuming with the same decisions run each approved call once.
@@ -90,7 +90,7 @@ def held_calls(log: ExecutionLog, *, limit: int = 200) -> list[HeldCall]:
 
 def decide(log: ExecutionLog, session_id: str, tool_call_id: str, decision: dict[str, Any]) -> None:
     """Record ``decision`` (``{"kind": "allow" | "deny" | "answer", "reason"?, "output"?}``)
-    for one held call; :class:`AlreadyDecided` when it was decided first, or is not held."""
+    for one held call; `AlreadyDecided` when it was decided first, or is not held."""
     store = LogSessionStore(log)
     state = store.load(session_id)
     pending = None if state is None else state.pending

@@ -51,7 +51,7 @@ class UnsafeConsoleBind(ValueError):
 
 
 def check_console_bind(host: str, token: str | None) -> None:
-    """Raise :class:`UnsafeConsoleBind` for a non-default bind without a token."""
+    """Raise `UnsafeConsoleBind` for a non-default bind without a token."""
     if token is None and host.lower() not in DEFAULT_BINDS:
         raise UnsafeConsoleBind(
             f"refusing to serve the console on {host!r} without a token: anyone who can reach "

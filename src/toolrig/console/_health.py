@@ -1,7 +1,7 @@
 """The health page's figures: log size, failed writes, calls per minute, error rates and
 p50/p95 durations per tool.
 
-Figures are taken over the newest :data:`WINDOW` records (an id range on the primary key), so
+Figures are taken over the newest `WINDOW` records (an id range on the primary key), so
 the page costs the same on a log of a thousand records or of a million.
 """
 
@@ -61,7 +61,7 @@ def _size(log: ExecutionLog) -> int | None:
 
 
 def health(log: ExecutionLog) -> Health:
-    """The figures over the newest :data:`WINDOW` records."""
+    """The figures over the newest `WINDOW` records."""
     newest = newest_id(log)
     sql = (
         f"SELECT executor, status, started_at, duration_ms FROM {log.table} "

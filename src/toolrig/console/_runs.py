@@ -19,7 +19,7 @@ __all__ = ["PAGE_SIZE", "RunFilters", "RunRow", "newest_id", "runs_page"]
 
 PAGE_SIZE: Final = 50
 _FIRST_CHUNK: Final = 4
-"""Records read first per run wanted; each further read doubles, up to :data:`_MAX_CHUNK`
+"""Records read first per run wanted; each further read doubles, up to `_MAX_CHUNK`
 (a filtered page needs about one record per run, an unfiltered one about ten)."""
 _MAX_CHUNK: Final = 8000
 _MAX_SCANNED: Final = 50_000

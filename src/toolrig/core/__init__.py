@@ -1,7 +1,7 @@
 """Core: the tool model (specs and options), schemas, validation, results and the ways to
 define a tool.
 
-Its everyday names are re-exported by :mod:`toolrig` itself; this package adds the few that
+Its everyday names are re-exported by `toolrig` itself; this package adds the few that
 only library and integration authors need.
 """
 

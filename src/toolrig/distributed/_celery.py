@@ -1,7 +1,7 @@
 """Celery as the remote engine: one configuration for callers and workers, and the caller's
 side of a remote call (send, wait, revoke).
 
-The settings that make remote calls safe live in :func:`celery_app`, the one place both sides
+The settings that make remote calls safe live in `celery_app`, the one place both sides
 take them from: JSON only (pickle is never accepted), tasks acknowledged after they finish
 (``acks_late``) and put back when their worker dies (``reject_on_worker_lost``), one task
 fetched at a time per worker process (``prefetch_multiplier=1``), ``STARTED`` recorded so a
@@ -60,7 +60,7 @@ def celery_app(
     broker: str, backend: str | None = None, *, caller: bool = False, name: str = "toolrig"
 ) -> Any:
     """A Celery app configured for toolrig's remote calls (callers and workers alike); a
-    ``caller``'s app leaves waiting for replies to :class:`CeleryEngine`."""
+    ``caller``'s app leaves waiting for replies to `CeleryEngine`."""
     celery = load_celery()
     results = default_backend(broker, backend)
     if caller:  # Celery reads "module:Class+url" as a backend class and its URL
@@ -115,7 +115,7 @@ class CeleryEngine:
 
     @contextlib.contextmanager
     def _reaching(self, what: str) -> Iterator[None]:
-        """Translate the clients' connection errors into :class:`EngineUnavailable`."""
+        """Translate the clients' connection errors into `EngineUnavailable`."""
         try:
             yield
         except self._down as exc:

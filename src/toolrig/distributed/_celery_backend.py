@@ -1,7 +1,7 @@
 """The result backend of callers: Celery's Redis backend, without its own result consumer.
 
 Celery's Redis backend subscribes to every task it sends, for ``AsyncResult.get``. Callers of
-:class:`~toolrig.distributed.CeleryEngine` never use that: the engine waits for each reply
+`CeleryEngine` never use that: the engine waits for each reply
 itself, on a connection of its own. Subscriptions nobody reads would pile up on one connection
 per thread, so the caller's app names this class as its backend (Celery imports it by name).
 """

@@ -7,7 +7,7 @@ the attempts run elsewhere. A call goes remote when its tool says ``runs_on: "qu
 dispatcher's ``rule`` names a queue for it. Each attempt is one task (the first one's id is the
 call id); the caller waits for it at most the call's time limit, answers ``timeout`` then even
 when no worker is alive (and revokes the task, which also expires at that deadline), revokes it
-when the caller is cancelled, and retries per toolrig's :class:`~toolrig.runtime.RetryPolicy`. A
+when the caller is cancelled, and retries per toolrig's `RetryPolicy`. A
 call whose first task a worker has already taken (a plan resumed after its runner died) is
 waited for, not sent again."""
 
@@ -47,7 +47,7 @@ class RemoteDispatch:
 
     ``rule`` overrides a tool's ``runs_on`` when it names a queue. ``run_id`` travels with
     every task, with the call id and the caller's trace context. Retries are the pipeline's
-    (its :class:`~toolrig.runtime.RetryPolicy`), as for local calls.
+    (its `RetryPolicy`), as for local calls.
     """
 
     def __init__(

@@ -1,9 +1,9 @@
 """The seam between the call pipeline and a distributed engine.
 
-A :class:`RemoteCall` is what travels: plain JSON (never pickle) naming the tool, action and
+A `RemoteCall` is what travels: plain JSON (never pickle) naming the tool, action and
 validated arguments, the call id, run id and W3C trace context, the tool's fingerprint and time
-limit. A :class:`RemoteEngine` sends it to a queue, waits for the worker's reply (plain JSON
-too), and revokes it. Celery is the one engine built (:class:`~toolrig.distributed.CeleryEngine`);
+limit. A `RemoteEngine` sends it to a queue, waits for the worker's reply (plain JSON
+too), and revokes it. Celery is the one engine built (`CeleryEngine`);
 another (Ray, say) implements the same four methods.
 """
 
@@ -37,7 +37,7 @@ class RemoteCall:
     timeout: float | None
     """Seconds the attempt may run; the worker stops it then."""
     fingerprint: str
-    """The caller's :func:`~toolrig.distributed.tool_fingerprint` of the tool."""
+    """The caller's `tool_fingerprint` of the tool."""
     idempotent: bool
     """Whether the tool may run again after a worker was lost mid-call (see ``docs/deploy.md``)."""
     run_id: str | None = None
@@ -61,13 +61,13 @@ class EngineUnavailable(Exception):
 
 class RemoteEngine(Protocol):
     """What the pipeline needs of a distributed engine; each method raises
-    :class:`EngineUnavailable` when the engine's services cannot be reached."""
+    `EngineUnavailable` when the engine's services cannot be reached."""
 
     async def submit(self, call: RemoteCall) -> None:
         """Send ``call`` to its queue (returns once the broker has it)."""
 
     async def wait(self, task_id: str, timeout: float | None) -> dict[str, Any] | None:
-        """The worker's reply (see :func:`error_reply`), or ``None`` if none came in time."""
+        """The worker's reply (see `error_reply`), or ``None`` if none came in time."""
 
     async def revoke(self, task_id: str) -> None:
         """Stop the task: never start it, and end it if it runs."""

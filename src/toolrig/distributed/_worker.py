@@ -1,11 +1,11 @@
 """The worker's side of a remote call: one Celery task that runs calls of a catalogue.
 
-Each call runs through a local :class:`~toolrig.ToolExecutor` (the same pipeline: the
+Each call runs through a local `ToolExecutor` (the same pipeline: the
 arguments are validated again, the output checked). In a prefork worker it runs in the pool
 process's main thread, so Celery's soft time limit stops it at the tool's time limit and the
 hard limit kills the process shortly after; in threads and solo pools, which have no time
 limits, the pipeline's own limit answers ``timeout`` instead. Before running, the call is
-claimed in the call ledger (:mod:`._ledger`): a call redelivered after its worker was lost runs
+claimed in the call ledger (`._ledger`): a call redelivered after its worker was lost runs
 again only when its tool is idempotent or read-only, and is reported failed otherwise.
 """
 

@@ -2,12 +2,12 @@
 
 Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
 
-- :class:`ToolServer` exposes a :class:`~toolrig.registry.Catalog` (such as a ``Registry``);
-  :func:`serve` runs it over stdio or streamable HTTP, as :class:`ServeOptions` say.
-- :func:`add_mcp_server` adds the tools of a remote MCP server to a catalogue under a prefix;
-  :class:`ServerParams` describes the server, for it and :class:`MCPToolSource`
-  (OAuth through the SDK's flow, its tokens in a :class:`MemoryTokenStorage`).
-- :class:`InMemoryEventStore` keeps SSE events so a client can resume a broken stream.
+- `ToolServer` exposes a `Catalog` (such as a ``Registry``);
+  `serve` runs it over stdio or streamable HTTP, as `ServeOptions` say.
+- `add_mcp_server` adds the tools of a remote MCP server to a catalogue under a prefix;
+  `ServerParams` describes the server, for it and `MCPToolSource`
+  (OAuth through the SDK's flow, its tokens in a `MemoryTokenStorage`).
+- `InMemoryEventStore` keeps SSE events so a client can resume a broken stream.
 """
 
 try:

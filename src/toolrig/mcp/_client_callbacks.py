@@ -2,7 +2,7 @@
 
 A remote tool behaves as a local one: when the server asks for input (``elicitation/create``),
 for a model completion (``sampling/createMessage``) or sends a log message, the request goes
-to the same hooks a local tool's context reaches (:class:`~toolrig.core.Interaction`): the
+to the same hooks a local tool's context reaches (`Interaction`): the
 elicitor given with the server (``ServerParams.elicitor``), else that of the call in flight.
 Defaults the requested schema declares fill the fields an answer leaves out (SEP-1034). Where
 nothing can answer, elicitation is declined and sampling refused with an error, at once.

@@ -1,7 +1,7 @@
 """A tool's context, served over MCP: its progress, logs, elicitation and sampling go to the
 client that made the call.
 
-:class:`ClientHooks` is the :class:`~toolrig.core.context._interaction.Interaction` of one
+`ClientHooks` is the `Interaction` of one
 ``tools/call``: logs become ``notifications/message`` at or above the level the client chose
 (``logging/setLevel``; on 2026-07-28 sessions, the level the request opted into), elicitation
 an ``elicitation/create`` request and sampling a ``sampling/createMessage`` request, both tied

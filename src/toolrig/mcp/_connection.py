@@ -1,10 +1,10 @@
 """One client session with a remote MCP server, kept on an event-loop thread of its own.
 
-A :class:`Connection` opens the transport (a stdio subprocess or streamable HTTP) and the
+A `Connection` opens the transport (a stdio subprocess or streamable HTTP) and the
 session when first asked for it, keeps both open for the calls that follow, and opens them
 again once they are lost. Its loop runs on its own thread so that code on any loop or thread,
-blocking code included, can share the one session: :meth:`Connection.run` blocks until a
-coroutine has run there, :meth:`Connection.call` awaits it from another loop. It speaks the
+blocking code included, can share the one session: `Connection.run` blocks until a
+coroutine has run there, `Connection.call` awaits it from another loop. It speaks the
 protocol and nothing more: what the tools are for is its user's business, told of a changed
 tool list through ``on_tools_changed``.
 """
@@ -40,7 +40,7 @@ T = TypeVar("T")
 class Connection:
     """The session with the server ``params`` describe, on a loop thread named after
     ``name``. ``on_tools_changed`` runs on that loop when the server says its tool list
-    changed. :meth:`close` ends the session (stopping a stdio server) and the thread.
+    changed. `close` ends the session (stopping a stdio server) and the thread.
     """
 
     def __init__(
@@ -71,7 +71,7 @@ class Connection:
         self.thread = threading.Thread(
             target=self._loop.run_forever, name=f"toolrig-mcp-{name}", daemon=True
         )
-        """Runs the connection's loop until :meth:`close`."""
+        """Runs the connection's loop until `close`."""
         self.thread.start()
         self._session: ClientSession | None = None
         self._stop: asyncio.Event | None = None

@@ -3,7 +3,7 @@
 ``GET /healthz`` answers ``200`` with ``{"status": "ok", "tools": N, "catalog_version": V}``
 without the bearer token (a load balancer's probe carries none; it reveals no tool names),
 where ``V`` is the catalogue version that workers and callers compare
-(:func:`toolrig.distributed._version.catalog_version`), so a front end serving another
+(`toolrig.distributed._version.catalog_version`), so a front end serving another
 catalogue than its peers is seen at a glance. Anything else goes to the app behind it.
 """
 

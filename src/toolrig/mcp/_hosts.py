@@ -170,7 +170,7 @@ class HostCheck:
         self.policy = policy
         self._seen: dict[tuple[str, str | None], bool] = {}
         """Answers already decided (clients repeat one Host and Origin: about 10 µs saved per
-        request); emptied past :data:`_SEEN_MAX` entries, so varied headers cannot grow it."""
+        request); emptied past `_SEEN_MAX` entries, so varied headers cannot grow it."""
 
     def _allowed(self, host: str, origin: str | None) -> bool:
         key = (host, origin)

@@ -4,7 +4,7 @@ capped.
 uvicorn never times out a request head that is still arriving, so a client that opens
 connections and sends a few header bytes on each holds them for ever; about 1,100 of them
 exhausted a server (its descriptors, then its accept loop) and honest clients got no answer.
-:class:`BoundedH11Protocol` is uvicorn's h11 protocol (and ``BoundedHttpToolsProtocol`` its
+`BoundedH11Protocol` is uvicorn's h11 protocol (and ``BoundedHttpToolsProtocol`` its
 httptools one, picked when httptools is installed, as uvicorn would) with two limits enforced
 while the connection lives:
 
@@ -15,7 +15,7 @@ while the connection lives:
   unfinished heads can never lock honest clients out; when every connection is busy with a
   request, the new one is closed instead.
 
-Both are read from :class:`ServeConfig` (a ``uvicorn.Config`` with the two fields), which
+Both are read from `ServeConfig` (a ``uvicorn.Config`` with the two fields), which
 pickles, so ``--workers`` processes get them too.
 """
 
@@ -74,7 +74,7 @@ def _soft_fd_limit() -> int:
 
 class ServeConfig(uvicorn.Config):
     """``uvicorn.Config`` with the head timeout and the connection cap, served by
-    :class:`BoundedH11Protocol`."""
+    `BoundedH11Protocol`."""
 
     def __init__(
         self,

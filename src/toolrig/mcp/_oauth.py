@@ -2,8 +2,8 @@
 
 The flow itself is the SDK's (``mcp.client.auth.OAuthClientProvider``: protected-resource and
 authorization-server discovery, dynamic or metadata-document registration, PKCE, scopes,
-refresh), given to :class:`~toolrig.mcp.ServerParams` as ``auth``. It needs a token storage:
-:class:`MemoryTokenStorage` keeps tokens in this process only, and never shows them in its
+refresh), given to `ServerParams` as ``auth``. It needs a token storage:
+`MemoryTokenStorage` keeps tokens in this process only, and never shows them in its
 repr, so they cannot reach a log by way of an object being printed.
 """
 

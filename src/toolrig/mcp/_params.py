@@ -1,9 +1,9 @@
-"""Where a remote MCP server is and how its tools run: :class:`ServerParams`.
+"""Where a remote MCP server is and how its tools run: `ServerParams`.
 
-One frozen description of a server, so that :class:`~toolrig.mcp.MCPToolSource`,
-:func:`~toolrig.mcp.add_mcp_server` and :func:`~toolrig.mcp.add_mcp_server_async` share it
+One frozen description of a server, so that `MCPToolSource`,
+`add_mcp_server` and `add_mcp_server_async` share it
 instead of each repeating a dozen keywords. Those still take the keywords
-(:class:`ServerKeywords`): they build the object, or replace fields of a given one.
+(`ServerKeywords`): they build the object, or replace fields of a given one.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class ServerParams:
     tokens stay in its storage and out of logs and reprs."""
     elicitor: Elicitor | None = field(default=None, repr=False)
     """Answers the server's ``elicitation/create`` requests (default: the elicitor of the call
-    in flight, see :func:`~toolrig.core.tool_interaction`)."""
+    in flight, see `tool_interaction`)."""
     sampler: Sampler | None = field(default=None, repr=False)
     """Answers the server's ``sampling/createMessage`` requests (default: the sampler of the
     call in flight)."""
@@ -89,8 +89,8 @@ class ServerParams:
 
 
 class ServerKeywords(TypedDict, total=False):
-    """The fields of :class:`ServerParams` as keywords, to type ``**keywords`` of the
-    functions that take them (defaults and meanings: see :class:`ServerParams`)."""
+    """The fields of `ServerParams` as keywords, to type ``**keywords`` of the
+    functions that take them (defaults and meanings: see `ServerParams`)."""
 
     command: str | Sequence[str] | None
     args: Sequence[str]

@@ -1,8 +1,8 @@
 """Remote MCP tools as toolrig tools: names, definitions and results.
 
 Pure conversions, no connection: a remote ``Tool`` definition becomes a toolrig
-:class:`~toolrig.Tool` whose function forwards the call, and a ``CallToolResult`` becomes the
-tool's output, or a :class:`~toolrig.ToolError` carrying the remote error (its code, hint and
+`Tool` whose function forwards the call, and a ``CallToolResult`` becomes the
+tool's output, or a `ToolError` carrying the remote error (its code, hint and
 details when the remote is a toolrig server that sent them under ``_meta["toolrig/error"]``).
 """
 
@@ -80,7 +80,7 @@ def build_remote_tool(
     """A toolrig tool named ``name`` that runs ``remote`` through ``call``.
 
     Its parameters and output schema are the remote's, so arguments are validated here before
-    anything crosses the wire. Raises :class:`~toolrig.ToolDefinitionError` for a schema
+    anything crosses the wire. Raises `ToolDefinitionError` for a schema
     toolrig cannot compile.
     """
     remote_name = remote.name
@@ -121,7 +121,7 @@ def output_of(result: mcp_types.CallToolResult, remote_name: str, *, wrapped: bo
     """The output of a remote call: its structured content when given (the value under
     ``result`` when the tool's schema is ``wrapped``), else its text (or its blocks as typed
     content: images, audio, resources, when they are not all text); a failure raises
-    :class:`ToolError`."""
+    `ToolError`."""
     if result.is_error:
         raise _error_of(result, remote_name)
     content = result.structured_content

@@ -1,7 +1,7 @@
 """``serve(catalog, transport=...)``: serve a catalogue over MCP, blocking or async.
 
-How to serve is one frozen :class:`ServeOptions`, shared by :func:`serve` and
-:func:`serve_async`; both still take its fields as keywords (:class:`ServeKeywords`), which
+How to serve is one frozen `ServeOptions`, shared by `serve` and
+`serve_async`; both still take its fields as keywords (`ServeKeywords`), which
 build the options or replace fields of given ones.
 """
 
@@ -26,7 +26,7 @@ Transport = Literal["stdio", "http"]
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServeOptions:
     """How to serve: over ``transport``, and for HTTP where (``host``, ``port``, ``path``) and
-    to whom (``token``, ``allow_remote``; see :func:`~toolrig.mcp.serve_http`). The ``token``
+    to whom (``token``, ``allow_remote``; see `serve_http`). The ``token``
     is left out of the repr."""
 
     transport: Transport = "stdio"
@@ -41,7 +41,7 @@ class ServeOptions:
     path: str = DEFAULT_PATH
     """HTTP: where the MCP endpoint is mounted."""
     name: str = "toolrig"
-    """The server name sent to clients (unless serving a ready :class:`ToolServer`)."""
+    """The server name sent to clients (unless serving a ready `ToolServer`)."""
     on_ready: Callable[[str], Any] | None = None
     """HTTP: called with the endpoint's URL once it listens."""
     stateless: bool = False
@@ -70,8 +70,8 @@ class ServeOptions:
 
 
 class ServeKeywords(TypedDict, total=False):
-    """The fields of :class:`ServeOptions` as keywords, to type ``**keywords`` of the
-    functions that take them (defaults and meanings: see :class:`ServeOptions`)."""
+    """The fields of `ServeOptions` as keywords, to type ``**keywords`` of the
+    functions that take them (defaults and meanings: see `ServeOptions`)."""
 
     transport: Transport
     host: str
@@ -95,7 +95,7 @@ async def serve_async(
     **keywords: Unpack[ServeKeywords],
 ) -> None:
     """Serve the tools of ``source`` (a catalogue such as a ``Registry``, an executor, or a ready
-    :class:`ToolServer`) until the client leaves (stdio) or the task is cancelled (HTTP).
+    `ToolServer`) until the client leaves (stdio) or the task is cancelled (HTTP).
 
     How: ``options``, its fields as keywords, or both (the keywords replace those fields).
     """
@@ -132,5 +132,5 @@ def serve(
     options: ServeOptions | None = None,
     **keywords: Unpack[ServeKeywords],
 ) -> None:
-    """Blocking :func:`serve_async` (runs its own event loop)."""
+    """Blocking `serve_async` (runs its own event loop)."""
     asyncio.run(serve_async(source, options=options, **keywords))

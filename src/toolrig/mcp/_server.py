@@ -84,14 +84,14 @@ class _Server(Server[Any]):
 
 
 class ToolServer:
-    """Serves the tools of a :class:`~toolrig.registry.Catalog` (such as a ``Registry``) over
-    MCP; run it with :func:`~toolrig.mcp.serve` (or ``serve_stdio`` / ``serve_http``).
+    """Serves the tools of a `Catalog` (such as a ``Registry``) over
+    MCP; run it with `serve` (or ``serve_stdio`` / ``serve_http``).
 
     Calls run through ``executor``: give one over the same catalogue to choose its policy
     (time limits, retries, middleware); without one, ``ToolExecutor(catalog)`` is built here
     and closed with the server. An executor given alone is served through its catalogue.
     Changes to the catalogue (hot reload, ``add``, ``remove``) reach connected clients as
-    ``notifications/tools/list_changed``; :meth:`notify_tools_changed` tells them explicitly.
+    ``notifications/tools/list_changed``; `notify_tools_changed` tells them explicitly.
 
     ``resources``: an MCP server (``mcp.server.MCPServer``) whose resources, prompts and
     completions are served here too. ``completers``: ``{tool: {argument: completer}}`` for
@@ -211,7 +211,7 @@ class ToolServer:
     ) -> dict[str, Any]:
         """The ``CallToolResult`` of one call whose client cannot be spoken to during it (the
         stateless JSON path: no progress, logs, elicitation or sampling reach it). Raises
-        :class:`MCPError` (-32602) for an unknown tool, like ``tools/call``."""
+        `MCPError` (-32602) for an unknown tool, like ``tools/call``."""
         listing = self._current()
         entry = listing.names.lookup(name)
         if entry is None:
@@ -300,7 +300,7 @@ def _missing(name: str, listing: _Listing) -> str:
 
 
 def call_result(result: ToolResult, names: NameMap) -> dict[str, Any]:
-    """The ``CallToolResult`` of ``result``: :func:`format_mcp_result` plus, for a failure, the
+    """The ``CallToolResult`` of ``result``: `format_mcp_result` plus, for a failure, the
     structured error under ``_meta["toolrig/error"]`` (not ``structuredContent``, which clients
     may check against the tool's output schema)."""
     data = format_mcp_result(result, tools=names)
@@ -324,5 +324,5 @@ def modern(
 
 
 def vars_of(hooks: ClientHooks) -> dict[str, Any]:
-    """The keywords of :func:`tool_interaction` for ``hooks``."""
+    """The keywords of `tool_interaction` for ``hooks``."""
     return {"elicitor": hooks.elicit, "sampler": hooks.sample, "log": hooks.log}

@@ -1,6 +1,6 @@
 """Remote MCP servers as tool sources: ``add_mcp_server(catalog, prefix=..., command | url)``.
 
-An :class:`MCPToolSource` lists a server's tools over its connection to it and keeps them in
+An `MCPToolSource` lists a server's tools over its connection to it and keeps them in
 a catalogue as ``prefix__name``, where any executor over the catalogue runs them like any
 tool: arguments validated locally, timeouts (a timed-out call is cancelled remotely too),
 retries and structured errors, with the server's progress reported to the call's context.
@@ -38,12 +38,12 @@ class MCPToolSource:
     """One remote MCP server whose tools live in a catalogue (such as a ``Registry``, or an
     executor's ``executor.catalog``) under ``prefix``.
 
-    Describe the server with ``params`` (a :class:`~toolrig.mcp.ServerParams`), with its
+    Describe the server with ``params`` (a `ServerParams`), with its
     fields as keywords, or both (the keywords replace those fields): ``command`` (a program,
     or ``[program, *args]``) for stdio, or ``url`` for streamable HTTP (``token`` adds
-    ``Authorization: Bearer``). Start it with :meth:`start` (blocking) or :meth:`astart`;
-    :meth:`close` disconnects and removes its tools. A name already taken by a tool the source
-    did not add is left alone (the remote tool is skipped, see :attr:`skipped`).
+    ``Authorization: Bearer``). Start it with `start` (blocking) or `astart`;
+    `close` disconnects and removes its tools. A name already taken by a tool the source
+    did not add is left alone (the remote tool is skipped, see `skipped`).
     """
 
     def __init__(
@@ -89,7 +89,7 @@ class MCPToolSource:
 
     @property
     def _thread(self) -> threading.Thread:
-        """The connection's loop thread (alive until :meth:`close`)."""
+        """The connection's loop thread (alive until `close`)."""
         return self._connection.thread
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -99,7 +99,7 @@ class MCPToolSource:
         return self
 
     async def astart(self) -> MCPToolSource:
-        """Async :meth:`start`."""
+        """Async `start`."""
         await self._connection.call(self._refresh())
         return self
 
@@ -297,12 +297,12 @@ def add_mcp_server(
     **keywords: Unpack[ServerKeywords],
 ) -> MCPToolSource:
     """Connect to an MCP server (``command`` for stdio, ``url`` for streamable HTTP, given as
-    keywords or as ``params``: see :class:`~toolrig.mcp.ServerParams`) and add its tools to
+    keywords or as ``params``: see `ServerParams`) and add its tools to
     ``catalog`` (such as a ``Registry``) as ``prefix__name``; returns the running source
     (``.close()``). A registry closes the source when it closes itself.
 
     ``timeout`` and ``max_retries`` apply to each imported tool. Blocks while connecting; in
-    async code use :func:`add_mcp_server_async`.
+    async code use `add_mcp_server_async`.
     """
     source = MCPToolSource(catalog, prefix=prefix, params=params, **keywords)
     try:
@@ -320,7 +320,7 @@ async def add_mcp_server_async(
     params: ServerParams | None = None,
     **keywords: Unpack[ServerKeywords],
 ) -> MCPToolSource:
-    """Async :func:`add_mcp_server`."""
+    """Async `add_mcp_server`."""
     source = MCPToolSource(catalog, prefix=prefix, params=params, **keywords)
     try:
         await source.astart()

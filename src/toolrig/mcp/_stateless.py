@@ -3,7 +3,7 @@
 In stateless mode (``stateless=True``: no ``Mcp-Session-Id``, every POST answered with one
 JSON body) a ``tools/call`` needs nothing the SDK keeps per connection: no session, no
 back channel. The SDK still builds a transport, a dispatcher, memory streams and a task group
-for each request, about 1.5 ms of CPU per call here. :class:`DirectCalls` answers such a POST
+for each request, about 1.5 ms of CPU per call here. `DirectCalls` answers such a POST
 itself: the same security checks (the SDK's DNS-rebinding settings and Content-Type rule), the
 same executor, the same ``CallToolResult`` and the same JSON-RPC error for an unknown tool.
 Whatever it does not recognise with certainty (another method, a batch, a notification, a

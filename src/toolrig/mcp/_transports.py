@@ -1,4 +1,4 @@
-"""Running a :class:`~toolrig.mcp.ToolServer`: over stdio, or over streamable HTTP (uvicorn).
+"""Running a `ToolServer`: over stdio, or over streamable HTTP (uvicorn).
 
 HTTP binds to 127.0.0.1 by default. An optional bearer token guards every request; without
 one, binding to anything but a loopback address is refused unless ``allow_remote=True``
@@ -58,7 +58,7 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(host: str, *, token: str | None, allow_remote: bool) -> None:
-    """Raise :class:`UnsafeBindError` when ``host`` is reachable from other machines, no token
+    """Raise `UnsafeBindError` when ``host`` is reachable from other machines, no token
     guards the server and ``allow_remote`` was not given."""
     if token is None and not allow_remote and not is_loopback(host):
         raise UnsafeBindError(

@@ -2,7 +2,7 @@
 
 Export tool schemas (OpenAI Chat and Responses, with or without strict mode; Anthropic;
 Gemini; MCP), parse the tool calls of each provider's response into calls the executor runs,
-and format each result as that provider's tool-result message. :func:`run_tool_calls` does
+and format each result as that provider's tool-result message. `run_tool_calls` does
 the whole round trip. Providers read only tool specs; no SDK is imported here.
 """
 

@@ -1,8 +1,8 @@
 """What every provider's parser shares: reading SDK objects or dicts, building calls, running them.
 
-A parser turns each tool call of a response into a :class:`~toolrig.ToolCall` named with the
+A parser turns each tool call of a response into a `ToolCall` named with the
 executor's call name, or, when the call cannot run as given (arguments that are not JSON), into
-an ``invalid_arguments`` :class:`~toolrig.ToolResult` that goes back to the model like any
+an ``invalid_arguments`` `ToolResult` that goes back to the model like any
 other result.
 """
 
@@ -71,11 +71,11 @@ def make_call(
     *,
     json_text: bool = False,
 ) -> ParsedCall:
-    """A :class:`ToolCall` for the executor from what the model sent.
+    """A `ToolCall` for the executor from what the model sent.
 
     ``arguments`` may be a mapping or JSON text (OpenAI sends text); text that is not JSON
     becomes an ``invalid_arguments`` result naming the problem. Arguments are put back in terms
-    of the original schema (see :func:`~toolrig.providers.restore_arguments`); ``json_text``
+    of the original schema (see `restore_arguments`); ``json_text``
     says the export described some values as JSON text (OpenAI strict mode, Gemini).
     """
     entry = names.lookup(provider_name)
@@ -124,7 +124,7 @@ async def execute_calls(executor: ToolExecutor, calls: Sequence[ParsedCall]) -> 
 
 
 def execute_calls_sync(executor: ToolExecutor, calls: Sequence[ParsedCall]) -> list[ToolResult]:
-    """Blocking :func:`execute_calls`."""
+    """Blocking `execute_calls`."""
     runnable = [c for c in calls if isinstance(c, ToolCall)]
     done = iter(executor.execute_many_sync(runnable)) if runnable else iter(())
     return [next(done) if isinstance(c, ToolCall) else c for c in calls]

@@ -1,4 +1,4 @@
-"""Rich tool output (:mod:`toolrig.core.result._content`) in each provider's own blocks.
+"""Rich tool output (`toolrig.core.result._content`) in each provider's own blocks.
 
 Each provider carries what its API accepts and says the rest in words, so the model knows a
 result held something it cannot see:

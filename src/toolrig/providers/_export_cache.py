@@ -1,7 +1,7 @@
 """Exported tool lists kept per catalogue version: a turn that offers the same catalogue again
 costs a lookup, not a new export (1,000 tools: tens of milliseconds each time otherwise).
 
-The lists come from the catalogue's memo (:meth:`~toolrig.registry.Catalog.memo`), dropped on
+The lists come from the catalogue's memo (`memo`), dropped on
 every change of the catalogue. Each call gets a list of its own; the tool dicts in it are
 shared between calls for one version, so treat them as read-only (``copy.deepcopy`` one to
 edit it).

@@ -1,6 +1,6 @@
 """Google Gemini: function declarations, ``functionCall`` parts and ``functionResponse`` parts.
 
-Declarations use Gemini's schema subset (see :mod:`toolrig.providers._gemini_schema`). Works with
+Declarations use Gemini's schema subset (see `toolrig.providers._gemini_schema`). Works with
 ``google-genai`` objects (snake_case attributes) and REST-style dicts (camelCase) alike, without
 importing the SDK.
 """

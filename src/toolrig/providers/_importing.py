@@ -4,9 +4,9 @@ Definitions found in the wild are often loose: types ``dict``, ``float``, ``tupl
 an ``optional`` flag (``true``, ``"yes"``, or a list of names on the object); defaults of the
 wrong type (``"false"`` for a boolean), outside their ``enum``, or ``null`` on a type that
 refuses it; an ``enum`` whose values contradict the ``type`` (``integer`` with ``["1", "2"]``);
-``required`` names missing from ``properties``. :func:`normalize_parameters` turns them into
+``required`` names missing from ``properties``. `normalize_parameters` turns them into
 standard JSON Schema with the meaning the author evidently had, and says what it changed in
-one :class:`SchemaNormalizedWarning` per tool; it never fails on such quirks. A ``"default":
+one `SchemaNormalizedWarning` per tool; it never fails on such quirks. A ``"default":
 null`` on a type that refuses null is the common way of writing "no default": it is dropped
 without a word.
 """
@@ -285,12 +285,12 @@ def _definition(definition: Any) -> Mapping[str, Any]:
 def tool_from_function_definition(
     definition: Mapping[str, Any] | str, func: Callable[..., Any], *, warn: bool = True
 ) -> Tool:
-    """A :class:`~toolrig.Tool` from an OpenAI-style definition (``{"name", "description",
+    """A `Tool` from an OpenAI-style definition (``{"name", "description",
     "parameters"}``, optionally wrapped as ``{"type": "function", "function": {...}}``, or the
     same as JSON text) that runs ``func`` with the validated arguments as keywords.
 
-    Quirks are normalised (see :func:`normalize_parameters`) and reported in one
-    :class:`SchemaNormalizedWarning` when ``warn``.
+    Quirks are normalised (see `normalize_parameters`) and reported in one
+    `SchemaNormalizedWarning` when ``warn``.
     """
     data = _definition(definition)
     name = data.get("name")

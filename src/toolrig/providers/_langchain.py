@@ -109,7 +109,7 @@ def _async_runner(
 
 
 def from_langchain_tool(lc_tool: LangChainTool) -> Tool:
-    """A toolrig :class:`~toolrig.Tool` that runs a LangChain tool (asynchronously, through
+    """A toolrig `Tool` that runs a LangChain tool (asynchronously, through
     ``ainvoke``), with the parameter schema LangChain shows models for it."""
     _require()
     from langchain_core.utils.function_calling import convert_to_openai_tool

@@ -2,7 +2,7 @@
 
 LLM APIs accept only ``^[a-zA-Z0-9_-]{1,64}$`` (Gemini also wants a letter or ``_`` first),
 while toolrig names may hold dots and spaces and multi-action tools export one function per
-action. A :class:`NameMap` gives each action one name valid everywhere and maps it back to the
+action. A `NameMap` gives each action one name valid everywhere and maps it back to the
 executor's call name; two actions that would share a name are an error naming both.
 """
 
@@ -67,7 +67,7 @@ class ExportedAction:
     provider_name: str
     """The function name sent to the provider (valid everywhere)."""
     call_name: str
-    """The name :class:`~toolrig.ToolExecutor` runs: ``tool`` or ``tool__action``."""
+    """The name `ToolExecutor` runs: ``tool`` or ``tool__action``."""
     tool: ToolSpec
     action: ActionSpec
 
@@ -148,7 +148,7 @@ class NameMap:
 
     @classmethod
     def from_tools(cls, source: ToolSource) -> NameMap:
-        """The map for ``source``; a :class:`NameMap` is returned as it is, and a catalogue's
+        """The map for ``source``; a `NameMap` is returned as it is, and a catalogue's
         (or an executor's) is built once per version of the catalogue."""
         if isinstance(source, NameMap):
             return source

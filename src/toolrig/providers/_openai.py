@@ -54,7 +54,7 @@ def to_openai_chat_tools(source: ToolSource, *, strict: bool = False) -> list[di
     """Chat Completions ``tools``: ``{"type": "function", "function": {...}}`` per action.
 
     With ``strict``, parameters are rewritten for strict mode (see
-    :func:`~toolrig.providers.to_strict_schema`); the parsers of this process remember it.
+    `to_strict_schema`); the parsers of this process remember it.
     A catalogue's (or an executor's) list is kept until the catalogue changes: the tool dicts
     are shared between calls, so copy one before editing it.
     """
@@ -151,7 +151,7 @@ def parse_openai_responses_calls(
     response: Any, tools: ToolSource, *, strict: bool | None = None
 ) -> list[ParsedCall]:
     """The ``function_call`` items of a Responses API response, ready to execute (``strict``:
-    as for :func:`parse_openai_chat_calls`)."""
+    as for `parse_openai_chat_calls`)."""
     strict = exported_strictly(tools, strict)
     names = NameMap.from_tools(tools)
     calls: list[ParsedCall] = []

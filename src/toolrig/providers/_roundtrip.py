@@ -84,7 +84,7 @@ async def run_tool_calls(
 
     The provider accepts tool results only right after the model turn that made the calls.
     With ``include_turn`` the returned list starts with that turn (see
-    :func:`assistant_turn`), so ``messages += ...`` is all a loop needs; without it (the
+    `assistant_turn`), so ``messages += ...`` is all a loop needs; without it (the
     default, for loops that append the turn themselves) only the results come back, and no
     tool calls means no messages. ``strict`` says whether the tools were exported in OpenAI
     strict mode; by default, as this process last exported them (pass it when they were
@@ -107,7 +107,7 @@ def run_tool_calls_sync(
     strict: bool | None = None,
     include_turn: bool = False,
 ) -> list[dict[str, Any]]:
-    """Blocking :func:`run_tool_calls`, for scripts."""
+    """Blocking `run_tool_calls`, for scripts."""
     fmt = _format_for(provider)
     strict = exported_strictly(executor, strict)
     names = NameMap.from_tools(executor)

@@ -2,7 +2,7 @@
 
 Some providers accept only a subset of JSON Schema. Values the subset cannot describe (any
 value, objects with free-form keys, recursive shapes) are exported as *JSON text*: a string
-holding the JSON value. :func:`restore_arguments` undoes that, and turns the ``null`` a model
+holding the JSON value. `restore_arguments` undoes that, and turns the ``null`` a model
 sends for an optional parameter back into "not given", so the executor validates the call
 against the original schema exactly as if the model had seen that schema.
 """

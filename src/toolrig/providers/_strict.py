@@ -7,7 +7,7 @@ required, and supports only some keywords. The rewrite, in order, for each node:
    read ``oneOf`` as ``anyOf``;
 2. split multi-type unions into ``anyOf``;
 3. objects: close them, require every property, make the optional ones nullable (a ``null``
-   from the model means "not given", see :func:`~toolrig.providers.restore_arguments`);
+   from the model means "not given", see `restore_arguments`);
 4. values strict mode cannot describe (any value, free-form objects, tuples) become JSON text;
 5. keywords strict mode does not support (``default``, ``minLength``, ``uniqueItems``, ...) move
    into the description, where the model still reads them.
@@ -77,7 +77,7 @@ class StrictSchemaError(SchemaRewriteError):
 def to_strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     """A strict-mode version of the object schema ``schema`` (a new dict).
 
-    Raises :class:`StrictSchemaError` when the top level is not a plain object, or accepts
+    Raises `StrictSchemaError` when the top level is not a plain object, or accepts
     arbitrary extra keys, which strict mode cannot express.
     """
     types, nullable = split_types(schema)

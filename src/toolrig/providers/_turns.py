@@ -1,7 +1,7 @@
 """The model's own turn, as the history the provider expects it back.
 
 Every provider refuses tool results that answer no call of the turn just before them, so a
-loop appends the model's turn first and the results after it. :func:`assistant_turn` gives
+loop appends the model's turn first and the results after it. `assistant_turn` gives
 that turn as plain messages (SDK objects or dicts in), and ``run_tool_calls(...,
 include_turn=True)`` returns it ahead of the results.
 """

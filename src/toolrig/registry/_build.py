@@ -1,6 +1,6 @@
-"""Turn a :class:`ToolDefinition` into a runnable core tool (validators compiled here, once).
+"""Turn a `ToolDefinition` into a runnable core tool (validators compiled here, once).
 
-The definition's options are the core's :class:`~toolrig.core.model._options.ToolOptions`, so they
+The definition's options are the core's `ToolOptions`, so they
 pass through as one object. Problems come back located (``("actions", "check",
 "parameters", 0, "default")``) from the core's structured problems, so the loader can name
 the file's line and field.
@@ -59,7 +59,7 @@ class Targets:
 
 
 def build_tool(d: ToolDefinition, target: Targets | ActionTarget) -> BaseTool:
-    """The core tool for ``d``; raises :class:`BuildError` naming each problem's field."""
+    """The core tool for ``d``; raises `BuildError` naming each problem's field."""
     targets = target if isinstance(target, Targets) else Targets(target)
     if d.actions is None:
         code = targets.code(d.name, False)

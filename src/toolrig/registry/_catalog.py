@@ -1,9 +1,9 @@
 """``Catalog``: the one place tools live.
 
 A catalogue holds tools by name and their actions by the call names their
-:class:`~toolrig.core.model._names.ActionRef` gives (``tool`` for a single-action tool;
+`ActionRef` gives (``tool`` for a single-action tool;
 ``tool.action`` and ``tool__action`` for the actions of a multi-action tool). Each change bumps
-its :attr:`~Catalog.version` and drops what was derived from the old one (:meth:`Catalog.memo`).
+its `version` and drops what was derived from the old one (`Catalog.memo`).
 Every change is validated first and then published at once (readers never lock and see either
 the old set or the new one), and listeners are told what changed. Executors, providers, the MCP
 server and search all take a catalogue."""
@@ -30,7 +30,7 @@ __all__ = ["Catalog", "ToolLike", "as_tool"]
 T = TypeVar("T")
 
 ToolLike = BaseTool | type[BaseTool] | Callable[..., Any]
-"""What :meth:`Catalog.add` accepts: a tool, a tool class, or a plain function to wrap."""
+"""What `Catalog.add` accepts: a tool, a tool class, or a plain function to wrap."""
 
 
 def as_tool(item: ToolLike) -> BaseTool:
@@ -75,7 +75,7 @@ class Catalog:
         return added
 
     def remove(self, name: str) -> BaseTool:
-        """Remove and return the tool ``name``; raises :class:`ToolNotFoundError`."""
+        """Remove and return the tool ``name``; raises `ToolNotFoundError`."""
         with self._lock:
             tool = self.get(name)
             self.swap(remove=[name])
@@ -91,7 +91,7 @@ class Catalog:
         """Put ``add`` in (replacing tools of the same names) and take ``remove`` out, at once.
 
         Validates first: a name given twice or a call name that collides raises
-        :class:`ToolDefinitionError` and changes nothing. Listeners are then told what was
+        `ToolDefinitionError` and changes nothing. Listeners are then told what was
         added, updated and removed, or ``events`` when the caller knows more (such as the file
         each change came from). Building the tables once keeps loading thousands of tools
         linear.
@@ -142,7 +142,7 @@ class Catalog:
 
     # -- lookups ---------------------------------------------------------------------------
     def get(self, name: str) -> BaseTool:
-        """The tool ``name``; raises :class:`ToolNotFoundError` with the closest names."""
+        """The tool ``name``; raises `ToolNotFoundError` with the closest names."""
         tool = self._tools.get(name)
         if tool is None:
             raise ToolNotFoundError(
@@ -245,7 +245,7 @@ class Catalog:
 
 
 def _call_entries(tool: BaseTool) -> dict[str, tuple[BaseTool, Action]]:
-    """``tool``'s actions by every call name their :class:`ActionRef` gives."""
+    """``tool``'s actions by every call name their `ActionRef` gives."""
     spec = tool.spec
     entries: dict[str, tuple[BaseTool, Action]] = {}
     for name in spec.actions:

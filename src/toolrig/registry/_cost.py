@@ -41,6 +41,6 @@ def split_step(step: Step) -> tuple[str, Mapping[str, Any] | None]:
 
 
 def plan_cost(steps: Iterable[tuple[str, float]], unit: str = "USD") -> PlanCost:
-    """Sum step costs into a :class:`PlanCost`."""
+    """Sum step costs into a `PlanCost`."""
     items = tuple(steps)
     return PlanCost(total=sum(c for _, c in items), steps=items, unit=unit)

@@ -25,6 +25,6 @@ def default_registry() -> Registry:
 
 
 def register_tool(name: str) -> Callable[[T], T]:
-    """Bind code to the definition ``name`` in :func:`default_registry` (see
-    :meth:`Registry.bind` to bind to a registry of your own)."""
+    """Bind code to the definition ``name`` in `default_registry` (see
+    `Registry.bind` to bind to a registry of your own)."""
     return default_registry().bind(name)

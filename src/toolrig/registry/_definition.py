@@ -3,7 +3,7 @@
 The options are the core's own models, inherited, so a YAML key means what the keyword of the
 same name means in ``@tool`` / ``Tool(...)``.
 
-Parameters reuse the core's :class:`~toolrig.ToolParameter` vocabulary; a few spellings that
+Parameters reuse the core's `ToolParameter` vocabulary; a few spellings that
 read naturally in YAML are normalised first (``type: float``, ``type: enum`` with typed values,
 ``enum`` on an array meaning the allowed items).
 """
@@ -76,7 +76,7 @@ class ActionDefinition(ActionOptions):
     """One action of a multi-action tool (an entry of the ``actions:`` map).
 
     The options (``description``, ``when_to_use``, ``output_schema``, ...) are the core's
-    :class:`~toolrig.core.model._options.ActionOptions`.
+    `ActionOptions`.
     """
 
     description: str = ""
@@ -93,7 +93,7 @@ class ToolDefinition(ToolOptions):
     """A tool as written in a YAML definition file.
 
     The tool's options (``version``, ``timeout``, ``tags``, ...) are the core's
-    :class:`~toolrig.core.model._options.ToolOptions`; a single-action tool also gives its
+    `ToolOptions`; a single-action tool also gives its
     ``parameters`` and output here.
     """
 

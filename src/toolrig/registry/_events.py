@@ -1,4 +1,4 @@
-"""Change events a :class:`~toolrig.registry.Catalog` sends to its listeners."""
+"""Change events a `Catalog` sends to its listeners."""
 
 from __future__ import annotations
 

@@ -1,15 +1,15 @@
 """Executors named by import path: imported on the first call, never at load; and what
-each action of a definition runs (:func:`definition_targets`).
+each action of a definition runs (`definition_targets`).
 
 A missing executor answers ``not_found`` and one that fails to import answers
 ``execution_error``, both with the import error, when the tool is called. Failures are not
 cached, so fixing the code makes the next call work. A *reload* (a definition replacing one in
-service) imports the code first, through :attr:`Targets.check`, and is refused when that
+service) imports the code first, through `Targets.check`, and is refused when that
 fails: a typo in an edited ``executor:`` never replaces a working tool.
 
 A ``BaseTool`` (class or instance) given as the code runs through its own
-:class:`~toolrig.core.define._action.Action`: its validation, its output check and its
-:class:`~toolrig.ToolContext`. Code bound to a definition is known when the tool is built, so
+`Action`: its validation, its output check and its
+`ToolContext`. Code bound to a definition is known when the tool is built, so
 the class's action becomes the tool's action; an import path is resolved on the first call,
 after the definition's own validation, so the class's action then runs behind it.
 """
@@ -43,7 +43,7 @@ __all__ = [
 Runner = Callable[[dict[str, Any], ToolContext | None], Any]
 """Runs the code with validated values and the call's context (or ``None``)."""
 _CALL_ANNOTATIONS: dict[str, Any] = {"_toolrig_context": ToolContext | None, "values": Any}
-"""The annotations of :meth:`LazyExecutor.as_function`'s function as objects: the text this
+"""The annotations of `LazyExecutor.as_function`'s function as objects: the text this
 module's ``from __future__ import annotations`` leaves cost an ``eval`` per tool when
 building read them (a sixth of building 5,000 YAML tools)."""
 
@@ -55,7 +55,7 @@ class ExecutorNotFound(LookupError):
 def import_object(path: str) -> Any:
     """The object at ``package.module.attr`` or ``package.module:attr``.
 
-    Raises :class:`ExecutorNotFound` when nothing is found there; exceptions raised while
+    Raises `ExecutorNotFound` when nothing is found there; exceptions raised while
     importing an existing module propagate.
     """
     module_name, colon, attrs = path.partition(":")
@@ -95,7 +95,7 @@ def target_for(obj: Any, *, tool: str, action: str, multi: bool) -> Code:
 
     Accepted: a ``BaseTool`` subclass or instance (its action of that name, or its only
     action; a class is instantiated without arguments), answered as that
-    :class:`~toolrig.core.define._action.Action`; a function; another class (instantiated without
+    `Action`; a function; another class (instantiated without
     arguments) or object, whose method named like the action (multi-action tools), or which
     is itself callable or has ``run``.
     """
@@ -226,7 +226,7 @@ class LazyExecutor:
     def prepare(self) -> None:
         """Import the code now (as the first call would), so a reload can refuse code that
         cannot be imported before it replaces a working tool; raises the
-        :class:`~toolrig.ToolError` a call would answer with."""
+        `ToolError` a call would answer with."""
         self._resolve()
 
     def _resolve(self) -> Runner:

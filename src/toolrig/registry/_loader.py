@@ -41,7 +41,7 @@ def error_at(
     message: str,
     tool: str | None = None,
 ) -> LoadError:
-    """A :class:`LoadError` for field ``loc`` of the definition whose YAML node is ``node``."""
+    """A `LoadError` for field ``loc`` of the definition whose YAML node is ``node``."""
     line, _ = locate(node, loc)
     return LoadError(
         path=path, line=line, field=format_path(loc) if loc else None, message=message, tool=tool

@@ -1,9 +1,9 @@
 """``Registry``: a catalogue of tools plus its sources (YAML files and folders, plugins, code
 bound to definitions), dependency chains, intents and cost estimates.
 
-A registry *is* a :class:`~toolrig.registry.Catalog`: pass it wherever tools are taken
+A registry *is* a `Catalog`: pass it wherever tools are taken
 (``ToolExecutor(registry)``, ``to_openai_chat_tools(registry)``, the MCP server, search).
-Running calls is the executor's job; searching is :mod:`toolrig.search`'s.
+Running calls is the executor's job; searching is `toolrig.search`'s.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class Registry(Catalog):
 
     def remove(self, name: str) -> BaseTool:
         """Remove the tool ``name`` (a YAML tool until its file changes again); raises
-        :class:`~toolrig.ToolNotFoundError` if unknown."""
+        `ToolNotFoundError` if unknown."""
         with self.yaml.lock:
             tool = super().remove(name)
             self.yaml.forget(name)
@@ -85,11 +85,11 @@ class Registry(Catalog):
         return self.yaml.load_folder(folder)
 
     def refresh(self, paths: Iterable[str | Path]) -> LoadReport:
-        """Bring the tools of the files ``paths`` up to date (see :meth:`YamlSource.refresh`)."""
+        """Bring the tools of the files ``paths`` up to date (see `YamlSource.refresh`)."""
         return self.yaml.refresh(paths)
 
     def watch(self, folder: str | Path, *, debounce: float = 0.05) -> Watcher:
-        """Load ``folder`` and keep it current (see :meth:`YamlSource.watch`)."""
+        """Load ``folder`` and keep it current (see `YamlSource.watch`)."""
         return self.yaml.watch(folder, debounce=debounce)
 
     def load_plugins(self, group: str = "toolrig.tools") -> LoadReport:
@@ -133,13 +133,13 @@ class Registry(Catalog):
     def infer_tool_chain(self, name: str) -> list[str]:
         """``name`` and everything it needs, dependencies first, each once, in a stable order.
 
-        Raises :class:`DependencyCycleError` or :class:`MissingDependencyError`.
+        Raises `DependencyCycleError` or `MissingDependencyError`.
         """
         return resolve_chain([name], self._dependencies)
 
     def estimate_cost(self, tool: str, params: Mapping[str, Any] | None = None) -> float:
         """``base_cost + per_item_cost x items`` for one call (0 for tools without cost);
-        raises :class:`~toolrig.ToolNotFoundError` for an unknown name."""
+        raises `ToolNotFoundError` for an unknown name."""
         action = self.resolve(tool)
         if action is None:
             self.get(tool)  # raises, with the one not-found message
@@ -183,7 +183,7 @@ class Registry(Catalog):
 
     # -- deprecated ------------------------------------------------------------------------
     def register_tool(self, name: str) -> Callable[[T], T]:
-        """Deprecated: :meth:`bind`."""
+        """Deprecated: `bind`."""
         warnings.warn(
             "Registry.register_tool is deprecated; use Registry.bind", DeprecationWarning, 2
         )
@@ -198,7 +198,7 @@ class Registry(Catalog):
         match: Literal["any", "all"] = "any",
         name: str | None = None,
     ) -> list[ToolSpec]:
-        """Deprecated: :meth:`specs` (the specs) or :meth:`tools` (the tools)."""
+        """Deprecated: `specs` (the specs) or `tools` (the tools)."""
         warnings.warn(
             "Registry.list_tools is deprecated; use Registry.specs(...) for specs or "
             "Registry.tools() for tools",

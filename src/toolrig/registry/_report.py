@@ -44,7 +44,7 @@ class LoadReport:
         return not self.errors
 
     def raise_for_errors(self) -> None:
-        """Raise :class:`RegistryLoadError` listing every error, if there is any."""
+        """Raise `RegistryLoadError` listing every error, if there is any."""
         if self.errors:
             raise RegistryLoadError(self.errors)
 

@@ -29,7 +29,7 @@ _FOLDER_CHANGES = frozenset({"created", "deleted", "moved"})
 
 
 class Watcher:
-    """Keeps a source in step with a folder until :meth:`stop` (also a context manager).
+    """Keeps a source in step with a folder until `stop` (also a context manager).
 
     ``load_folder`` loads the folder at start, ``refresh`` applies a batch of changed files,
     ``known_files`` lists the files loaded so far (to find those under a deleted folder).

@@ -7,7 +7,7 @@ times stay as the text written, because definitions describe JSON data.
 Aliases (``*name``) are refused: each one copies a whole subtree, so a 1.2 KB file of nested
 aliases ("billion laughs") expanded for ever, and a self-referencing one recursed until
 ``RecursionError``. A definition can always write the value out. Nesting is bounded too
-(:data:`MAX_DEPTH` levels), so building a value never exhausts the stack.
+(`MAX_DEPTH` levels), so building a value never exhausts the stack.
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ MAX_DEPTH = 64
 _TAG = "tag:yaml.org,2002:"
 _STR = _TAG + "str"
 _PLAIN = "?plain"
-"""Placeholder tag of untagged plain scalars, typed in :func:`_scalar`."""
+"""Placeholder tag of untagged plain scalars, typed in `_scalar`."""
 _TRUE = frozenset({"true", "yes", "on"})
 _IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
 _FALLBACK = yaml.SafeLoader("")
 
 
 class _Typing(yaml.resolver.BaseResolver):
-    """Tags every scalar as text; plain scalars are typed later, in :func:`_scalar` (much
+    """Tags every scalar as text; plain scalars are typed later, in `_scalar` (much
     cheaper than PyYAML's resolver, which runs Python code for every scalar)."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
@@ -83,7 +83,7 @@ else:  # pragma: no cover - PyYAML without libyaml
 
 
 _EventLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""Reads the parser's events for :func:`_refuse_aliases` (libyaml when available)."""
+"""Reads the parser's events for `_refuse_aliases` (libyaml when available)."""
 
 
 class YamlSyntaxError(ValueError):
@@ -104,7 +104,7 @@ class YamlDocument:
 
 
 def parse_yaml(text: str) -> YamlDocument:
-    """Parse one YAML document; raises :class:`YamlSyntaxError` with its line."""
+    """Parse one YAML document; raises `YamlSyntaxError` with its line."""
     try:
         if "*" in text:  # no alias can be written without one: most files skip the scan
             _refuse_aliases(text)
@@ -127,7 +127,7 @@ def parse_yaml(text: str) -> YamlDocument:
 
 
 def _refuse_aliases(text: str) -> None:
-    """Raise :class:`YamlSyntaxError` at the first alias of ``text``, before anything is
+    """Raise `YamlSyntaxError` at the first alias of ``text``, before anything is
     composed (the parser's events are read one at a time: no subtree is ever copied)."""
     for event in yaml.parse(text, Loader=_EventLoader):
         if isinstance(event, yaml.AliasEvent):

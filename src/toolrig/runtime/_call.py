@@ -1,4 +1,4 @@
-"""The one object a call is on its way through the pipeline: :class:`Call`.
+"""The one object a call is on its way through the pipeline: `Call`.
 
 Validation, pre- and post-hooks, middleware, retries, runners and listeners (through
 ``ToolEvent.call``) all see the same ``Call``. It names what runs as every record does
@@ -33,7 +33,7 @@ __all__ = [
 
 
 class Unset:
-    """The type of :data:`UNSET`: an option left out (the tool's or executor's default)."""
+    """The type of `UNSET`: an option left out (the tool's or executor's default)."""
 
     __slots__ = ()
 
@@ -117,7 +117,7 @@ class Call:
 
 
 CallInfo = Call
-"""The same class as :class:`Call`: hooks are given the call itself (kept for annotations)."""
+"""The same class as `Call`: hooks are given the call itself (kept for annotations)."""
 
 
 CallNext = Callable[[Call], Awaitable[ToolResult]]

@@ -1,9 +1,9 @@
 """``ToolExecutor``: the call pipeline over a catalogue of tools.
 
 ``execute(name, arguments)`` looks the call name up in the catalogue and runs it through the
-executor's :class:`~toolrig.runtime.Pipeline` (validation, hooks, middleware, time limits,
+executor's `Pipeline` (validation, hooks, middleware, time limits,
 retries, output checks, events). The executor is those two parts and nothing else; every
-outcome is a :class:`~toolrig.ToolResult`.
+outcome is a `ToolResult`.
 """
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ class ToolExecutor:
     """Runs calls to the tools of a catalogue through a pipeline, always answering with a
     ``ToolResult``.
 
-    ``tools`` is a :class:`~toolrig.registry.Catalog` (such as a ``Registry``), shared and
+    ``tools`` is a `Catalog` (such as a ``Registry``), shared and
     followed live, or tools to put in a catalogue of the executor's own. The other options
-    are the pipeline's (see :class:`~toolrig.runtime.Pipeline`), or give ``pipeline``.
+    are the pipeline's (see `Pipeline`), or give ``pipeline``.
     ``placement`` decides where some tools' calls run, over what they declare:
     ``{"tool": "thread" | "process" | "queue:NAME"}``.
     """
@@ -141,7 +141,7 @@ class ToolExecutor:
         progress: ProgressCallback | None = None,
         **kwargs: Any,
     ) -> ToolResult:
-        """Blocking :meth:`execute` for scripts.
+        """Blocking `execute` for scripts.
 
         A sync tool without a time limit runs right here in the calling thread (the fast path).
         Async tools, time limits, async hooks, middleware and a concurrency cap go through a
@@ -175,7 +175,7 @@ class ToolExecutor:
     ) -> list[ToolResult]:
         """Run calls concurrently; results come back in the calls' order, failures isolated.
 
-        A call is a :class:`ToolCall`, a ``(name, arguments)`` pair or a mapping with ``name``,
+        A call is a `ToolCall`, a ``(name, arguments)`` pair or a mapping with ``name``,
         ``arguments`` and optionally ``id``.
         """
         jobs: list[Awaitable[ToolResult]] = []
@@ -201,7 +201,7 @@ class ToolExecutor:
         *,
         timeout: float | Unset | None = UNSET,
     ) -> list[ToolResult]:
-        """Blocking :meth:`execute_many`."""
+        """Blocking `execute_many`."""
         return run_sync(self.execute_many(list(calls), timeout=timeout))
 
     async def run_tool(
@@ -227,7 +227,7 @@ class ToolExecutor:
         strict: bool | None = None,
         tool_call_id: str | None = None,
     ) -> ToolResult:
-        """Blocking :meth:`run_tool`."""
+        """Blocking `run_tool`."""
         return self.pipeline.run_tool_sync(
             tool, action, arguments, strict=strict, tool_call_id=tool_call_id
         )
@@ -275,27 +275,27 @@ class ToolExecutor:
         return self.pipeline.state
 
     def add_pre_hook(self, hook: PreHook) -> None:
-        """See :meth:`Pipeline.add_pre_hook`."""
+        """See `Pipeline.add_pre_hook`."""
         self.pipeline.add_pre_hook(hook)
 
     def add_post_hook(self, hook: PostHook) -> None:
-        """See :meth:`Pipeline.add_post_hook`."""
+        """See `Pipeline.add_post_hook`."""
         self.pipeline.add_post_hook(hook)
 
     def add_middleware(self, middleware: Middleware) -> None:
-        """See :meth:`Pipeline.add_middleware`."""
+        """See `Pipeline.add_middleware`."""
         self.pipeline.add_middleware(middleware)
 
     def dispatch_with(self, dispatcher: Dispatcher) -> None:
-        """See :meth:`Pipeline.dispatch_with`."""
+        """See `Pipeline.dispatch_with`."""
         self.pipeline.dispatch_with(dispatcher)
 
     def add_listener(self, listener: Listener) -> None:
-        """See :meth:`Pipeline.add_listener`."""
+        """See `Pipeline.add_listener`."""
         self.pipeline.add_listener(listener)
 
     def remove_listener(self, listener: Listener) -> None:
-        """See :meth:`Pipeline.remove_listener`."""
+        """See `Pipeline.remove_listener`."""
         self.pipeline.remove_listener(listener)
 
     def close(self) -> None:

@@ -6,7 +6,7 @@ Outermost first::
       → Retrying → attempt (on the call's runner, under its time limit)
 
 Each is a middleware like yours (``await step(call, call_next)``) and sees the one
-:class:`~toolrig.runtime.Call`. Hooks are adapters over it; retries are one step inside your
+`Call`. Hooks are adapters over it; retries are one step inside your
 middleware, so a call sent to a queue is retried, with its events, like a local one.
 """
 

@@ -96,7 +96,7 @@ def values_or(args: Any) -> Mapping[str, Any] | None:
 async def with_timeout(
     awaitable: Awaitable[Any], limit: float, action: Action, ctx: ToolContext | None
 ) -> Any:
-    """``await awaitable`` within ``limit`` seconds, else :class:`CallTimedOut` (the tool's
+    """``await awaitable`` within ``limit`` seconds, else `CallTimedOut` (the tool's
     own ``TimeoutError`` passes through); the context is told to stop."""
     cm = asyncio.timeout(limit)
     try:

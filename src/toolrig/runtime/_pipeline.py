@@ -3,15 +3,15 @@
     Reporting → PostHooks → Validating → PreHooks → Announcing → your middleware
       → Retrying → attempt on a runner (inline, thread, process, async or a queue)
 
-Its parts are separate objects: a frozen :class:`CallPolicy` (time limits, retries,
-strictness, output checks), a :class:`~toolrig.runtime._runners.Placement` that picks each
-call's runner, and the ordered steps of :mod:`._links`. Hooks, middleware, listeners and
-runners all see one :class:`Call`. Every outcome is a :class:`~toolrig.ToolResult`: nothing
+Its parts are separate objects: a frozen `CallPolicy` (time limits, retries,
+strictness, output checks), a `Placement` that picks each
+call's runner, and the ordered steps of `._links`. Hooks, middleware, listeners and
+runners all see one `Call`. Every outcome is a `ToolResult`: nothing
 escapes but the caller's own cancellation.
 
-Two straight lines (:mod:`._straight`) skip the composed path when nothing would happen on
+Two straight lines (`._straight`) skip the composed path when nothing would happen on
 it (no hook, middleware, time limit, retry, cap, dispatcher or tracing). They call the same
-step functions (:mod:`._steps`) in the same order, and a test runs both paths on the same calls.
+step functions (`._steps`) in the same order, and a test runs both paths on the same calls.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Pipeline:
     ``default_timeout`` applies to tools without their own ``timeout`` (``None``: no limit).
     ``max_concurrency`` caps calls running at once on the async path (``None``: no cap).
     ``strict`` refuses type coercion (``"5"`` for an integer) unless overridden per call.
-    ``state`` is handed to tools that ask for a :class:`~toolrig.ToolContext`.
+    ``state`` is handed to tools that ask for a `ToolContext`.
     ``max_workers`` bounds the worker threads of sync calls (and, separately, the child
     processes of tools with ``isolation="process"``) running at once.
     """
@@ -274,7 +274,7 @@ class Pipeline:
         strict: bool | None = None,
         tool_call_id: str | None = None,
     ) -> ToolResult:
-        """Blocking :meth:`run_tool`."""
+        """Blocking `run_tool`."""
         call_id = tool_call_id or new_call_id()
         bound = tool.get_action(action)
         if bound is None:

@@ -4,7 +4,7 @@ A failing step fails its dependants with ``dependency_failed`` (policy ``skip_de
 stops the plan (policy ``stop``: running steps finish, nothing new starts). With a store (an
 execution log), a re-run of the same plan id re-uses the output of a step that succeeded when it
 would run the same tool, at the same version, with the same resolved arguments (see
-:mod:`._plan_reuse`); each step is recorded with the arguments it actually ran with.
+`._plan_reuse`); each step is recorded with the arguments it actually ran with.
 """
 
 from __future__ import annotations
@@ -139,11 +139,11 @@ class PlanRunner:
         return check_plan(plan, self.executor, cost_of=self.cost_of)
 
     def run_sync(self, plan: Plan) -> PlanResult:
-        """Blocking :meth:`run`."""
+        """Blocking `run`."""
         return run_sync(self.run(plan))
 
     async def run(self, plan: Plan) -> PlanResult:
-        """Check then run ``plan``; raises :class:`PlanError` listing every problem."""
+        """Check then run ``plan``; raises `PlanError` listing every problem."""
         report = self.check(plan)
         if not report.ok:
             raise PlanError(report.problems)

@@ -70,7 +70,7 @@ class ProcessRunner:
 
     async def run(self, action: Action, values: dict[str, Any], ctx: ToolContext | None) -> Any:
         """The output of ``action`` called with ``values`` in a child process; an exception
-        the tool raised comes back as a :class:`~toolrig.ToolError` with the same code,
+        the tool raised comes back as a `ToolError` with the same code,
         message and hint. Cancelling this coroutine kills the child at once."""
         if not process_isolation_available():
             raise ToolError(

@@ -1,4 +1,4 @@
-"""A request to run a tool, as callers and parsers make it: :class:`ToolCall`."""
+"""A request to run a tool, as callers and parsers make it: `ToolCall`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class ToolCall:
 
 
 def as_tool_call(item: Any) -> ToolCall | ToolResult:
-    """A :class:`ToolCall` from a ``ToolCall``, ``(name, arguments)`` or a mapping with ``name``,
+    """A `ToolCall` from a ``ToolCall``, ``(name, arguments)`` or a mapping with ``name``,
     ``arguments`` and ``id``; anything else becomes an ``invalid_arguments`` result."""
     if isinstance(item, ToolCall):
         return item

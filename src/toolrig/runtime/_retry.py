@@ -26,7 +26,7 @@ class RetryPolicy:
     initial_delay * multiplier**(n-1)))`` seconds.
 
     Only retryable failures are retried: timeouts and errors marked ``retryable`` (raised as
-    :class:`~toolrig.RetryableToolError`, or a ``ConnectionError``) — never invalid arguments.
+    `RetryableToolError`, or a ``ConnectionError``) — never invalid arguments.
     The number of retries comes from the tool's ``max_retries`` unless overridden per call.
     """
 

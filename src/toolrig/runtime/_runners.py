@@ -1,6 +1,6 @@
-"""Where one attempt of a call runs: a :class:`~toolrig.runtime._call.Runner` per kind.
+"""Where one attempt of a call runs: a `Runner` per kind.
 
-The pipeline picks one per call (:meth:`Placement.runner_for`): a queue when a dispatcher
+The pipeline picks one per call (`Placement.runner_for`): a queue when a dispatcher
 claims the call, a child process for ``isolation="process"``, the event loop for async
 actions, a worker thread for sync ones, or the caller's own thread on the blocking path. A
 runner runs one attempt and nothing else: the time limit, retries and output checks are the

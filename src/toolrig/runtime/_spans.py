@@ -42,7 +42,7 @@ ERROR_TYPE: Final = "error.type"
 
 
 class Open:
-    """A started span, current in this context until :meth:`close`."""
+    """A started span, current in this context until `close`."""
 
     __slots__ = ("_token", "span")
 

@@ -1,6 +1,6 @@
 """The steps of a call, as plain functions: validate, announce, attempt, report.
 
-The composed path (:mod:`._links`) and the straight-line paths (:mod:`._pipeline`) call these
+The composed path (`._links`) and the straight-line paths (`._pipeline`) call these
 same functions, so every path validates, times, checks and reports a call the same way.
 """
 
@@ -47,7 +47,7 @@ def context_for(
     state: Mapping[str, Any],
     runner: ToolRunner | None,
 ) -> ToolContext:
-    """The :class:`ToolContext` of one attempt (``runner``: the pipeline, for nested calls)."""
+    """The `ToolContext` of one attempt (``runner``: the pipeline, for nested calls)."""
     return ToolContext(
         tool=action.tool,
         action=action.name,

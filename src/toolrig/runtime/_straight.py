@@ -2,8 +2,8 @@
 
 A call with no hook, middleware, time limit, retry, concurrency cap, dispatcher or tracing
 would pass through every composed step doing nothing but awaiting the next one (a coroutine
-each). :class:`StraightLine` takes it straight: validate, announce, run, check, report, with
-the same step functions (:mod:`._steps`) in the same order. ``run_sync`` runs a sync action in
+each). `StraightLine` takes it straight: validate, announce, run, check, report, with
+the same step functions (`._steps`) in the same order. ``run_sync`` runs a sync action in
 the caller's thread; ``run_async`` is one coroutine, which shows when thousands run at once.
 A test runs both lines and the composed path on the same calls.
 """

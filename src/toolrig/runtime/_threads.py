@@ -9,10 +9,10 @@ Accounting is exact: a job submitted while a worker is idle *reserves* that work
 a burst of calls starts one worker per call (up to ``max_workers``) instead of queueing behind
 the first. When a caller gives up on a job (its time limit passed, or it was cancelled), the
 job is *abandoned*: its worker stops counting towards ``max_workers``, so the pool grows past
-it and later calls never queue behind stuck ones (up to :data:`ABANDONED_PER_WORKER` times
+it and later calls never queue behind stuck ones (up to `ABANDONED_PER_WORKER` times
 ``max_workers`` abandoned workers at once, so runaway calls cannot start threads without end:
 past that, calls wait for a worker, within their own time limit). The job is interrupted (at
-once, or :data:`GRACE` seconds later if it can see it was given up on): an exception is raised
+once, or `GRACE` seconds later if it can see it was given up on): an exception is raised
 in its thread, which stops Python code at its next instruction (``finally`` blocks and context
 managers still run). Code blocked in a C call (a sleep, a socket read, a long regex) stops when
 that call returns; only a separate process (``isolation="process"``) can be stopped at once
@@ -47,7 +47,7 @@ wait for one: a bound on the threads runaway calls can leave behind."""
 
 
 def grace_for(ctx: object) -> float:
-    """The grace period of a call given its context: :data:`GRACE` for a call that has one
+    """The grace period of a call given its context: `GRACE` for a call that has one
     (it can see ``ctx.cancelled``), none for one that cannot notice."""
     return 0.0 if ctx is None else GRACE
 
@@ -72,7 +72,7 @@ def _set_exception(fut: asyncio.Future[Any], exc: BaseException) -> None:
 
 @functools.cache
 def _async_exc() -> Any:
-    """CPython's ``PyThreadState_SetAsyncExc``, through :mod:`ctypes` (imported when a call is
+    """CPython's ``PyThreadState_SetAsyncExc``, through `ctypes` (imported when a call is
     first abandoned: importing toolrig need not pay for it)."""
     import ctypes
 
@@ -83,7 +83,7 @@ def _async_exc() -> Any:
 
 
 def _interrupt(ident: int) -> None:
-    """Raise :class:`CallAbandoned` in thread ``ident`` at its next Python instruction."""
+    """Raise `CallAbandoned` in thread ``ident`` at its next Python instruction."""
     _async_exc()(ident, CallAbandoned)
 
 
@@ -116,7 +116,7 @@ class _Job:
 
 class WorkerPool:
     """Daemon worker threads, started on demand up to ``max_workers`` (plus up to
-    :data:`ABANDONED_PER_WORKER` times as many in place of abandoned ones), kept while idle."""
+    `ABANDONED_PER_WORKER` times as many in place of abandoned ones), kept while idle."""
 
     def __init__(self, max_workers: int = 32, name: str = "toolrig-worker") -> None:
         if max_workers < 1:

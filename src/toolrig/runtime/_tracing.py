@@ -2,7 +2,7 @@
 
 Spans follow OpenTelemetry's GenAI semantic conventions (``execute_tool {tool}``,
 ``chat {model}``, ``invoke_agent {agent}``, ``invoke_workflow {plan}``); they are written in
-:mod:`._spans`, which is the only module that imports OpenTelemetry, and only once tracing is
+`._spans`, which is the only module that imports OpenTelemetry, and only once tracing is
 switched on. Off (the default), tracing costs nothing on the pipeline's straight-line paths:
 the switch flips each pipeline's own "plain" flag, so no call tests anything, and the helpers
 here answer with one shared do-nothing scope.

@@ -1,5 +1,5 @@
-"""``attach`` and ``detach``: the function spelling of :meth:`ToolIndex.follow` and
-:meth:`ToolIndex.unfollow`, kept for code written before the methods existed."""
+"""``attach`` and ``detach``: the function spelling of `ToolIndex.follow` and
+`ToolIndex.unfollow`, kept for code written before the methods existed."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ class BM25FParams:
     k1: float = 3.0
     common: Mapping[str, float] = field(default_factory=dict)
     """Field name -> share of documents: a term found in that field of more documents than
-    this share (and more than :data:`COMMON_FLOOR`) counts there in proportion less, e.g.
+    this share (and more than `COMMON_FLOOR`) counts there in proportion less, e.g.
     a name word such as ``get`` or ``model_id`` shared by hundreds of tools."""
 
 
@@ -168,7 +168,7 @@ class BM25F:
         return self.score_arrays([list(query)], size)[0]
 
     def score_arrays(self, queries: Sequence[Sequence[str]], size: int) -> Any:
-        """:meth:`score_array` for several queries at once, one row each; a term shared by
+        """`score_array` for several queries at once, one row each; a term shared by
         several queries (a request and its parts) is scored once."""
         import numpy as np
 

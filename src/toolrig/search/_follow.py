@@ -1,10 +1,10 @@
-"""Keep indexed tools in step with a :class:`~toolrig.registry.Catalog`.
+"""Keep indexed tools in step with a `Catalog`.
 
-A :class:`Following` listens to the catalogue's change events: an added or updated tool is
+A `Following` listens to the catalogue's change events: an added or updated tool is
 (re)indexed, a removed one forgotten, a failed load changes nothing (the old tools stay in
 service). It reads the catalogue only through its public API and knows the index only as a
-:class:`Followed` (the four methods it calls), so :mod:`.index` can build on it without the
-two modules importing each other. Use it through :meth:`ToolIndex.follow
+`Followed` (the four methods it calls), so `.index` can build on it without the
+two modules importing each other. Use it through `ToolIndex.follow
 <toolrig.search.ToolIndex.follow>`.
 """
 
@@ -23,7 +23,7 @@ __all__ = ["Followed", "Following"]
 
 
 class Followed(Protocol):
-    """What a :class:`Following` changes: the tools an index holds."""
+    """What a `Following` changes: the tools an index holds."""
 
     def add_many(self, specs: Iterable[ToolSpec]) -> None:
         """Index these tools (replacing those of the same names)."""
@@ -39,7 +39,7 @@ class Followed(Protocol):
 
 
 class Following:
-    """``target`` kept in step with ``catalog``, from creation until :meth:`stop`.
+    """``target`` kept in step with ``catalog``, from creation until `stop`.
 
     Creating it copies the catalogue's tools into ``target`` and subscribes to its changes.
     """

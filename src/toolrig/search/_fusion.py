@@ -6,7 +6,7 @@ trusted. On MetaTool this beat reciprocal-rank fusion clearly: ranks throw away 
 the leader is, and with two hundred tools that margin is most of the signal.
 
 Scores come as one row per query text: the whole request first, then its parts (see
-:mod:`.segments`). :func:`combine_parts` lets each document add its best row, so every part
+`.segments`). `combine_parts` lets each document add its best row, so every part
 of a request that asks for two things brings its own tool near the top.
 """
 

@@ -1,5 +1,5 @@
 """``SearchHit`` and turning scores into hits: the best ``k`` actions or tools, with
-near-duplicates optionally moved down (see :mod:`.diversify`)."""
+near-duplicates optionally moved down (see `.diversify`)."""
 
 from __future__ import annotations
 

@@ -86,7 +86,7 @@ class ToolIndex:
         embedders: tuple[Any, ...] | None = None,
     ) -> ToolIndex:
         """A new index of ``catalog``'s tools that follows every later change (tools added,
-        updated, removed or reloaded) until :meth:`unfollow`."""
+        updated, removed or reloaded) until `unfollow`."""
         index = cls(config=config, embedders=embedders)
         following = Following(catalog, index)
         with index._lock:
@@ -202,7 +202,7 @@ class ToolIndex:
 
     def learn_from(self, requests: RequestLog) -> None:
         """Learn the successful pairs stored in ``requests``; each later use
-        (:meth:`record_use`) is stored there with the request searched just before it."""
+        (`record_use`) is stored there with the request searched just before it."""
         self.learn((p.request, p.tool) for p in reversed(requests.pairs()))
         with self._lock:
             self._requests = requests

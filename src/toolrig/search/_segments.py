@@ -3,7 +3,7 @@
 "What's the weather in Oslo tomorrow, and can you find news about the election?" needs two
 tools; ranked as a whole, the part with the stronger words pushes the other tool down the list.
 Search also ranks each part on its own and lets a tool count its best part (see
-:class:`~.index.ToolIndex`). Parts are cut at sentence ends and at joining words ("and",
+`ToolIndex`). Parts are cut at sentence ends and at joining words ("and",
 "also", "additionally", "then", ...); a fragment under three words joins the next part, and a
 request that does not split keeps one part (itself).
 """

@@ -2,8 +2,8 @@
 
 Embedding 10,000 tool descriptions with MiniLM takes about a minute on two cores; reading their
 vectors back takes a fraction of a second. Vectors are stored per model in a SQLite file under
-the cache folder (see :func:`.quantize.cache_dir`), keyed by a hash of the text. The file keeps
-the newest :data:`MAX_VECTORS` vectors. Any failure to read or write (a read-only folder, a
+the cache folder (see `.quantize.cache_dir`), keyed by a hash of the text. The file keeps
+the newest `MAX_VECTORS` vectors. Any failure to read or write (a read-only folder, a
 damaged file) logs one warning and the model is simply run; search never depends on the cache.
 """
 
@@ -56,7 +56,7 @@ class VectorCache:
         return found
 
     def put_many(self, texts: Sequence[str], vectors: Matrix) -> None:
-        """Store one vector per text (the oldest beyond :data:`MAX_VECTORS` are dropped)."""
+        """Store one vector per text (the oldest beyond `MAX_VECTORS` are dropped)."""
         import numpy as np
 
         rows = [

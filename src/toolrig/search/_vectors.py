@@ -2,7 +2,7 @@
 
 Rows are addressed by document slot in a growable array (capacity doubles). A document whose
 text is longer than the model's window has its further pieces in rows of their own, and its
-sample requests in others (see :class:`OwnedRows`); its similarity is that of its best piece.
+sample requests in others (see `OwnedRows`); its similarity is that of its best piece.
 Changes only mark rows pending; the next query embeds every pending text in one batch.
 """
 
@@ -121,7 +121,7 @@ class OwnedRows:
 
 
 class VectorTable:
-    """Document, piece and sample-request vectors of one :class:`~.dense.Embedder`."""
+    """Document, piece and sample-request vectors of one `Embedder`."""
 
     def __init__(self, embedder: Embedder) -> None:
         import numpy as np

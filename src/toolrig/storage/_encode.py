@@ -1,9 +1,9 @@
 """Values as the execution log stores them: total encodings that never raise.
 
 Inputs and outputs become JSON text through the core's
-:func:`~toolrig.core.result._jsonable.to_jsonable` (NaN, huge integers, lone surrogates, bytes,
+`to_jsonable` (NaN, huge integers, lone surrogates, bytes,
 cycles and deep nesting are shown, not refused, as it documents), cut past
-:data:`MAX_STORED_CHARS` with a visible marker. Text columns are made storable everywhere: lone
+`MAX_STORED_CHARS` with a visible marker. Text columns are made storable everywhere: lone
 surrogates (not encodable as UTF-8) and NUL characters (which PostgreSQL text refuses) become
 U+FFFD. Numbers that no column can hold become ``None``."""
 
@@ -41,7 +41,7 @@ def dump_json(value: Any) -> str | None:
 
 
 def load_json(text: Any) -> Any:
-    """Inverse of :func:`dump_json` (backends may hand back decoded JSON already)."""
+    """Inverse of `dump_json` (backends may hand back decoded JSON already)."""
     if text is None or not isinstance(text, str | bytes):
         return text
     return json.loads(text)

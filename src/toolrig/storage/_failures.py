@@ -2,7 +2,7 @@
 
 A failed write (the database is gone, locked past its busy timeout, full, or refuses a value)
 is counted per run (``failed_writes``, and a line in ``get_summary``), told to the log's failure
-listeners as a :class:`WriteFailure`, and warned about with a :class:`LogWriteWarning`. The
+listeners as a `WriteFailure`, and warned about with a `LogWriteWarning`. The
 caller of ``add_result`` also gets the exception; the recorder listener, which has no caller to
 tell, stops there.
 """

@@ -3,10 +3,10 @@
 Backends implement five small methods (connect, migrate, insert, select, close); recording,
 querying and the LLM-facing summary are written once here.
 
-Writing never fails silently. Every value is encoded totally (see :mod:`._encode`); a record
+Writing never fails silently. Every value is encoded totally (see `._encode`); a record
 that still cannot be written (the database refuses it or is unreachable) is counted for its
-run (:meth:`ExecutionLog.failed_writes`, and a line of :meth:`ExecutionLog.get_summary`), told
-to the failure listeners and warned about (see :mod:`._failures`).
+run (`ExecutionLog.failed_writes`, and a line of `ExecutionLog.get_summary`), told
+to the failure listeners and warned about (see `._failures`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class ExecutionLog(ABC):
     """The driver's parameter marker."""
     keep_requests: bool = False
     """Whether the request texts that led to tool calls are stored (see
-    :class:`~toolrig.storage.RequestLog`); off unless set, as they are what users typed."""
+    `RequestLog`); off unless set, as they are what users typed."""
 
     @abstractmethod
     def _connect(self) -> Any:
@@ -58,7 +58,7 @@ class ExecutionLog(ABC):
 
     @abstractmethod
     def _insert(self, row: tuple[Any, ...]) -> int:
-        """Insert one row (values in :data:`COLUMNS` order) in its own transaction; its id."""
+        """Insert one row (values in `COLUMNS` order) in its own transaction; its id."""
 
     # -- connections: one per thread, all closed together ---------------------------------
     def _conn(self) -> Any:
@@ -118,7 +118,7 @@ class ExecutionLog(ABC):
     ) -> int:
         """Record one execution; returns its id. Committed when this returns.
 
-        Any value is stored (see :mod:`._encode`); when the backend still refuses the record,
+        Any value is stored (see `._encode`); when the backend still refuses the record,
         the failure is counted, told and warned about, then raised.
         """
         status = status_of(status).value
@@ -160,7 +160,7 @@ class ExecutionLog(ABC):
         cost: float | None = None,
         tool_version: str | None = None,
     ) -> int:
-        """Record a :class:`~toolrig.ToolResult` with its metadata."""
+        """Record a `ToolResult` with its metadata."""
         meta = result.metadata
         error = result.error
         started = meta.started_at if meta else time.time()
@@ -186,7 +186,7 @@ class ExecutionLog(ABC):
         )
 
     def recorder(self, run_id: str) -> Callable[[ToolEvent], None]:
-        """A listener for :meth:`ToolExecutor.add_listener` that records every finished call.
+        """A listener for `ToolExecutor.add_listener` that records every finished call.
 
         A record that cannot be written is counted, told and warned about (it never passes
         unnoticed), and never raises into the executor.
@@ -316,7 +316,7 @@ class ExecutionLog(ABC):
     def purge_requests(
         self, *, before: float | None = None, tool: str | None = None, run_id: str | None = None
     ) -> int:
-        """Delete stored request texts (see :meth:`RequestLog.purge`); how many."""
+        """Delete stored request texts (see `RequestLog.purge`); how many."""
         from toolrig.storage._requests import RequestLog
 
         return RequestLog(self).purge(before=before, tool=tool, run_id=run_id)

@@ -10,7 +10,7 @@ __all__ = ["open_log"]
 
 def open_log(url: str | None = None) -> ExecutionLog:
     """An execution log from a URL: ``postgresql://...`` or a SQLite path / ``sqlite:///path``;
-    ``None`` opens the default SQLite file (see :func:`~toolrig.storage.default_log_path`)."""
+    ``None`` opens the default SQLite file (see `default_log_path`)."""
     if url is None:
         return SQLiteExecutionLog()
     if url.startswith(("postgresql://", "postgres://")):

@@ -4,7 +4,7 @@ Each row pairs a request (the user's turn, or the query a model searched with) w
 it led to and whether the call succeeded. Tool search learns from these pairs which tools
 answer which requests (``ToolIndex.learn``). Request texts are what users typed, so nothing
 is stored unless enabled (``RequestLog(log, enabled=True)``, or ``log.keep_requests = True``
-for every writer of that log object), and :meth:`RequestLog.purge` (also
+for every writer of that log object), and `RequestLog.purge` (also
 ``ExecutionLog.purge_requests``) deletes them, all or by age, tool or run.
 
 The table lives in the execution log's database (``tool_requests`` in SQLite,
@@ -87,7 +87,7 @@ class RequestLog:
     """The (request, tool) pairs of an execution log's database.
 
     Nothing is stored unless enabled: by ``enabled=True``, or, when ``enabled`` is left
-    out, by the log's ``keep_requests`` setting (off by default); otherwise :meth:`record`
+    out, by the log's ``keep_requests`` setting (off by default); otherwise `record`
     returns ``False``. Reading and purging work either way.
     """
 

@@ -1,5 +1,5 @@
-"""How an :class:`ExecutionRecord` maps to a table row: the column order every backend
-creates, and the total encoding that lets any value be stored (see :mod:`._encode`)."""
+"""How an `ExecutionRecord` maps to a table row: the column order every backend
+creates, and the total encoding that lets any value be stored (see `._encode`)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def to_row(
     cost: Any,
     **text: Any,
 ) -> tuple[Any, ...]:
-    """The values of one record in :data:`COLUMNS` order, each in a form every backend stores."""
+    """The values of one record in `COLUMNS` order, each in a form every backend stores."""
     now = time.time()
     finished = storable_number(finished_at)
     finished = now if finished is None else finished

@@ -4,7 +4,7 @@ that governs it and the call ids it has used, by session id.
 Stored next to the execution log (table ``agent_sessions``, ``toolrig_agent_sessions`` on
 PostgreSQL), so a conversation continues, and a held call is approved, from any process that
 opens the same log. Each save names the version it read: two processes continuing one session
-at once cannot both win, the second gets :class:`SessionConflict` instead of silently dropping
+at once cannot both win, the second gets `SessionConflict` instead of silently dropping
 the first one's turns.
 """
 
@@ -94,7 +94,7 @@ class SessionStore(ABC):
     @abstractmethod
     def save(self, state: SessionState) -> SessionState:
         """Store ``state`` if the stored version is still ``state.version``; returns it with
-        the new version, or raises :class:`SessionConflict`."""
+        the new version, or raises `SessionConflict`."""
 
 
 class MemorySessionStore(SessionStore):

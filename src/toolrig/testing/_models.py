@@ -44,7 +44,7 @@ class ModelRequest:
 TurnFunction: TypeAlias = Callable[
     [list[dict[str, Any]], list[dict[str, Any]]], "ModelTurn | str | Awaitable[ModelTurn | str]"
 ]
-"""``(messages, tools) -> turn``: decides a :class:`FunctionModel`'s next turn (may be async)."""
+"""``(messages, tools) -> turn``: decides a `FunctionModel`'s next turn (may be async)."""
 
 
 class _TestModel(LLMClient):
@@ -121,8 +121,8 @@ def split_text(text: str) -> list[str]:
 class ScriptedModel(_TestModel):
     """A model that answers with the given turns, in order.
 
-    Each turn is a :class:`ModelTurn` or a plain text answer. A request after the last turn
-    raises :class:`ModelScriptError`, as does a request the Chat API would refuse (a tool
+    Each turn is a `ModelTurn` or a plain text answer. A request after the last turn
+    raises `ModelScriptError`, as does a request the Chat API would refuse (a tool
     message that answers no call, a call left unanswered); ``requests`` keeps what was asked.
     """
 
@@ -151,7 +151,7 @@ class FunctionModel(_TestModel):
 
     ``messages`` are the Chat messages sent (system first, tool results as ``role: tool``),
     ``tools`` the offered tools as OpenAI Chat definitions. The function returns a
-    :class:`ModelTurn` or a text answer, and may be async.
+    `ModelTurn` or a text answer, and may be async.
     """
 
     def __init__(self, function: TurnFunction, *, model: str = "function") -> None:

@@ -28,7 +28,7 @@ UNSET: Any = _Unset()
 class ModelTurn:
     """One scripted model answer.
 
-    ``calls`` are :class:`~toolrig.ToolCall` objects or ``(name, arguments[, id])`` tuples,
+    ``calls`` are `ToolCall` objects or ``(name, arguments[, id])`` tuples,
     named as the executor calls the tool (``"notes.add"``) or as the model sees it
     (``"notes__add"``); ``arguments`` may be a mapping or raw text, to play a model that sends
     broken JSON. Calls without an id get ``call_1``, ``call_2``, ... ``output`` is a typed
@@ -72,7 +72,7 @@ def _to_json(value: Any) -> str:
 
 
 def as_turn(value: ModelTurn | str) -> ModelTurn:
-    """A :class:`ModelTurn` from a turn or a plain text answer."""
+    """A `ModelTurn` from a turn or a plain text answer."""
     if isinstance(value, ModelTurn):
         return value
     if isinstance(value, str):

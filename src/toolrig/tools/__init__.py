@@ -1,7 +1,7 @@
 """Built-in tools.
 
 For local work (loaded with the package): files, documents, downloads, shell, search, replace,
-todo. Each works inside one root folder (its :class:`Sandbox`) given when it is created; paths
+todo. Each works inside one root folder (its `Sandbox`) given when it is created; paths
 leaving it are refused with a ``permission_denied`` result. ``docs/tools.md`` lists what each
 tool may touch and how to widen or narrow it.
 
@@ -9,7 +9,7 @@ For the outside world (loaded on first use of their names, as some need an extra
 (``WebTool``, its search backends, the ``NetPolicy`` that limits the addresses it reaches), HTTP
 services described by an OpenAPI document (``openapi_tool``, see ``docs/openapi.md``), a
 database (``DbTool``), a browser (``BrowserTool``) and a model (``LLMTool``); see
-``docs/tools-web.md``. Retrieval over local documents is :mod:`toolrig.tools.rag`.
+``docs/tools-web.md``. Retrieval over local documents is `toolrig.tools.rag`.
 """
 
 import typing as _typing

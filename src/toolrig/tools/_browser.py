@@ -2,9 +2,9 @@
 
 Each session is an isolated browser context (its own cookies) with one page, named by an id the
 caller passes back. The browser, its loop thread and its sessions are
-:class:`~toolrig.tools._browser_sessions.Browsers`; this module holds the actions and what they
+`Browsers`; this module holds the actions and what they
 do on a page. All browser traffic goes through a local guard proxy applying the
-:class:`~toolrig.tools.NetPolicy`.
+`NetPolicy`.
 
 Login credentials are looked up by key, never passed by the model: environment variables
 ``TOOLRIG_CREDENTIAL_<KEY>_USERNAME`` / ``..._PASSWORD``, else the system keyring (service

@@ -1,6 +1,6 @@
 """What ``browser_tool`` does on one page: describe it, read it, fill a login or search form.
 
-Every text leaving here passes through :func:`scrub`, so the session's secrets (credentials
+Every text leaving here passes through `scrub`, so the session's secrets (credentials
 typed into a form) never appear in a result, even when a site echoes them back.
 """
 

@@ -2,7 +2,7 @@
 its sessions, each an isolated browser context (its own cookies) with one page.
 
 The loop thread lets sync and async callers use the browser alike. Sessions idle longer than
-``idle_timeout`` close themselves; :meth:`Browsers.close` (also run at interpreter exit) closes
+``idle_timeout`` close themselves; `Browsers.close` (also run at interpreter exit) closes
 everything. All browser traffic goes through a local guard proxy applying the network policy.
 Settings are read from the tool when needed, so changing one on the tool takes effect at the
 next launch or session.
@@ -34,7 +34,7 @@ SESSION_HINT: Final = "Call navigate without session_id to open a new session."
 
 
 class BrowserSettings(Protocol):
-    """What :class:`Browsers` reads from its tool."""
+    """What `Browsers` reads from its tool."""
 
     executable_path: str | None
     network: NetPolicy

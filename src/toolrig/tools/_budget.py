@@ -2,13 +2,13 @@
 and output, checked while the work runs (page by page, paragraph by paragraph, file by file)
 so that a hostile input stops the work when the budget is spent, not after all of it is done.
 
-A :class:`Budget` is plain settings; :meth:`Budget.start` gives the :class:`Meter` of one call.
+A `Budget` is plain settings; `Budget.start` gives the `Meter` of one call.
 ``Meter.check`` reads the monotonic clock, and the thread's CPU clock one time in 8;
-``Meter.tick`` is for hot callbacks (one per PDF operator) and checks every :data:`TICKS`
+``Meter.tick`` is for hot callbacks (one per PDF operator) and checks every `TICKS`
 calls. Memory is the growth of this process's
-resident set since the call started, read from ``/proc/self/statm`` every :data:`TICKS`
+resident set since the call started, read from ``/proc/self/statm`` every `TICKS`
 checks: other threads count too, so it is a guard against a blow-up, not an account. In a
-child process of its own (``isolation="process"``), :meth:`Meter.limit_process` also sets
+child process of its own (``isolation="process"``), `Meter.limit_process` also sets
 ``RLIMIT_AS`` and ``RLIMIT_CPU``, which hold inside a C parser that never returns to Python.
 """
 
@@ -70,7 +70,7 @@ class Meter:
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
         self.output = 0
-        """Output taken so far (see :meth:`take`)."""
+        """Output taken so far (see `take`)."""
         self._wall0 = time.monotonic()
         self._cpu0 = time.thread_time()
         self._rss0 = _rss()
@@ -78,7 +78,7 @@ class Meter:
         self._checks = 0
 
     def check(self, where: str = "") -> None:
-        """Raise :class:`BudgetExceeded` when time, CPU or memory is spent; ``where`` says
+        """Raise `BudgetExceeded` when time, CPU or memory is spent; ``where`` says
         how far the work got (e.g. "at page 12"), for the message."""
         b = self.budget
         if b.wall_s is not None and (used := time.monotonic() - self._wall0) > b.wall_s:
@@ -96,7 +96,7 @@ class Meter:
                 )
 
     def tick(self, where: str = "") -> None:
-        """:meth:`check`, every :data:`TICKS` calls: for callbacks run per token or operator."""
+        """`check`, every `TICKS` calls: for callbacks run per token or operator."""
         self._ticks += 1
         if self._ticks % TICKS == 0:
             self.check(where)

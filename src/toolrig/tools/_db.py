@@ -17,7 +17,7 @@ SQL only as bound parameters. ``insert_db`` needs ``read_only=False``.
 Results are bounded while they are read: PostgreSQL rows come through a server-side cursor,
 ``max_rows + 1`` at most, and every backend stops at ``max_result_bytes`` of JSON
 (``_db_rows``). SQLite queries run in a forked worker process (``_fork_call``), killed at
-``statement_timeout`` and capped at :data:`QUERY_MEMORY` bytes, because SQLite cannot be
+``statement_timeout`` and capped at `QUERY_MEMORY` bytes, because SQLite cannot be
 interrupted inside one function call.
 """
 

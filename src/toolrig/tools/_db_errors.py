@@ -1,4 +1,4 @@
-"""Database errors said for the model: each failure of a query becomes a :class:`ToolError`
+"""Database errors said for the model: each failure of a query becomes a `ToolError`
 with the code that tells who must act (refused, too slow, wrong parameters, wrong SQL)."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def bounded_rows(
     rows: Iterable[Sequence[Any]], *, cap: int, max_bytes: int
 ) -> tuple[list[list[Any]], bool]:
     """The first ``cap`` rows of ``rows`` made JSON-friendly, and whether there were more;
-    a :class:`ToolError` as soon as they add up to more than ``max_bytes`` bytes of JSON."""
+    a `ToolError` as soon as they add up to more than ``max_bytes`` bytes of JSON."""
     kept: list[list[Any]] = []
     used = 0
     for row in rows:

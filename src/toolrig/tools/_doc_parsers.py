@@ -1,4 +1,4 @@
-"""PDF and DOCX text for the ``documents`` tool, under a :class:`~toolrig.tools._budget.Meter`.
+"""PDF and DOCX text for the ``documents`` tool, under a `Meter`.
 
 Both formats pack a lot of work in few bytes (a 37 KB DOCX holds 100,000 table rows, 19 s to
 walk; a 3.6 KB PDF page holds 300,000 text operators, 9 s to extract), so the budget is
@@ -45,7 +45,7 @@ def markdown_table(rows: list[list[str]], max_rows: int) -> str:
 
 class Blocks:
     """Blocks of output joined by blank lines, taken from the meter's output budget; once it
-    is spent, :attr:`cut` is true and further blocks are dropped."""
+    is spent, `cut` is true and further blocks are dropped."""
 
     def __init__(self, meter: Meter) -> None:
         self.meter = meter

@@ -61,7 +61,7 @@ def kind_of(mode: int) -> str:
 
 
 def check_regular(st: os.stat_result, *, allow_hard_links: bool) -> None:
-    """Raise :class:`Unreadable` unless ``st`` is a regular file with one link (or links are
+    """Raise `Unreadable` unless ``st`` is a regular file with one link (or links are
     allowed)."""
     if not stat.S_ISREG(st.st_mode):
         raise Unreadable(f"it is {kind_of(st.st_mode)}, not a regular file")
@@ -86,7 +86,7 @@ def open_regular(
 
     ``look_first`` checks the name's type before opening it, so a device is not even opened
     (opening some devices has effects); the type is checked again on the open descriptor, which
-    is what settles a race. Raises :class:`Unreadable` or ``OSError``.
+    is what settles a race. Raises `Unreadable` or ``OSError``.
     """
     if look_first:
         seen = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -122,7 +122,7 @@ def read_fd(fd: int, limit: int, size: int = 0) -> bytes:
 
 
 def read_regular(name: str, dir_fd: int, limit: int, *, allow_hard_links: bool) -> bytes:
-    """The bytes of the regular file ``name`` in ``dir_fd``, refused (:class:`Unreadable`)
+    """The bytes of the regular file ``name`` in ``dir_fd``, refused (`Unreadable`)
     when it is larger than ``limit``; ``OSError`` when it cannot be opened or read."""
     fd, st = open_regular(name, dir_fd, allow_hard_links=allow_hard_links, look_first=False)
     try:

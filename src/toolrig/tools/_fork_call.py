@@ -13,7 +13,7 @@ needs, nothing is pickled but the requests and answers) and serves request after
 call costs a round trip through two pipes rather than a fork (a fork took 13 ms on a loaded
 2-core machine, a round trip well under 1 ms); a worker that was killed or crashed is replaced
 at the next call. Answers are pickled behind an 8-byte length, so a sibling that inherited a
-pipe cannot hold an answer back. Needs ``os.fork`` (Linux, macOS): see :func:`fork_available`.
+pipe cannot hold an answer back. Needs ``os.fork`` (Linux, macOS): see `fork_available`.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class ForkedWorkers:
 
     def run(self, request: Any, *, timeout: float, memory: int) -> Any:
         """``handler(request)`` computed in a worker that is killed after ``timeout`` seconds
-        and may allocate ``memory`` bytes beyond what it holds. A :class:`ToolError` raised by
+        and may allocate ``memory`` bytes beyond what it holds. A `ToolError` raised by
         the handler comes back as it was."""
         data = pickle.dumps((request, timeout, memory))
         worker = self._take()

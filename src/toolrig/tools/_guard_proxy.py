@@ -1,4 +1,4 @@
-"""A local forward proxy that applies a :class:`~toolrig.tools.NetPolicy` to a browser.
+"""A local forward proxy that applies a `NetPolicy` to a browser.
 
 The browser is launched with this proxy for every request (loopback included), so each
 connection it makes (page loads, redirects, images, scripts, websockets) is checked here after
@@ -27,7 +27,7 @@ _HOP_HEADERS: Final = frozenset(
 
 
 class GuardProxy:
-    """Serve on ``127.0.0.1`` (a free port) in the running event loop; :meth:`close` stops it."""
+    """Serve on ``127.0.0.1`` (a free port) in the running event loop; `close` stops it."""
 
     def __init__(self, policy: NetPolicy) -> None:
         self.policy = policy

@@ -1,8 +1,8 @@
 """Guarding outbound HTTP against server-side request forgery (SSRF).
 
 A URL a model gives may point at the machine itself, the local network or a cloud metadata
-service. :class:`NetPolicy` says which addresses may be reached; :func:`resolve_checked` resolves
-a host name and refuses it when any of its addresses is forbidden; :func:`guarded_stream` sends a
+service. `NetPolicy` says which addresses may be reached; `resolve_checked` resolves
+a host name and refuses it when any of its addresses is forbidden; `guarded_stream` sends a
 request and follows redirects by hand, checking every hop *after* DNS resolution and connecting
 to the very address that was checked (the host name is kept for the ``Host`` header and TLS), so
 a name that resolves differently a moment later (DNS rebinding) cannot slip through.
@@ -142,7 +142,7 @@ def _denied(url: str, host: str, address: IPAddress, policy: NetPolicy) -> ToolE
 async def resolve_checked(url: str, policy: NetPolicy) -> IPAddress:
     """The address to connect to for ``url``, after checking scheme and every resolved address.
 
-    Raises a ``permission_denied`` :class:`ToolError` when any address is forbidden (a name that
+    Raises a ``permission_denied`` `ToolError` when any address is forbidden (a name that
     resolves to one public and one private address is refused), ``invalid_arguments`` for a URL
     that cannot be fetched, ``not_found`` when the name does not resolve.
     """
@@ -203,7 +203,7 @@ def _pinned(url: httpx.URL, address: IPAddress) -> tuple[httpx.URL, dict[str, st
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GuardedResponse:
-    """A response reached through :func:`guarded_stream`; read its body with ``aiter_bytes``."""
+    """A response reached through `guarded_stream`; read its body with ``aiter_bytes``."""
 
     response: httpx.Response
     url: str

@@ -4,7 +4,7 @@ Each operation (its ``operationId``, else method and path) is an action: path, q
 header parameters and the JSON request body (under ``body``) make its parameter schema, so a
 bad call is refused before any request is sent; the 2xx JSON responses make its output schema,
 so an answer that breaks it is an ``invalid_output`` result. Calls go through httpx under the
-same address policy as ``web_tool`` (:class:`~toolrig.tools.NetPolicy`, checked after DNS
+same address policy as ``web_tool`` (`NetPolicy`, checked after DNS
 resolution); a non-2xx answer is a structured error result carrying the status and the body.
 Credentials come only from the configuration (a header value, or an environment variable read
 at call time), never from the document.
@@ -97,12 +97,12 @@ def openapi_tool(
     the parsed document) as one tool, one action per operation.
 
     ``base_url``: where to send requests (default: the document's first ``servers`` entry,
-    relative to the document's URL). ``auth``: one or more :class:`HeaderAuth` (or dicts of its
+    relative to the document's URL). ``auth``: one or more `HeaderAuth` (or dicts of its
     fields, e.g. ``{"header": "Authorization", "env": "TOKEN", "scheme": "Bearer"}``).
     ``name``: the tool's name (default: from the document's title). ``network``: which
     addresses may be reached, the document's URL included (default: public ones only; allow a
     private service explicitly, ``NetPolicy(allow=("10.1.2.3",))``). ``timeout``: seconds for
-    one request. Raises :class:`~toolrig.ToolDefinitionError` naming every operation that
+    one request. Raises `ToolDefinitionError` naming every operation that
     cannot be imported.
     """
     policy = network or NetPolicy()

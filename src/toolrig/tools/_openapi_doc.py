@@ -220,7 +220,7 @@ class _Refs:
 def operations(
     doc: Mapping[str, Any], *, folder: Path | None = None, hidden: frozenset[str] = frozenset()
 ) -> list[Operation]:
-    """Every operation of ``doc``, in document order; raises :class:`ToolDefinitionError`
+    """Every operation of ``doc``, in document order; raises `ToolDefinitionError`
     listing every operation that cannot be imported. Header parameters named in ``hidden``
     (lower case: the headers the configuration fills) are left out of the schemas."""
     problems: list[str] = []

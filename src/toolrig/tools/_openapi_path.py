@@ -28,7 +28,7 @@ def encode_segment(text: str) -> str:
 
 def fill_path(template: str, values: Mapping[str, str]) -> str:
     """``template`` with each ``{name}`` of ``values`` replaced by its encoded text; a
-    :class:`ToolError` (invalid arguments) when a filled segment would still read as an empty,
+    `ToolError` (invalid arguments) when a filled segment would still read as an empty,
     ``.`` or ``..`` segment."""
     segments = template.split("/")
     for index, segment in enumerate(segments):

@@ -7,10 +7,10 @@ extension adds more (``dblink``, ``crosstab``). Here the server says what each f
 
 - a function marked ``VOLATILE`` may change something or reach outside the query (files, locks,
   other sessions, sequences), so it is refused, unless it is one of
-  :data:`HARMLESS_VOLATILE` (built in or in C, and only reads a clock, a random generator or
+  `HARMLESS_VOLATILE` (built in or in C, and only reads a clock, a random generator or
   a size);
 - a function marked ``IMMUTABLE`` or ``STABLE`` may run, unless it is one of
-  :data:`REACHING_STABLE`: stable functions that run SQL they are given or build themselves
+  `REACHING_STABLE`: stable functions that run SQL they are given or build themselves
   (``*_to_xml``, ``crosstab``, ``connectby``, ``xpath_table``) or take a transaction id;
 - a function that is not built in (an extension's or a user's) must also be written in C or be
   internal: a body in SQL or a procedural language may call anything, whatever it is marked.
@@ -21,7 +21,7 @@ an operator or a type is refused when a function it calls is refused: the aggreg
 transition and final functions (the server marks every user aggregate ``IMMUTABLE``, whatever
 they do), the operator's code, the type's input function and the casts to it. ``trusted``
 names lift the rule for the functions the operator of the tool vouches for. The catalogue is
-read once per database connection (:data:`CATALOGUE_QUERY`, about 5,000 rows) and kept with it;
+read once per database connection (`CATALOGUE_QUERY`, about 5,000 rows) and kept with it;
 a function name the catalogue does not hold is refused.
 """
 
@@ -174,7 +174,7 @@ class Catalogue:
 
     @classmethod
     def from_rows(cls, rows: Iterable[tuple[Any, ...]], trusted: Iterable[str] = ()) -> Catalogue:
-        """The catalogue of :data:`CATALOGUE_QUERY`'s rows; functions named in ``trusted``
+        """The catalogue of `CATALOGUE_QUERY`'s rows; functions named in ``trusted``
         (``name`` or ``schema.name``) are allowed whatever they are."""
         trust = frozenset(trusted)
         made = cls()

@@ -1,8 +1,8 @@
 """The sandbox: one root folder that a built-in tool may touch, and safe ways to touch it.
 
-Every path a model gives is relative to the root. :meth:`Sandbox.resolve` refuses absolute
+Every path a model gives is relative to the root. `Sandbox.resolve` refuses absolute
 paths, ``..`` that leaves the root and symlinks (of the file or of any parent folder) whose real
-location is outside; the answer is a ``permission_denied`` :class:`~toolrig.ToolError` naming
+location is outside; the answer is a ``permission_denied`` `ToolError` naming
 the path.
 
 Checking a path and then using it leaves a window in which a folder could be swapped for a
@@ -150,7 +150,7 @@ class Sandbox:
         """``(fd, stat)`` of the regular file ``target``, opened for reading without blocking
         and without following a symlink anywhere on the way. A pipe, a device, a socket, a
         folder or (unless allowed) a file with several hard links is refused with a
-        :class:`~toolrig.ToolError` naming the path."""
+        `ToolError` naming the path."""
         dfd = self.open_dir(target.parent, for_path=target)
         try:
             return open_regular(target.name, dfd, allow_hard_links=self.allow_hard_links)
@@ -191,7 +191,7 @@ class Sandbox:
             os.close(dfd)
 
     def unreadable(self, shown: str, exc: Unreadable) -> ToolError:
-        """The error for a file that is not read (see :class:`~toolrig.tools._fd.Unreadable`)."""
+        """The error for a file that is not read (see `Unreadable`)."""
         if exc.linked:
             return ToolError(
                 f"`{shown}` is not read: {exc.reason}.",

@@ -204,7 +204,7 @@ def _statement_word(node: Any) -> str:
 
 
 def role_problem(rows: list[tuple[Any, ...]]) -> str | None:
-    """Why the roles of :data:`ROLE_QUERY`'s ``rows`` are too strong for read-only queries, or
+    """Why the roles of `ROLE_QUERY`'s ``rows`` are too strong for read-only queries, or
     ``None`` when they are narrow enough."""
     reasons: list[str] = []
     for name, *flags in rows:

@@ -6,8 +6,8 @@ action a statement would take, while the statement is prepared: reading tables a
 ``SELECT``, recursive CTEs and plain functions pass; writing, creating, dropping, ``ATTACH``,
 ``VACUUM``, setting a pragma and functions that load code are refused before anything runs. That
 one statement is sent per call is checked by the ``sqlite3`` module (with SQLite's tokenizer).
-Every value and every statement is bounded by ``Connection.setlimit`` (:data:`LIMITS`): a string
-or blob a query builds is at most :data:`MAX_VALUE_BYTES`, so one function call over it takes
+Every value and every statement is bounded by ``Connection.setlimit`` (`LIMITS`): a string
+or blob a query builds is at most `MAX_VALUE_BYTES`, so one function call over it takes
 at most a fraction of a second; the SQL text, its expression depth, its compiled program and
 its compound selects are bounded too, so a statement holds only so many such calls. SQLite
 checks its progress handler and ``interrupt()`` only between steps of its program, so the hard

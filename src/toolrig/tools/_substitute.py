@@ -2,7 +2,7 @@
 limit before it is built, and the diff of the changes, cut while it is made.
 
 The size of the result is known before it is built: counted for a plain text (``bytes.count``),
-measured match by match in a first pass otherwise (see :meth:`Template.size`), refusing as soon
+measured match by match in a first pass otherwise (see `Template.size`), refusing as soon
 as it passes the limit. Replacing one character by 100 in a 2 MB file is refused in 10 ms with
 no memory spent; it used to build a 200 MB string (and 500 MB of memory) and write it.
 """

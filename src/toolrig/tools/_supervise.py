@@ -2,7 +2,7 @@
 
 Killing the command's process group is not enough: a descendant that called ``setsid`` (or
 ``setpgid``) has left the group, and a background child left running after a normal exit keeps
-going. On Linux the command is started by a short Python program (:data:`SUPERVISOR`, run with
+going. On Linux the command is started by a short Python program (`SUPERVISOR`, run with
 ``python -I -S``, about 20 ms) that makes itself a *child subreaper*
 (``prctl(PR_SET_CHILD_SUBREAPER)``): every orphaned descendant, whichever session or group it
 moved to, is re-parented to it rather than to init. When the command exits, or when the tool
@@ -119,7 +119,7 @@ when it was stopped, then a newline, to ``status_fd``."""
 
 
 def supervisor_available() -> bool:
-    """Whether commands can run under :data:`SUPERVISOR` here (Linux with ``/proc``)."""
+    """Whether commands can run under `SUPERVISOR` here (Linux with ``/proc``)."""
     return sys.platform.startswith("linux") and bool(sys.executable) and os.path.isdir("/proc")
 
 

@@ -3,8 +3,8 @@ each sub-folder opened from its parent's descriptor with ``O_NOFOLLOW`` (see ``_
 folder swapped for a symlink while the walk runs is never entered; ``.git`` and gitignored
 folders pruned before they are entered; glob filters compiled once.
 
-:func:`walk` yields the regular files; :func:`tree` yields every entry (for listings). Both hold
-one descriptor per level they are in, and go at most :data:`MAX_DEPTH` levels down.
+`walk` yields the regular files; `tree` yields every entry (for listings). Both hold
+one descriptor per level they are in, and go at most `MAX_DEPTH` levels down.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class PathFilter:
 
 @dataclass(frozen=True, slots=True)
 class WalkEntry:
-    """A regular file met by :func:`walk` (by its folder entry's type; the reader checks the
+    """A regular file met by `walk` (by its folder entry's type; the reader checks the
     opened file again)."""
 
     rel: str
@@ -116,7 +116,7 @@ Kind = Literal["file", "folder", "symlink", "other"]
 
 @dataclass(frozen=True, slots=True)
 class TreeEntry:
-    """An entry met by :func:`tree`."""
+    """An entry met by `tree`."""
 
     rel: str
     """Path relative to the folder listed, ``/``-separated."""

@@ -1,7 +1,7 @@
 """``web_tool``: fetch a web page as readable text, search the web, summarise a page.
 
 Limits are safe by default: a total time limit, a byte cap on what is read, a redirect limit,
-and an address policy (:class:`~toolrig.tools.NetPolicy`) that refuses private,
+and an address policy (`NetPolicy`) that refuses private,
 loopback, link-local and cloud-metadata addresses after DNS resolution and on every redirect.
 """
 
@@ -106,7 +106,7 @@ class WebTool(BaseTool):
     ) -> None:
         """``network``: which addresses may be reached (default: public ones only).
         ``search_backend``: a backend object or name (default: from the environment, see
-        :func:`~toolrig.tools._web_search.backend_from_env`). ``summarizer``: what ``summary``
+        `backend_from_env`). ``summarizer``: what ``summary``
         calls. ``timeout``: seconds for a whole fetch. ``max_bytes``: body bytes read at most.
         ``max_chars``: text characters returned at most."""
         super().__init__()
@@ -201,7 +201,7 @@ class WebTool(BaseTool):
 
     # -- the fetch itself (also used by other tools, e.g. RAG indexing of URLs) --------------
     async def fetch_page(self, url: str, *, max_chars: int | None = None) -> FetchOutput:
-        """Fetch ``url`` under this tool's limits and policy; errors are :class:`ToolError`."""
+        """Fetch ``url`` under this tool's limits and policy; errors are `ToolError`."""
         limit = min(max_chars or self.max_chars, self.max_chars)
         try:
             async with asyncio.timeout(self.fetch_timeout):
@@ -317,7 +317,7 @@ def _to_text(
 
 def _configured_llm_summarizer() -> Summarizer | None:
     """``llm_tool``'s summary when an LLM is configured (arguments, environment or config
-    file, see :class:`~toolrig.agent.LLMConfig`); ``None`` when none is."""
+    file, see `LLMConfig`); ``None`` when none is."""
     from toolrig.agent._config import LLMConfig, LLMConfigError
     from toolrig.agent._factory import make_client
     from toolrig.tools._llm import LLMTool

@@ -1,8 +1,8 @@
 """Web search backends behind one interface: DuckDuckGo, SearXNG, Brave and Tavily.
 
-Each backend answers ``search(query, max_results)`` with :class:`SearchHit` items (title, url,
+Each backend answers ``search(query, max_results)`` with `SearchHit` items (title, url,
 snippet). A backend that is not configured, or that cannot be reached, raises a
-:class:`~toolrig.ToolError` saying which and how to fix it. Backend URLs and keys come from the
+`ToolError` saying which and how to fix it. Backend URLs and keys come from the
 operator (arguments or environment variables), never from the model, so they are not subject
 to the fetch tool's address policy: a SearXNG instance on the local network is the usual setup.
 
@@ -46,7 +46,7 @@ class SearchHit(TypedDict):
 
 @runtime_checkable
 class SearchBackend(Protocol):
-    """What :class:`~toolrig.tools.WebTool` needs from a search service."""
+    """What `WebTool` needs from a search service."""
 
     name: str
 

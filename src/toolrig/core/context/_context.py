@@ -1,4 +1,4 @@
-"""The run-time context a tool may ask for by annotating a parameter with :class:`ToolContext`."""
+"""The run-time context a tool may ask for by annotating a parameter with `ToolContext`."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ class ToolContext(Generic[DepsT]):
     """What the executor tells a running tool. Injected, never shown to the model.
 
     Declare it as a parameter (``ctx: ToolContext``, or ``ctx: ToolContext[MyDeps]`` to type
-    :attr:`deps`) to receive it.
+    `deps`) to receive it.
     """
 
     tool: str
@@ -60,10 +60,10 @@ class ToolContext(Generic[DepsT]):
     cancel_event: threading.Event = field(default_factory=threading.Event)
     _progress: ProgressCallback | None = None
     interaction: Interaction = field(default_factory=current_interaction)
-    """Where :meth:`log`, :meth:`elicit` and :meth:`sample` go (set by whoever runs the call,
-    see :func:`~toolrig.core.tool_interaction`)."""
+    """Where `log`, `elicit` and `sample` go (set by whoever runs the call,
+    see `tool_interaction`)."""
     _runner: ToolRunner | None = None
-    """The pipeline running this call (what :meth:`run_tool` runs nested calls on)."""
+    """The pipeline running this call (what `run_tool` runs nested calls on)."""
 
     async def run_tool(
         self,
@@ -103,7 +103,7 @@ class ToolContext(Generic[DepsT]):
 
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
         """Ask a person for input shaped by ``schema`` (a flat JSON Schema object); returns
-        their answer, or raises a ``permission_denied`` :class:`~toolrig.ToolError` when
+        their answer, or raises a ``permission_denied`` `ToolError` when
         nothing here can ask anyone."""
         elicitor = self.interaction.elicitor
         if elicitor is None:
@@ -124,7 +124,7 @@ class ToolContext(Generic[DepsT]):
         max_tokens: int = 1000,
     ) -> str:
         """Ask a language model (MCP: the client's; under the agent: the agent's) and return
-        its text; raises a ``not_supported`` :class:`~toolrig.ToolError` when no model can be
+        its text; raises a ``not_supported`` `ToolError` when no model can be
         reached here."""
         sampler = self.interaction.sampler
         if sampler is None:

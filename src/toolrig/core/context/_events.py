@@ -1,6 +1,6 @@
 """One listener mechanism for every kind of event: calls, catalogue changes and plan steps.
 
-A :class:`Listeners` list is replaced, never mutated, so emitting needs no lock; a listener that
+A `Listeners` list is replaced, never mutated, so emitting needs no lock; a listener that
 raises is logged and never stops the others or the work that emitted the event.
 """
 

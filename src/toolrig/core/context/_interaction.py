@@ -1,11 +1,11 @@
 """What a running tool may ask of whoever runs it: log, ask a person, ask a model.
 
 A tool calls ``ctx.log(...)``, ``await ctx.elicit(...)`` and ``await ctx.sample(...)`` on its
-:class:`~toolrig.ToolContext`; the answers come from an :class:`Interaction`, the hooks set by
+`ToolContext`; the answers come from an `Interaction`, the hooks set by
 whoever runs the call. The MCP server sets hooks that go to the client; the agent sets a
 sampler over its own LLM client; an application sets an elicitor that asks its user (or an
 approval policy). The hooks travel in a context variable, so the call pipeline carries them
-without knowing them, and a call started inside :func:`tool_interaction` sees them.
+without knowing them, and a call started inside `tool_interaction` sees them.
 
 Where nothing can answer, the tool gets an error it can report, never a wait: eliciting
 without an elicitor is ``permission_denied``, sampling without a sampler ``not_supported``.
@@ -65,7 +65,7 @@ _PYTHON_LEVELS: Final = {
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Elicitation:
-    """A person's answer to :meth:`~toolrig.ToolContext.elicit`: ``accept`` with ``content``
+    """A person's answer to `elicit`: ``accept`` with ``content``
     (matching the requested schema), ``decline``, or ``cancel`` (dismissed)."""
 
     action: Literal["accept", "decline", "cancel"]
@@ -110,7 +110,7 @@ _CURRENT: ContextVar[Interaction | None] = ContextVar("toolrig_interaction", def
 
 
 def current_interaction() -> Interaction:
-    """The hooks in effect here (those of the innermost :func:`tool_interaction`)."""
+    """The hooks in effect here (those of the innermost `tool_interaction`)."""
     return _CURRENT.get() or _NONE
 
 

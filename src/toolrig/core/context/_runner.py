@@ -1,7 +1,7 @@
 """The seam through which a tool object runs a call of its own (``Tool.run``, ``BaseTool.execute``).
 
 The core defines tools but not how calls run: timeouts, retries, hooks and middleware belong to
-the one call pipeline in :mod:`toolrig.runtime`, which installs itself here when it is imported
+the one call pipeline in `toolrig.runtime`, which installs itself here when it is imported
 (``import toolrig`` always imports it). So a tool called directly gets exactly the guarantees of
 a call through an executor, and the core never imports the layer above it.
 """
@@ -20,7 +20,7 @@ __all__ = ["ToolRunner", "default_runner", "install_runner"]
 class ToolRunner(Protocol):
     """Runs one call of a given tool object through the call pipeline.
 
-    ``tool`` is a :class:`~toolrig.BaseTool` (typed loosely here: the tool class depends on this
+    ``tool`` is a `BaseTool` (typed loosely here: the tool class depends on this
     seam, not the other way round).
     """
 

@@ -1,10 +1,10 @@
-"""What runs: an :class:`Action` holds the callable and its validators.
+"""What runs: an `Action` holds the callable and its validators.
 
 An action defined from a function gets validators compiled on their first use (see
-:mod:`toolrig.core.schema._validation`): defining many tools costs what exporting them needs.
+`toolrig.core.schema._validation`): defining many tools costs what exporting them needs.
 One defined from a JSON Schema compiles at definition time (jsonschema-rs takes about 10 µs), as
 compiling is what checks the schema, every keyword of it and its defaults; equal schemas share
-one compiled validator (:mod:`toolrig.core.schema._json_schema`)."""
+one compiled validator (`toolrig.core.schema._json_schema`)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ __all__ = ["Action", "action_from_function", "action_from_schema", "context_para
 class Action:
     """One callable unit of a tool: its spec, its function and its validators.
 
-    Built once at definition time; per call only ``validator.validate``, :meth:`call` and
+    Built once at definition time; per call only ``validator.validate``, `call` and
     ``output_validator.check`` run (the validators compile themselves on first use when built
     lazily, then cost the same as if compiled up front).
     """
@@ -120,7 +120,7 @@ class Action:
 
 
 def context_parameter(func: Callable[..., Any]) -> str | None:
-    """The name of the parameter annotated with :class:`ToolContext`, if any."""
+    """The name of the parameter annotated with `ToolContext`, if any."""
     from toolrig.core.define._signature import _is_context
 
     try:

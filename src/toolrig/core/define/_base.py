@@ -2,7 +2,7 @@
 
 Two declaration styles, freely mixed in one class:
 
-* concise: methods decorated with :func:`action`, schema taken from type hints and docstrings;
+* concise: methods decorated with `action`, schema taken from type hints and docstrings;
 * explicit: ``actions = [ActionSchema(name=..., parameters=[ActionParam(...)], ...)]`` with a
   method of the same name implementing each action.
 
@@ -77,8 +77,8 @@ class _SpecField:
 
 
 class BaseTool:
-    """A tool with one or more named actions. Subclass it, or use :class:`~toolrig.Tool` /
-    :func:`~toolrig.tool` for single functions."""
+    """A tool with one or more named actions. Subclass it, or use `Tool` /
+    `tool` for single functions."""
 
     # Declared here for type checkers; at run time each is a _SpecField (installed below).
     name: ClassVar[str]
@@ -233,9 +233,9 @@ class BaseTool:
         tool_call_id: str | None = None,
         **kwargs: Any,
     ) -> ToolResult:
-        """Run ``action`` with ``params`` (or keyword arguments) and return a :class:`ToolResult`.
+        """Run ``action`` with ``params`` (or keyword arguments) and return a `ToolResult`.
 
-        The call goes through the same pipeline as :meth:`ToolExecutor.execute_sync`
+        The call goes through the same pipeline as `ToolExecutor.execute_sync`
         (validation, the tool's time limit and retries, output checks), on the default
         executor. Never raises for bad input or a failing tool.
         """
@@ -253,7 +253,7 @@ class BaseTool:
         tool_call_id: str | None = None,
         **kwargs: Any,
     ) -> ToolResult:
-        """Async :meth:`execute`; sync actions run in a worker thread."""
+        """Async `execute`; sync actions run in a worker thread."""
         return await default_runner().run_tool(
             self, action, _merge(params, kwargs), strict=strict, tool_call_id=tool_call_id
         )
@@ -263,7 +263,7 @@ class BaseTool:
 
 
 class AssembledTool(BaseTool):
-    """Deprecated: :meth:`BaseTool.from_actions` builds a tool from a spec and its actions."""
+    """Deprecated: `BaseTool.from_actions` builds a tool from a spec and its actions."""
 
     _abstract_tool = True
 

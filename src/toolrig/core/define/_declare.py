@@ -1,9 +1,9 @@
-"""Declaring actions: the :func:`action` decorator, :class:`ActionSchema`, and the two builders
-every definition style uses to turn a callable and its :class:`ActionOptions` into an
-:class:`~toolrig.core.define._action.Action` (one from the signature, one from a JSON Schema).
+"""Declaring actions: the `action` decorator, `ActionSchema`, and the two builders
+every definition style uses to turn a callable and its `ActionOptions` into an
+`Action` (one from the signature, one from a JSON Schema).
 
-Reading a tool class's body (:func:`class_actions`) lives here too, so
-:mod:`toolrig.core.define._base` holds only the tool object."""
+Reading a tool class's body (`class_actions`) lives here too, so
+`toolrig.core.define._base` holds only the tool object."""
 
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ class _Mark:
 
 
 def action_options(subject: str, fields: Mapping[str, Any]) -> ActionOptions:
-    """``fields`` validated as :class:`ActionOptions`; problems raise one
-    :class:`ToolDefinitionError`."""
+    """``fields`` validated as `ActionOptions`; problems raise one
+    `ToolDefinitionError`."""
     try:
         return ActionOptions(**fields)
     except ValidationError as exc:
@@ -60,7 +60,7 @@ def action(
 def action(
     func: F | None = None, /, *, name: str | None = None, **options: Unpack[ActionOptionsDict]
 ) -> F | Callable[[F], F]:
-    """Mark a method of a :class:`~toolrig.BaseTool` subclass as an action (bare or with
+    """Mark a method of a `BaseTool` subclass as an action (bare or with
     options). The options are checked here, when the class is written."""
     mark_data = _Mark(name, action_options(f"@action {name or ''}".strip(), options))
 
@@ -169,7 +169,7 @@ def class_actions(
     cls: type, subject: str, inherited: Mapping[str, Action], reserved: Collection[str]
 ) -> dict[str, Action]:
     """The actions declared in the body of tool class ``cls`` (after the ``inherited`` ones);
-    every problem is reported in one :class:`ToolDefinitionError`.
+    every problem is reported in one `ToolDefinitionError`.
 
     ``reserved`` names the tool base class's own attributes, which no action may replace.
     """
@@ -217,7 +217,7 @@ def class_actions(
 def _declared_action(
     cls: type, schema: object, subject: str, reserved: Collection[str]
 ) -> Action | str:
-    """The action of one :class:`ActionSchema` in a class's ``actions`` list, or what is
+    """The action of one `ActionSchema` in a class's ``actions`` list, or what is
     wrong with the declaration."""
     if not isinstance(schema, ActionSchema):
         return f"`actions` must hold ActionSchema objects, got {schema!r}"

@@ -30,7 +30,7 @@ class Doc(NamedTuple):
 
 
 class _Parsed:
-    """The parts of ``docstring_parser.Docstring`` a :class:`Doc` is made from: ``params`` holds
+    """The parts of ``docstring_parser.Docstring`` a `Doc` is made from: ``params`` holds
     ``(arg_name, description)`` per parameter entry, ``returns`` the description of the first
     returns (or yields) entry. (A plain class: defining a dataclass costs a millisecond at
     import.)"""
@@ -68,7 +68,7 @@ class _NotGoogle(Exception):
 
 @functools.lru_cache(maxsize=1024)
 def parse_text(raw: str) -> Doc:
-    """The :class:`Doc` of a docstring (as :func:`inspect.getdoc` returns it), kept: methods
+    """The `Doc` of a docstring (as `inspect.getdoc` returns it), kept: methods
     shared by tool classes, and tools defined again, repeat the same text."""
     text = inspect.cleandoc(raw)
     if _OTHER_STYLES.search(text) is None:
@@ -83,7 +83,7 @@ def parse_text(raw: str) -> Doc:
 
 
 def parse_with_library(raw: str) -> Doc:
-    """The :class:`Doc` of ``docstring_parser.parse(raw)``."""
+    """The `Doc` of ``docstring_parser.parse(raw)``."""
     import docstring_parser
 
     lib = docstring_parser.parse(raw)
@@ -161,7 +161,7 @@ def _described(desc_chunk: str, parsed: _Parsed) -> _Parsed:
 
 def _google(text: str) -> _Parsed | None:
     """``GoogleParser().parse`` of an already cleaned docstring, ``None`` when it finds no
-    section entries; raises :class:`_NotGoogle` where it raises ``ParseError``."""
+    section entries; raises `_NotGoogle` where it raises ``ParseError``."""
     rules = _rules()
     titles_re = rules.titles
     match = titles_re.search(text)

@@ -1,4 +1,4 @@
-"""Single-action tools: :class:`Tool` (built from data) and the :func:`tool` decorator."""
+"""Single-action tools: `Tool` (built from data) and the `tool` decorator."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from toolrig.core.schema._params import ToolParameter, parameters_to_schema
 __all__ = ["Tool", "tool"]
 
 Parameters = Sequence[ToolParameter] | Mapping[str, Any]
-"""Declared parameters: :class:`ToolParameter` objects, or a JSON Schema of the arguments."""
+"""Declared parameters: `ToolParameter` objects, or a JSON Schema of the arguments."""
 
 P = ParamSpec("P", default=...)
 """The wrapped function's parameters, so calling a tool object is checked like calling the
@@ -31,12 +31,12 @@ R = TypeVar("R", default=Any)
 class Tool(BaseTool, Generic[P, R]):
     """A tool with one action that runs ``func``.
 
-    Parameters come from ``parameters`` (a list of :class:`ToolParameter` or a JSON Schema) when
+    Parameters come from ``parameters`` (a list of `ToolParameter` or a JSON Schema) when
     given, else from ``func``'s type hints and docstring. The tool's options are given as
-    keywords (``timeout=5``, ``tags=[...]``, see :class:`~toolrig.core.model._options.ToolOptions`),
+    keywords (``timeout=5``, ``tags=[...]``, see `ToolOptions`),
     as one ``options`` object, or both (the keywords win). Calling the tool object calls
-    ``func`` directly; :meth:`run` calls it through validation and returns a
-    :class:`ToolResult`. For type checkers the tool keeps ``func``'s signature
+    ``func`` directly; `run` calls it through validation and returns a
+    `ToolResult`. For type checkers the tool keeps ``func``'s signature
     (``Tool[P, R]``), so ``add(1, 2)`` is typed as ``add``'s return value.
     """
 
@@ -103,7 +103,7 @@ class Tool(BaseTool, Generic[P, R]):
         tool_call_id: str | None = None,
         **kwargs: Any,
     ) -> ToolResult:
-        """Validate and run the tool; always returns a :class:`ToolResult`."""
+        """Validate and run the tool; always returns a `ToolResult`."""
         return self.execute(
             self._spec.name, arguments, strict=strict, tool_call_id=tool_call_id, **kwargs
         )
@@ -117,7 +117,7 @@ class Tool(BaseTool, Generic[P, R]):
         tool_call_id: str | None = None,
         **kwargs: Any,
     ) -> ToolResult:
-        """Async :meth:`run`."""
+        """Async `run`."""
         return await self.aexecute(
             self._spec.name, arguments, strict=strict, tool_call_id=tool_call_id, **kwargs
         )
@@ -152,9 +152,9 @@ def tool(
     options: ToolOptions | None = None,
     **more: Unpack[ToolOptionsDict],
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Turn a (sync or async) function into a :class:`Tool`; use bare or with options.
+    """Turn a (sync or async) function into a `Tool`; use bare or with options.
 
-    Takes every keyword :class:`Tool` takes. The schema comes from the type hints, defaults
+    Takes every keyword `Tool` takes. The schema comes from the type hints, defaults
     and docstring (or from ``parameters``). Problems with the signature are reported at
     decoration time, every one of them, naming the parameters.
     """
@@ -200,7 +200,7 @@ def _make_action(
 
 
 def _is_name(name: str) -> bool:
-    """Whether ``name`` is a valid tool name (:func:`tool_options` reports why not)."""
+    """Whether ``name`` is a valid tool name (`tool_options` reports why not)."""
     try:
         check_name(name)
     except ValueError:

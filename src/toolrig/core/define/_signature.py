@@ -5,7 +5,7 @@ collecting every problem; 3) find the injected context parameter; 4) parse the d
 (Google, NumPy, Sphinx); 5) build the JSON Schema of the parameters, and the way to compile
 their validator; 6) do the same for the return type.
 
-Step 5 is what defining a tool costs. For the annotations tools use, :mod:`.type_schema` builds
+Step 5 is what defining a tool costs. For the annotations tools use, `.type_schema` builds
 the JSON Schema pydantic would and leaves the validator to be compiled on first call (its core
 schema is ready, so that takes microseconds); anything else (models, dataclasses, TypedDicts...)
 goes through a pydantic ``TypeAdapter`` of a ``TypedDict`` of the parameters, compiled now.
@@ -87,7 +87,7 @@ def _is_context(annotation: Any) -> bool:
 def describe_function(
     func: Callable[..., Any], *, subject: str, skip_first: bool = False
 ) -> FunctionSignature:
-    """Build the tool description of ``func``; raise :class:`ToolDefinitionError` listing every
+    """Build the tool description of ``func``; raise `ToolDefinitionError` listing every
     unsupported parameter."""
     try:
         sig = inspect.signature(func)
@@ -226,7 +226,7 @@ def _deferred(direct: Schemas, *, arguments: bool = False) -> ValidatorSource | 
 def _pydantic_arguments(
     subject: str, fields: Sequence[FieldSpec]
 ) -> tuple[dict[str, Any], SchemaValidator]:
-    """What :func:`_arguments` returns, through a pydantic ``TypeAdapter`` of a ``TypedDict`` of
+    """What `_arguments` returns, through a pydantic ``TypeAdapter`` of a ``TypedDict`` of
     the parameters (any annotation pydantic supports; its validator is compiled now)."""
     annotations: dict[str, Any] = {}
     for spec in fields:

@@ -1,9 +1,9 @@
 """Error codes and exceptions, grouped by who has to act on them.
 
-* The developer misused the library: :class:`ToolDefinitionError` (raised at definition time).
+* The developer misused the library: `ToolDefinitionError` (raised at definition time).
 * The model must fix its call, or the tool failed at run time: never raised to the caller of
-  ``execute``; it becomes a :class:`~toolrig.ToolResult` whose ``error.code`` is an
-  :class:`ErrorCode`. Tool authors raise :class:`ToolError` (or :class:`RetryableToolError`)
+  ``execute``; it becomes a `ToolResult` whose ``error.code`` is an
+  `ErrorCode`. Tool authors raise `ToolError` (or `RetryableToolError`)
   to choose the code, message and hint the model reads.
 """
 
@@ -25,7 +25,7 @@ __all__ = [
 
 
 class ErrorCode(StrEnum):
-    """The stable set of error codes a :class:`~toolrig.ToolResult` can carry.
+    """The stable set of error codes a `ToolResult` can carry.
 
     The values are part of the public contract: models and callers may branch on them.
     """
@@ -61,7 +61,7 @@ class Problem(str):
     ``loc`` lists the keys and indexes from the definition's root (``("parameters", 0,
     "default")``), as pydantic reports them, so a YAML loader can point at the file's line
     without reading the text back. It is a ``str`` so that
-    :attr:`ToolDefinitionError.problems <toolrig.ToolDefinitionError>` stays a list of texts.
+    `ToolDefinitionError.problems <toolrig.ToolDefinitionError>` stays a list of texts.
     """
 
     loc: Loc
@@ -113,7 +113,7 @@ class ToolNotFoundError(KeyError):
 class ToolError(Exception):
     """Raise inside a tool to fail with a message written for the model.
 
-    ``code`` is one of :class:`ErrorCode` (default ``execution_error``); ``hint`` tells the model
+    ``code`` is one of `ErrorCode` (default ``execution_error``); ``hint`` tells the model
     what to do next; ``details`` is any JSON-able data; ``retryable`` lets the executor retry.
     """
 
@@ -144,7 +144,7 @@ class RetryableToolError(ToolError):
 
 
 class ToolResultError(RuntimeError):
-    """Raised by :meth:`ToolResult.unwrap` when the result is an error."""
+    """Raised by `ToolResult.unwrap` when the result is an error."""
 
     def __init__(self, code: str, message: str) -> None:
         self.code = code

@@ -21,7 +21,7 @@ def new_call_id() -> str:
 
 
 def made_here(call_id: str) -> bool:
-    """Whether ``call_id`` was made by :func:`new_call_id` in this process (so no earlier
+    """Whether ``call_id`` was made by `new_call_id` in this process (so no earlier
     process can have used it)."""
     return call_id.startswith(_PREFIX)
 

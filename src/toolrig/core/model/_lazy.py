@@ -20,7 +20,7 @@ def lazy_names(
     """The module ``__getattr__`` of ``package``: ``table`` maps an exported name to the
     module defining it (imported, and the value kept in the package, on first use);
     ``deprecated`` maps an old name to ``(module, attribute, new name)``, answered with a
-    :class:`DeprecationWarning` each time."""
+    `DeprecationWarning` each time."""
     old = deprecated or {}
 
     def __getattr__(name: str) -> Any:

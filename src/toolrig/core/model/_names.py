@@ -1,4 +1,4 @@
-"""The names an action is known by, written once: :class:`ActionRef`.
+"""The names an action is known by, written once: `ActionRef`.
 
 A single-action tool is called by its own name. An action of a multi-action tool is called
 ``tool.action`` (how people write it) or ``tool__action`` (its exported name, which every LLM
@@ -66,7 +66,7 @@ class ActionRef:
 
     @property
     def wire_name(self) -> str:
-        """How it is exported: ``tool`` or ``tool__action`` (before :attr:`provider_name`)."""
+        """How it is exported: ``tool`` or ``tool__action`` (before `provider_name`)."""
         return f"{self.tool}{_WIRE}{self.action}" if self.multi else self.tool
 
     @property

@@ -1,10 +1,10 @@
 """Tool and action options, each declared once.
 
-:class:`ToolOptions` holds what can be said about a tool besides its name, description and
-actions; :class:`ActionOptions` the same for one action. The specs inherit them
-(:class:`~toolrig.ToolSpec`, :class:`~toolrig.ActionSpec`), the YAML definitions inherit them,
+`ToolOptions` holds what can be said about a tool besides its name, description and
+actions; `ActionOptions` the same for one action. The specs inherit them
+(`ToolSpec`, `ActionSpec`), the YAML definitions inherit them,
 and the keyword forms (``@tool(**options)``, ``Tool(..., **options)``, ``@action(**options)``)
-are typed by :class:`ToolOptionsDict` / :class:`ActionOptionsDict`, whose keys a test holds
+are typed by `ToolOptionsDict` / `ActionOptionsDict`, whose keys a test holds
 equal to the models' fields. So an option is added in one place and cannot drift.
 """
 
@@ -34,7 +34,7 @@ _SEMVER = re.compile(
 
 
 def check_version(value: str) -> str:
-    """``value`` if it is a semantic version such as ``1.2.0``, else :class:`ValueError`."""
+    """``value`` if it is a semantic version such as ``1.2.0``, else `ValueError`."""
     if not _SEMVER.match(value):
         raise ValueError(f"version {value!r} is not a semantic version such as 1.2.0")
     return value
@@ -166,7 +166,7 @@ class ActionOptions(FrozenModel):
 
 
 class ToolOptionsDict(TypedDict, total=False):
-    """:class:`ToolOptions` as keyword arguments (same keys; see the model for each one)."""
+    """`ToolOptions` as keyword arguments (same keys; see the model for each one)."""
 
     display_name: str | None
     version: str
@@ -185,7 +185,7 @@ class ToolOptionsDict(TypedDict, total=False):
 
 
 class ActionOptionsDict(TypedDict, total=False):
-    """:class:`ActionOptions` as keyword arguments (same keys; see the model for each one)."""
+    """`ActionOptions` as keyword arguments (same keys; see the model for each one)."""
 
     description: str | None
     output_description: str | None

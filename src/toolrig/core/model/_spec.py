@@ -1,8 +1,8 @@
 """The one plain-data description of a tool that every definition style ends as.
 
 Providers, prompts and servers read only these specs; what runs (callables, validators) lives in
-:mod:`toolrig.core.define._action`. The options are declared once, in
-:mod:`toolrig.core.model._options`, and inherited here."""
+`toolrig.core.define._action`. The options are declared once, in
+`toolrig.core.model._options`, and inherited here."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ class ToolSpec(ToolOptions):
 
 def tool_options(name: str, options: Mapping[str, Any]) -> ToolOptions:
     """``options`` as given (keywords, class attributes) checked together with the tool's
-    ``name``: every problem comes out in one :class:`ToolDefinitionError`. A ``None`` value
+    ``name``: every problem comes out in one `ToolDefinitionError`. A ``None`` value
     means the option's default."""
     problems: list[str] = []
     try:
@@ -120,8 +120,8 @@ def tool_options(name: str, options: Mapping[str, Any]) -> ToolOptions:
 def build_tool_spec(
     name: str, description: str, actions: Mapping[str, ActionSpec], options: ToolOptions
 ) -> ToolSpec:
-    """The validated :class:`ToolSpec`; every problem is reported in one
-    :class:`ToolDefinitionError`."""
+    """The validated `ToolSpec`; every problem is reported in one
+    `ToolDefinitionError`."""
     fields = {key: getattr(options, key) for key in ToolOptions.model_fields}
     try:
         return ToolSpec(name=name, description=description, actions=dict(actions), **fields)
@@ -135,7 +135,7 @@ def _subject(name: Any) -> str:
 
 
 def definition_error(subject: str, exc: ValidationError) -> ToolDefinitionError:
-    """One :class:`ToolDefinitionError` listing every problem of a pydantic validation."""
+    """One `ToolDefinitionError` listing every problem of a pydantic validation."""
     problems: list[str] = [*validation_problems(exc)]
     return ToolDefinitionError(subject, problems)
 

@@ -52,7 +52,7 @@ class TextContent:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Binary:
     data: str
-    """The bytes, base64-encoded (build from raw bytes with :meth:`from_bytes`)."""
+    """The bytes, base64-encoded (build from raw bytes with `from_bytes`)."""
     mime_type: str
 
     def __post_init__(self) -> None:

@@ -2,7 +2,7 @@
 serialises.
 
 Tool outputs are arbitrary objects, and every rendering of a result (``to_dict``, ``to_json``,
-``to_text``, the log) goes through :func:`to_jsonable`. Its result holds only ``dict`` (with
+``to_text``, the log) goes through `to_jsonable`. Its result holds only ``dict`` (with
 ``str`` keys), ``list``, ``str``, ``int``, finite ``float``, ``bool`` and ``None``, so
 ``json.dumps(..., allow_nan=False)`` accepts it and its text encodes as UTF-8. What JSON cannot
 carry is shown, not dropped:
@@ -10,15 +10,15 @@ carry is shown, not dropped:
 * ``NaN``, ``Infinity``, ``-Infinity`` become the strings ``"NaN"``, ``"Infinity"``,
   ``"-Infinity"``;
 * integers longer than Python's int-to-text limit (4,300 digits, which ``json`` and ``repr``
-  obey) become a string of their digits, or past :data:`MAX_EXACT_DIGITS` digits
+  obey) become a string of their digits, or past `MAX_EXACT_DIGITS` digits
   ``"<integer of about N digits, ending ...>"`` (exact text of such numbers costs seconds);
 * text with lone surrogates (``"\\ud800"``, not encodable as UTF-8) has them replaced by U+FFFD;
 * ``bytes`` become their text when they are valid UTF-8, else ``"<N bytes>"``;
 * a container met again inside itself becomes ``"<cycle>"``, data nested deeper than
-  :data:`MAX_DEPTH` levels ``"<nested too deeply>"``;
+  `MAX_DEPTH` levels ``"<nested too deeply>"``;
 * other objects are converted as pydantic converts them (models, dataclasses, dates, enums,
   decimals, paths...), else shown by their ``repr`` (``"<Name object>"`` when ``repr`` fails),
-  cut to :data:`MAX_REPR` characters.
+  cut to `MAX_REPR` characters.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def clean_text(text: str) -> str:
 
 def int_text(number: int, *, exact: bool = True) -> str:
     """Decimal text of ``number``, also past Python's 4,300-digit limit (exactly up to
-    :data:`MAX_EXACT_DIGITS` digits when ``exact``, else an approximate description)."""
+    `MAX_EXACT_DIGITS` digits when ``exact``, else an approximate description)."""
     number = int.__int__(number)
     bits = number.bit_length()
     if bits <= _SAFE_INT_BITS:
@@ -87,7 +87,7 @@ def int_text(number: int, *, exact: bool = True) -> str:
 
 
 def safe_repr(value: Any) -> str:
-    """``repr(value)``, cut to :data:`MAX_REPR` characters; ``<Name object>`` if it fails."""
+    """``repr(value)``, cut to `MAX_REPR` characters; ``<Name object>`` if it fails."""
     try:
         text = repr(value)
         if not isinstance(text, str):

@@ -2,7 +2,7 @@
 
 Error messages quote what was received (``"huge" (string)``). The value is whatever the caller
 passed: a list nested thousands deep, a 5,000-digit integer, text with lone surrogates, an object
-whose ``repr`` raises. :func:`preview` stops writing once it has :data:`PREVIEW_CHARS`
+whose ``repr`` raises. `preview` stops writing once it has `PREVIEW_CHARS`
 characters, so its cost is bounded whatever the value's size, and it never raises.
 """
 
@@ -62,7 +62,7 @@ def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
 
 
 def shown(value: Any) -> str:
-    """:func:`preview` followed by the value's JSON type: ``"abc" (string)``."""
+    """`preview` followed by the value's JSON type: ``"abc" (string)``."""
     return f"{preview(value)} ({json_type_of(value)})"
 
 

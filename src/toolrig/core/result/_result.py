@@ -1,8 +1,8 @@
-"""The structured answer of every tool call: :class:`ToolResult` and its renderings.
+"""The structured answer of every tool call: `ToolResult` and its renderings.
 
 Every rendering is total: ``to_dict``, ``to_json``, ``to_text``, ``to_pretty`` and ``render``
 never raise, whatever the output holds, and the JSON ones always produce valid JSON (the rules
-for what JSON cannot carry are those of :mod:`toolrig.core.result._jsonable`).
+for what JSON cannot carry are those of `toolrig.core.result._jsonable`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class ErrorInfo:
     """Why a call failed, in words the model can act on."""
 
     code: str
-    """One of :class:`~toolrig.ErrorCode` (stable), or a tool-specific code."""
+    """One of `ErrorCode` (stable), or a tool-specific code."""
     message: str
     """What went wrong, written for the model (and the developer reading logs)."""
     hint: str | None = None
@@ -108,7 +108,7 @@ def _rounded(value: Any) -> Any:
 
 
 def _dumps(data: Any, *, indent: int | None = None) -> str:
-    """JSON text of data made by :func:`to_jsonable` (which always serialises; the fallback
+    """JSON text of data made by `to_jsonable` (which always serialises; the fallback
     only guards against a subclass of ``ToolResult`` rendering something else)."""
     try:
         return json.dumps(
@@ -137,7 +137,7 @@ class ToolResult:
         return None if self.error is None else self.error.code
 
     def unwrap(self) -> Any:
-        """Return the output, or raise :class:`~toolrig.ToolResultError` if the call failed."""
+        """Return the output, or raise `ToolResultError` if the call failed."""
         if self.error is not None:
             raise ToolResultError(self.error.code, self.error.message)
         return self.output
@@ -155,7 +155,7 @@ class ToolResult:
         return data
 
     def to_json(self, *, include_metadata: bool = True, drop_empty: bool = True) -> str:
-        """Compact JSON text of :meth:`to_dict` (always valid JSON)."""
+        """Compact JSON text of `to_dict` (always valid JSON)."""
         return _dumps(self.to_dict(include_metadata=include_metadata, drop_empty=drop_empty))
 
     def to_text(self) -> str:
@@ -281,7 +281,7 @@ def success_result(
     tool_call_id: str | None = None,
     started_at: float | None = None,
 ) -> ToolResult:
-    """A successful :class:`ToolResult` carrying ``output``."""
+    """A successful `ToolResult` carrying ``output``."""
     return ToolResult(
         success=True, output=output, metadata=_metadata(tool, action, tool_call_id, started_at)
     )
@@ -299,7 +299,7 @@ def error_result(
     tool_call_id: str | None = None,
     started_at: float | None = None,
 ) -> ToolResult:
-    """A failed :class:`ToolResult` with an error code the caller and the model can act on."""
+    """A failed `ToolResult` with an error code the caller and the model can act on."""
     return ToolResult(
         success=False,
         error=ErrorInfo(

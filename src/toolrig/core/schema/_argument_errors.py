@@ -1,9 +1,9 @@
 """The ``invalid_arguments`` error a model reads: every problem, path first, and how to fix it.
 
 Both argument validators (pydantic-core for tools defined from type hints, JSON Schema for tools
-defined from a schema) describe problems as :class:`Problem` dicts and leave the message to
-:func:`invalid_arguments`, so a model reads one format whichever way the tool was defined. The
-helpers that put a schema in words (:func:`describe_type`, :func:`parameters_hint`) read the
+defined from a schema) describe problems as `Problem` dicts and leave the message to
+`invalid_arguments`, so a model reads one format whichever way the tool was defined. The
+helpers that put a schema in words (`describe_type`, `parameters_hint`) read the
 exported JSON Schema, following local ``$ref``s a bounded number of times.
 """
 

@@ -6,7 +6,7 @@ tightened copy of the core schema:
 
 * a nested ``BaseModel`` ignores unknown keys unless its config says ``extra``; the top level of
   the arguments refuses them, and so, now, does every model that does not choose otherwise
-  (:mod:`toolrig.core.schema._model_check`);
+  (`toolrig.core.schema._model_check`);
 * ``set[...]`` and ``frozenset[...]`` drop duplicates silently while the schema says
   ``uniqueItems``: a sequence whose items collapse is refused. JSON has no set, so an array is
   a set's wire form, in strict calls too (pydantic's strict mode wants a Python ``set``): the

@@ -7,8 +7,8 @@ crashes the process on a list nested 100,000 deep under a recursive schema; it r
 ``null``). jsonschema-rs also misreads two values of JSON's own: text with a lone surrogate
 (measured against ``maxLength`` as if repaired) and integers longer than Python's int-to-text
 limit (4,300 digits by default: it reads numbers through ``str()``, which raises, and the number
-then passes ``minimum`` and ``maximum``). :func:`plain` is the check every validation pays (a
-loop over the values, only descending into containers); :func:`data_problems` explains a
+then passes ``minimum`` and ``maximum``). `plain` is the check every validation pays (a
+loop over the values, only descending into containers); `data_problems` explains a
 failure, within a budget.
 """
 
@@ -48,7 +48,7 @@ DataProblem = tuple[tuple[str | int, ...], str, str]
 def plain(value: Any) -> bool:
     """True when ``value`` holds no ``NaN``/``Infinity``, no text with a lone surrogate, no
     integer past Python's int-to-text limit, nothing but JSON types (tuples count as arrays),
-    and is nested at most :data:`MAX_DATA_DEPTH` deep."""
+    and is nested at most `MAX_DATA_DEPTH` deep."""
     if type(value) is dict:  # arguments: most often flat, so look at the values here first
         for key, item in value.items():
             if type(key) is not str or not (key.isascii() or not _broken(key)):
@@ -221,12 +221,12 @@ def _broken(text: str) -> bool:
 
 
 ABSENT: Final = object()
-"""What :func:`value_at` returns where nothing is."""
+"""What `value_at` returns where nothing is."""
 
 
 def value_at(value: Any, loc: Sequence[str | int]) -> Any:
     """The part of ``value`` at ``loc`` (keys of objects, indexes of arrays), or
-    :data:`ABSENT`."""
+    `ABSENT`."""
     for part in loc:
         if isinstance(value, Mapping):
             if not isinstance(part, str) or part not in value:
@@ -242,7 +242,7 @@ def value_at(value: Any, loc: Sequence[str | int]) -> Any:
 
 def loads_json(text: str) -> Any:
     """``json.loads`` that refuses ``NaN``/``Infinity`` and turns a nesting too deep for the
-    decoder into :class:`ValueError` (so one ``except ValueError`` covers every bad text)."""
+    decoder into `ValueError` (so one ``except ValueError`` covers every bad text)."""
     try:
         return json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:

@@ -4,7 +4,7 @@ Tools defined from JSON Schema (YAML, MCP and OpenAI definitions, ``Tool(paramet
 are validated by jsonschema-rs, which passes the whole official test suite and checks a small
 object in about 0.3 µs. Around it this module adds what a tool needs:
 
-* :func:`~toolrig.core.schema._schema_vocabulary.keyword_problems` first, so a keyword the validator
+* `keyword_problems` first, so a keyword the validator
   would ignore is refused with its reason instead of silently promised to the model;
 * a copy of the schema made for enforcing (the exported schema is never changed): the
   annotations no check reads are dropped from it (so tools differing only in descriptions share
@@ -15,7 +15,7 @@ object in about 0.3 µs. Around it this module adds what a tool needs:
   ``allOf`` or a ``$ref`` still count);
 * references resolve only inside the schema: a ``$ref`` to another document is refused at
   definition time (put the document in ``$defs`` with its ``$id``); nothing is ever fetched;
-* compiled validators are shared by equal schemas (an LRU of :data:`CACHE_SIZE`), and a schema
+* compiled validators are shared by equal schemas (an LRU of `CACHE_SIZE`), and a schema
   equal to one already checked is not checked again.
 """
 
@@ -88,7 +88,7 @@ class _Packed:
 
 
 class SchemaViolation(ValueError):
-    """A value does not match a schema (:meth:`JsonSchema.validate_python`)."""
+    """A value does not match a schema (`JsonSchema.validate_python`)."""
 
 
 class JsonSchema:
@@ -108,7 +108,7 @@ class JsonSchema:
         """The schema as given (what is exported)."""
         self._enforced = _Packed(enforced) if packed else enforced
         self.validator = validator
-        """The jsonschema-rs validator: call it only with data :func:`plain` accepts."""
+        """The jsonschema-rs validator: call it only with data `plain` accepts."""
 
     @property
     def enforced(self) -> Any:
@@ -136,7 +136,7 @@ class JsonSchema:
         return found
 
     def validate_python(self, value: Any, strict: bool = True) -> Any:
-        """``value`` if it matches, else :class:`SchemaViolation` saying why, path first.
+        """``value`` if it matches, else `SchemaViolation` saying why, path first.
 
         No value is ever coerced (``strict`` is accepted for the callers of the previous
         validator and changes nothing).
@@ -150,7 +150,7 @@ class JsonSchema:
 
 def compile_json_schema(schema: Any, *, forbid_extra: bool = False) -> JsonSchema:
     """``schema`` compiled (or the one compiled for an equal schema); raises
-    :class:`SchemaCompileError` listing every reason it cannot be enforced.
+    `SchemaCompileError` listing every reason it cannot be enforced.
 
     A schema equal to one compiled before skips the keyword check and the enforcing copy as
     well: building 5,000 YAML tools spent about a third of its time redoing them for the
@@ -204,7 +204,7 @@ def _remember(cache: OrderedDict[bytes, Any], key: bytes, value: Any) -> None:
 
 
 def _cache_key(schema: Any) -> bytes | None:
-    """The schema serialised by :mod:`marshal` (exact about types: ``True`` is not ``1``);
+    """The schema serialised by `marshal` (exact about types: ``True`` is not ``1``);
     ``None`` (compiled on its own) when it holds anything marshal cannot write.
 
     Format 2, the last without back-references: later formats mark an object shared when its

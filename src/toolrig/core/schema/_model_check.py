@@ -2,7 +2,7 @@
 
 pydantic-core validates a model with the validator compiled for its class, whatever the schema
 it is found in says, so a model inside tool arguments cannot be told to refuse unknown keys or
-duplicate set items. :func:`model_check` builds a check that runs first on a dict given for the
+duplicate set items. `model_check` builds a check that runs first on a dict given for the
 model: a typed dict of the model's keys that refuses any other key, whose fields are the
 model's field schemas where tightening changes them (sets, int enums, models nested further)
 and anything elsewhere. Its problems are reported together with the model's own, each once.

@@ -183,7 +183,7 @@ def parameters_to_schema(
 
     Rejects unnamed and duplicate parameters, and defaults (nested ones included) that break
     their own parameter's constraints; every problem is reported in one
-    :class:`~toolrig.ToolDefinitionError`, located from ``("parameters", index, ...)``.
+    `ToolDefinitionError`, located from ``("parameters", index, ...)``.
     """
     from toolrig.core.model._errors import ToolDefinitionError
 

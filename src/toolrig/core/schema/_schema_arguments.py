@@ -1,11 +1,11 @@
 """Arguments of a tool defined from JSON Schema: validated in full, coerced safely, defaults
 filled, and every failure told as an ``invalid_arguments`` error.
 
-A valid call costs one scan of the values (:func:`~toolrig.core.schema._json_data.plain`), one
+A valid call costs one scan of the values (`plain`), one
 jsonschema-rs check and a dict merge for the defaults. Everything else happens on failure:
 explaining data that is not JSON, converting text to the wanted type outside strict mode
-(:mod:`toolrig.core.schema._schema_coercion`), then listing the validator's errors. :meth:`validate`
-is total: it returns the arguments or raises :class:`ArgumentsInvalid`, whatever it is given.
+(`toolrig.core.schema._schema_coercion`), then listing the validator's errors. `validate`
+is total: it returns the arguments or raises `ArgumentsInvalid`, whatever it is given.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class SchemaArgumentValidator:
 
     def validate(self, arguments: Any, *, strict: bool = False) -> dict[str, Any]:
         """The validated (and, unless ``strict``, safely coerced) arguments with defaults
-        filled in. Raises :class:`ArgumentsInvalid` listing every problem."""
+        filled in. Raises `ArgumentsInvalid` listing every problem."""
         if type(arguments) is not dict:
             arguments = self._as_object(arguments)
         try:

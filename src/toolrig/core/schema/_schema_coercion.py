@@ -10,7 +10,7 @@ Conversions, tried in this order among the wanted types: JSON text of an object 
 ``NaN``, nesting bounded); an integer (``"5"``, ``"5.0"``, ``"1e3"``); a number; a boolean
 (``true/false``, ``yes/no``, ``on/off``, ``1/0``, ``t/f``, ``y/n``, any case); ``null`` from
 ``"null"``. Each round converts what the validator reported; decoded JSON may hold more text to
-convert, so there are up to :data:`ROUNDS` rounds.
+convert, so there are up to `ROUNDS` rounds.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Compiled validators, shared between equal schemas.
 
 Two kinds of schema are compiled here. pydantic-core schemas (built from type hints by
-:mod:`toolrig.core.schema._type_schema`) become a pydantic-core ``SchemaValidator``, cached by
+`toolrig.core.schema._type_schema`) become a pydantic-core ``SchemaValidator``, cached by
 content: many tools repeat a parameter list, and compiling is most of the cost of defining a
-tool. JSON Schemas are compiled by :func:`compile_schema`, which is
-:func:`~toolrig.core.schema._json_schema.compile_json_schema` under the name other modules know:
-every keyword enforced or the schema refused (:class:`SchemaCompileError`), the result a
-:class:`~toolrig.core.schema._json_schema.JsonSchema` whose ``validate_python`` raises a
+tool. JSON Schemas are compiled by `compile_schema`, which is
+`compile_json_schema` under the name other modules know:
+every keyword enforced or the schema refused (`SchemaCompileError`), the result a
+`JsonSchema` whose ``validate_python`` raises a
 ``ValueError`` saying what does not match."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def compile_core_schema(
     core: CoreSchema, config: CoreConfig | None = None, *, arguments: bool = False
 ) -> SchemaValidator:
     """A validator for a pydantic-core schema, shared between equal schemas. Arguments'
-    schemas are tightened first (:func:`~toolrig.core.schema._core_tighten.tighten`)."""
+    schemas are tightened first (`tighten`)."""
     if arguments:
         key = _cache_key(b"a", (core, config))
         return _shared(key, lambda: SchemaValidator(tighten(core), config))
@@ -66,7 +66,7 @@ def _shared(key: bytes | None, compile_: Callable[[], SchemaValidator]) -> Schem
 
 
 def _cache_key(kind: bytes, schema: Any) -> bytes | None:
-    """The schema serialised by :mod:`marshal` (fast, and exact about types: ``True`` is not
+    """The schema serialised by `marshal` (fast, and exact about types: ``True`` is not
     ``1``, a tuple is not a list), after ``kind``; ``None`` (not shared) when it holds anything
     else, such as Python objects or mapping subclasses. Key order counts: a reordered schema is
     compiled again, which is only slower."""

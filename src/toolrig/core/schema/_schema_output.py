@@ -2,7 +2,7 @@
 
 An output is whatever the function returned: JSON-native data is checked as it is; anything
 else (a dataclass, a model, a tuple of dates) is checked as it will be rendered, through
-:func:`~toolrig.core.result._jsonable.to_jsonable`. Nothing is coerced: ``"5"`` is not an integer.
+`to_jsonable`. Nothing is coerced: ``"5"`` is not an integer.
 """
 
 from __future__ import annotations

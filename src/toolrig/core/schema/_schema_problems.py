@@ -2,7 +2,7 @@
 
 The validator's own messages quote the whole offending value (a megabyte array makes a megabyte
 message) and speak of schemas ("is not valid under any of the schemas listed in the 'anyOf'
-keyword"). Here each error becomes a :data:`~toolrig.core.schema._argument_errors.Problem` whose
+keyword"). Here each error becomes a `Problem` whose
 ``expected`` reads from the keyword that failed and whose ``received`` is a bounded preview of
 the value found at the error's path in the arguments.
 """

@@ -4,16 +4,16 @@ refused at definition time with the reason.
 JSON Schema tells a validator to ignore keywords it does not know. For a tool that is a trap:
 the model reads the exported schema as a promise, so a misspelt ``minimun``, a draft-07
 ``dependencies`` under draft 2020-12, or a custom meta-schema that switches validation off would
-promise constraints that nothing checks. :func:`keyword_problems` walks a schema (bounded in
+promise constraints that nothing checks. `keyword_problems` walks a schema (bounded in
 depth and size) and lists every keyword that would not be enforced:
 
 * the keywords of the schema's draft (2020-12 unless ``$schema`` names another standard one)
-  are enforced by the validator, ``format`` included for the formats in :data:`FORMATS`;
+  are enforced by the validator, ``format`` included for the formats in `FORMATS`;
 * annotations (``title``, ``description``, ``default``, ``examples``, ``deprecated``,
   ``readOnly``, ``writeOnly``, ``$comment``, the ``content*`` keywords) promise nothing and are
   kept; so are extension keywords named ``x-...``;
 * OpenAPI's ``nullable`` and its number formats ``int32``, ``int64``, ``float``, ``double`` are
-  enforced by rewriting them (see :mod:`toolrig.core.schema._json_schema`);
+  enforced by rewriting them (see `toolrig.core.schema._json_schema`);
 * anything else is refused.
 """
 

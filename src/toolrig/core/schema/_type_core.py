@@ -1,9 +1,9 @@
 """Type annotations -> pydantic-core schemas, as pydantic's ``GenerateSchema`` builds them,
-for the types tool parameters use (see :mod:`toolrig.core.schema._type_schema`).
+for the types tool parameters use (see `toolrig.core.schema._type_schema`).
 
 The validator compiled from these schemas (on first use) accepts, coerces and rejects exactly as
 pydantic's would. ``Field()`` options and constraints are mirrored only where pydantic-core takes
-them as they are; anything else raises :class:`Unsupported` and pydantic builds the schemas.
+them as they are; anything else raises `Unsupported` and pydantic builds the schemas.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """pydantic-core schemas -> the JSON Schema pydantic writes for them, key for key and in the
-same order, already as :func:`~toolrig.core.schema._schema_tidy.tidy_schema` leaves it (no titles
-derived from names); see :mod:`toolrig.core.schema._type_schema`."""
+same order, already as `tidy_schema` leaves it (no titles
+derived from names); see `toolrig.core.schema._type_schema`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["JsonWriter"]
 
 
 class JsonWriter:
-    """Writes the JSON Schema of core schemas, collecting the enums it meets in :attr:`defs`."""
+    """Writes the JSON Schema of core schemas, collecting the enums it meets in `defs`."""
 
     __slots__ = ("defs",)
 

@@ -9,15 +9,15 @@ tool parameters are few: scalars, dates, ``list``/``dict``/``tuple``/``set``, ``
 For those this module builds, directly,
 
 * the JSON Schema pydantic produces, key for key and in the same order, already as
-  :func:`~toolrig.core.schema._schema_tidy.tidy_schema` leaves it (no titles derived from
+  `tidy_schema` leaves it (no titles derived from
   names), and
 * the core schema pydantic compiles, so the validator built from it (on first use) accepts,
   coerces and rejects exactly as pydantic's would.
 
-Anything else raises :class:`Unsupported`, and the caller asks pydantic as before. Tests compare
+Anything else raises `Unsupported`, and the caller asks pydantic as before. Tests compare
 both results with pydantic's on a broad set of annotations. The two translations are modules of
-their own: :mod:`~toolrig.core.schema._type_core` (annotation -> core schema) and
-:mod:`~toolrig.core.schema._type_json` (core schema -> JSON Schema); this one puts them
+their own: `_type_core` (annotation -> core schema) and
+`_type_json` (core schema -> JSON Schema); this one puts them
 together."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Schemas(NamedTuple):
 
 def arguments_schemas(fields: Sequence[FieldSpec], title: str) -> Schemas:
     """The schemas pydantic builds for a ``TypedDict`` of ``fields`` (extra keys forbidden)
-    named ``title``; raises :class:`Unsupported`.
+    named ``title``; raises `Unsupported`.
 
     The JSON Schema is the tidied one, without ``additionalProperties`` (tools leave extra keys
     to the validator and say nothing about them).
@@ -98,7 +98,7 @@ def arguments_schemas(fields: Sequence[FieldSpec], title: str) -> Schemas:
 
 def value_schemas(annotation: Any) -> Schemas:
     """The schemas pydantic builds for ``TypeAdapter(annotation)`` (JSON Schema in serialization
-    mode, as for a return value); raises :class:`Unsupported`."""
+    mode, as for a return value); raises `Unsupported`."""
     if get_origin(annotation) is Annotated:
         raise Unsupported("annotated return type")
     builder = CoreBuilder(enums=False)

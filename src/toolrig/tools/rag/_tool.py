@@ -108,7 +108,7 @@ class RagTool(BaseTool):
         include: Sequence[str] = (),
     ) -> None:
         """``store``: the index file (created when missing). ``root``: folder (or
-        :class:`~toolrig.tools.Sandbox`) that ``paths`` are relative to (no paths can be indexed
+        `Sandbox`) that ``paths`` are relative to (no paths can be indexed
         without one). ``web``: the tool used to fetch
         ``urls`` (its address policy applies). ``embed``: adds dense ranking. ``include``:
         glob patterns of files to index in folders (default: every text file)."""
