@@ -26,6 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from toolrig.search._packaged import ModelFilesMissing
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -336,6 +338,12 @@ def dense_available() -> bool:
     )
 
 
+def _bge() -> Embedder:
+    from toolrig.search._bge import BGEEmbedder
+
+    return BGEEmbedder()
+
+
 _warned = False
 _cache: dict[tuple[str, ...], tuple[Embedder, ...]] = {}
 _cache_lock = threading.Lock()
@@ -349,12 +357,18 @@ def load_embedders(names: Sequence[str] = ("minilm", "static")) -> tuple[Embedde
     with _cache_lock:
         if key in _cache:
             return _cache[key]
-        factories = {"minilm": MiniLMEmbedder, "static": StaticEmbedder}
+        factories: dict[str, Callable[[], Embedder]] = {
+            "minilm": MiniLMEmbedder,
+            "static": StaticEmbedder,
+            "bge": _bge,
+        }
         unknown = [n for n in key if n not in factories]
         if unknown:
             raise ValueError(f"unknown embedding models {unknown}; known: {sorted(factories)}")
         try:
             loaded: tuple[Embedder, ...] = tuple(factories[n]() for n in key)
+        except ModelFilesMissing:
+            raise  # a model of the extra 'search-accurate', asked for by name: say so
         except (ImportError, FileNotFoundError) as exc:
             if not _warned:
                 logger.warning(
