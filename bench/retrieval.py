@@ -1,7 +1,8 @@
 """Tool search benchmark: quality on MetaTool and the pooled BFCL functions, and speed.
 
 Run: ``.venv/bin/python bench/retrieval.py`` (about 8 minutes for quality and 10 for speed on
-the shared 2-core machine; ``--quick``: no 10,000-tool catalogue; ``--limit N``: N sampled
+an idle 2-core machine, more for the per-model rows of ``retrieval_models.py``; ``--quick``:
+seconds, a few MetaTool requests and 199 tools, no BFCL; ``--limit N``: N sampled
 single-tool requests; ``--dev``: measure on the dev slices, for tuning; ``--only WORDS`` keeps
 the rows whose label holds one of them; ``--set name=value`` overrides a ``SearchConfig``
 field; ``--sizes 199,1000`` the catalogues timed). Set ``TOOLRIG_CACHE_DIR`` to keep document
@@ -61,6 +62,7 @@ from retrieval_data import (
     metatool_specs,
     words_of,
 )
+from retrieval_models import model_rows
 
 specs = metatool_specs
 
@@ -292,11 +294,12 @@ def percentile(values: list[float], q: float) -> float:
 def speed(args: argparse.Namespace) -> None:
     tools, single, _ = load_metatool()
     test = [q for q, _ in single if not is_dev(q)]  # held out, as requests
-    queries = random.Random(1).sample(test, 300)
+    queries = random.Random(1).sample(test, 50 if args.quick else 300)
     embedders = load_embedders()
     fast_config = SearchConfig(embedders=("static",))
     fast_embedders = load_embedders(fast_config.embedders)
-    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [len(tools), 1_000]
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [len(tools)]
+    sizes += [] if args.quick or args.sizes else [1_000]
     if not args.sizes and not args.quick:
         sizes.append(10_000)
     # vectors stored by the quality run must not make the first index look fast
@@ -393,7 +396,12 @@ def main() -> None:
         os.environ["TOOLRIG_CACHE_DIR"] = tempfile.mkdtemp(prefix="toolrig-bench-")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--examples", type=int, default=5, help="sample requests per tool")
-    parser.add_argument("--quick", action="store_true", help="no 10,000-tool catalogue")
+    parser.add_argument(
+        "--quick", action="store_true", help="seconds: a few requests, 199 tools, no BFCL"
+    )
+    parser.add_argument("--skip-models", action="store_true", help="no per-model rows")
+    parser.add_argument("--model-limit", type=int, default=1000, help="MetaTool requests")
+    parser.add_argument("--model-size", type=int, default=10_000, help="tools timed per model")
     parser.add_argument("--dev", action="store_true", help="measure on the dev slice (tuning)")
     parser.add_argument("--sizes", default="", help="catalogue sizes for speed, e.g. 199,1000")
     parser.add_argument("--set", action="append", default=[], help="SearchConfig override k=v")
@@ -404,8 +412,10 @@ def main() -> None:
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args()
-    if not args.skip_quality:
+    if not args.skip_quality and not args.quick:
         quality(args)
+    if not args.skip_models:
+        model_rows(args)
     if not args.skip_speed:
         speed(args)
 

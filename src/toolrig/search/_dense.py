@@ -7,7 +7,9 @@ at run time. Two models, fused with each other and with BM25F by :mod:`.fusion`:
   has no dependencies; its WordPiece vocabulary ships with toolrig), re-quantized once for
   integer products when ``onnx`` is installed (:mod:`.quantize`) and run by onnxruntime;
 - ``static``: WordLlama's static token embeddings (package ``wordllama``), averaged: about a
-  tenth of a millisecond per request.
+  tenth of a millisecond per request;
+- ``bge``: bge-small-en (extra ``search-accurate``, see :mod:`.bge`), asked for by name only;
+  its files missing raise :class:`.packaged.ModelFilesMissing` instead of falling back.
 
 Without the extra, :func:`load_embedders` logs one warning and search ranks by words alone.
 """
