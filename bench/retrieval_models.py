@@ -135,7 +135,8 @@ def model_rows(args: argparse.Namespace) -> None:
     size = 199 if args.quick else args.model_size
     big = metatool_specs(tools) if size == len(tools) else big_catalogue(tools, size)
     thousand = big_catalogue(tools, 1_000)
-    rows: list[Candidate] = candidates()
+    words = [w for w in args.only.split(",") if w]
+    rows = [c for c in candidates() if not words or any(w in c.label for w in words)]
     if args.quick:
         rows = [r for r in rows if r.label.startswith(("BM25F (", "default", "accurate ("))][:3]
     part = "dev slice" if args.dev else "held out"

@@ -10,6 +10,7 @@ import sys
 import textwrap
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 import pytest
 from search_doubles import single
@@ -48,16 +49,16 @@ def metatool() -> list[ToolSpec]:
 def test_accurate_mode_ranks_the_relevant_tool_above_a_lexically_closer_one(
     metatool: list[ToolSpec],
 ) -> None:
-    query = "How can I find rental properties in Nagoya that were built recently?"
-    relevant, distractor = "HouseRentingTool", "find_agency"
+    query = "Show me houses for sale in Vancouver with a backyard."
+    relevant, distractor = "HousePurchasingTool", "HouseRentingTool"
 
     def order(index: ToolIndex, **how: object) -> list[str]:
         return [h.tool for h in index.search(query, k=10, group="tool", **how)]  # type: ignore[arg-type]
 
     one_stage = ToolIndex(metatool)
     words = order(one_stage, mode="lexical")
-    assert words[0] == distractor  # it shares "find"; the relevant tool shares no word
-    assert relevant not in words
+    assert words[0] == distractor  # both share only "house"; words put renting first
+    assert words.index(distractor) < words.index(relevant)
     first = order(one_stage)
     assert first[0] == distractor  # the default ranking alone does not fix it
 
@@ -184,3 +185,32 @@ def test_a_tool_vector_does_not_depend_on_its_neighbours() -> None:
     assert together[0] @ bge.embed_parts("will it rain tomorrow?", [])[0] > (
         together[1] @ bge.embed_parts("will it rain tomorrow?", [])[0]
     )
+
+
+@needs_models
+def test_an_agent_offers_the_tools_the_accurate_mode_finds(metatool: list[ToolSpec]) -> None:
+    from toolrig import Tool
+    from toolrig.agent import Agent
+    from toolrig.testing import FunctionModel
+
+    offered: list[list[str]] = []
+
+    def answer(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+        offered.append([t["function"]["name"] for t in tools])
+        return "Done."
+
+    def nothing() -> str:
+        return ""
+
+    tools = [Tool(name=s.name, description=s.description, func=nothing) for s in metatool]
+    agent = Agent(
+        "Helper",
+        "You help.",
+        FunctionModel(answer),
+        tools,
+        tools_per_turn=1,
+        tool_search=SearchConfig.accurate(),
+    )
+    assert agent._index.config.reranker == "late-interaction"
+    agent.run("Show me houses for sale in Vancouver with a backyard.")
+    assert "HousePurchasingTool" in offered[0] and "HouseRentingTool" not in offered[0]
