@@ -33,10 +33,11 @@ __all__ = ["CrossEncoder", "LateInteraction", "Reranker", "load_reranker"]
 
 _PAIR_TOKENS: Final = 128
 """Tokens of a request and a tool text read together (the tool text is cut first)."""
-_DOC_TOKENS: Final = 180
+_DOC_TOKENS: Final = 128
 _QUERY_TOKENS: Final = 32
-_KEPT_DOCS: Final = 50_000
-"""Tool texts whose token vectors stay in memory (the least recently used go first)."""
+_KEPT_DOCS: Final = 20_000
+"""Tool texts whose token vectors stay in memory (the least recently used go first): kept
+in float16, about 30 KB for a 40-token text, so 10,000 tools take about 300 MB."""
 
 
 class Reranker(Protocol):
@@ -88,19 +89,22 @@ class LateInteraction:
         import numpy as np
         from tokenizers import Tokenizer
 
-        tokenizer = Tokenizer.from_file(str(model_file(self._FOLDER, "tokenizer.json")))
-        tokenizer.no_padding()
-        self._tokenizer = tokenizer
+        self._tokenizers: dict[int, Any] = {}
+        for limit in (_QUERY_TOKENS, _DOC_TOKENS):  # one each: a search may run beside another
+            tokenizer = Tokenizer.from_file(str(model_file(self._FOLDER, "tokenizer.json")))
+            tokenizer.no_padding()
+            tokenizer.enable_truncation(max_length=limit)
+            self._tokenizers[limit] = tokenizer
         self._session = onnx_session(model_file(self._FOLDER, "model.onnx"), threads)
         self._np = np
-        self._docs: OrderedDict[str, Matrix] = OrderedDict()
+        self._docs: OrderedDict[str, Any] = OrderedDict()  # float16 token vectors
         self._lock = threading.Lock()
 
     def tokens(self, text: str, limit: int = _DOC_TOKENS) -> Matrix:
-        """Unit vectors of ``text``'s tokens (without [CLS] and [SEP])."""
+        """Unit vectors of ``text``'s tokens (without [CLS] and [SEP]); ``limit`` is
+        ``_QUERY_TOKENS`` or ``_DOC_TOKENS``."""
         np = self._np
-        self._tokenizer.enable_truncation(max_length=limit)
-        encoding = self._tokenizer.encode(text)
+        encoding = self._tokenizers[limit].encode(text)
         ids = np.array([encoding.ids], dtype=np.int64)
         feeds = {
             "input_ids": ids,
@@ -118,13 +122,13 @@ class LateInteraction:
         for text in texts:
             self._doc(text)
 
-    def _doc(self, text: str) -> Matrix:
+    def _doc(self, text: str) -> Any:
         with self._lock:
             found = self._docs.get(text)
             if found is not None:
                 self._docs.move_to_end(text)
                 return found
-        vectors = self.tokens(text)
+        vectors = self.tokens(text, _DOC_TOKENS).astype(self._np.float16)
         with self._lock:
             self._docs[text] = vectors
             if len(self._docs) > _KEPT_DOCS:
@@ -136,7 +140,7 @@ class LateInteraction:
         q = self.tokens(query, _QUERY_TOKENS)
         out: Matrix = np.empty(len(texts), dtype=np.float32)
         for i, text in enumerate(texts):
-            out[i] = (self._doc(text) @ q.T).max(axis=0).mean()
+            out[i] = (self._doc(text).astype(np.float32) @ q.T).max(axis=0).mean()
         return out
 
 
