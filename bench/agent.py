@@ -2,7 +2,7 @@
 """Overhead per agent turn beyond the model's own time: toolrig, pydantic-ai, openai-agents.
 
 Run from the checkout:  .venv/bin/python bench/agent.py [--runs N] [--rounds R]
-(the peers come with ``pip install -e '.[bench]'``; a peer that is missing is reported so).
+(the peers come with ``pip install -e . --group bench``; a peer that is missing is reported so).
 
 One scripted OpenAI-compatible Chat Completions server on 127.0.0.1, in a child process of its
 own (so its work never competes with the agents for this process's GIL), answers every agent
@@ -254,7 +254,7 @@ async def measure(runs: int, rounds: int, only: list[str] | None) -> None:
             try:
                 agents[name] = make(server.base_url)
             except ImportError as exc:
-                print(f"{name}: not installed ({exc.name}); pip install -e '.[bench]'")
+                print(f"{name}: not installed ({exc.name}); pip install -e . --group bench")
         for run in agents.values():  # warm up: imports, connections, caches
             for _ in range(3):
                 await run()
@@ -304,10 +304,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7, help="rounds (frameworks alternate)")
     parser.add_argument("--only", nargs="*", help="measure only these frameworks")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="smoke run: 1 round of 2 runs")
     args = parser.parse_args()
     if args.serve:
         serve()
         return
+    if args.quick:
+        args.runs, args.rounds = 2, 1
     asyncio.run(measure(args.runs, args.rounds, args.only))
 
 

@@ -20,6 +20,7 @@ Counted (each must be 0):
 
     python bench/fuzz.py                  # 100,000 calls, seed 0
     python bench/fuzz.py --calls 5000 --seed 7
+    python bench/fuzz.py --quick          # 2,000 calls (CI)
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ class Tally:
 
 
 def _short(value: Any) -> str:
-    from toolrig.core._jsonable import safe_repr, to_jsonable
+    from toolrig.core.result._jsonable import safe_repr, to_jsonable
 
     text = safe_repr(to_jsonable(value))
     return text if len(text) < 200 else text[:200] + "..."
@@ -402,7 +403,10 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 2,000 calls, no progress")
     ns = ap.parse_args()
+    if ns.quick:
+        ns.calls, ns.quiet = 2_000, True
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
     with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Calls per second through `toolrig serve --transport http` with 1 and 32 concurrent clients.
 
-Run from the checkout:  .venv/bin/python bench/mcp_http.py [--seconds S] [--max-calls N]
+Run from the checkout:  .venv/bin/python bench/mcp_http.py [--seconds S] [--max-calls N] [--quick]
 
 The server is a subprocess serving the demo tools on 127.0.0.1 (a free port); the clients are
 real MCP ``ClientSession``s over streamable HTTP in this process, each with its own session,
@@ -113,7 +113,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per scenario (3)")
     parser.add_argument("--max-calls", type=int, default=20000, help="calls per scenario cap")
+    parser.add_argument("--quick", action="store_true", help="smoke run: 0.5 s, 500 calls cap")
     args = parser.parse_args()
+    if args.quick:
+        args.seconds, args.max_calls = 0.5, 500
     print(
         f"toolrig MCP over streamable HTTP, 127.0.0.1; Python {platform.python_version()}, "
         f"{os.cpu_count()} CPU(s); tool: demo `add`"

@@ -2,7 +2,8 @@
 
 Run: ``.venv/bin/python bench/retrieval.py`` (about 8 minutes for quality and 10 for speed on
 an idle 2-core machine, more for the per-model rows of ``retrieval_models.py``; ``--quick``:
-seconds, a few MetaTool requests and 199 tools, no BFCL; ``--limit N``: N sampled
+no 10,000-tool catalogue, 300 sampled requests, per-model rows on a few MetaTool requests
+and 199 tools; ``--limit N``: N sampled
 single-tool requests; ``--dev``: measure on the dev slices, for tuning; ``--only WORDS`` keeps
 the rows whose label holds one of them; ``--set name=value`` overrides a ``SearchConfig``
 field; ``--sizes 199,1000`` the catalogues timed). Set ``TOOLRIG_CACHE_DIR`` to keep document
@@ -43,7 +44,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from toolrig.core._spec import ToolSpec
+from toolrig.core.model._spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 from toolrig.search._dense import clear_query_cache, embed_request, load_embedders
 from toolrig.search._segments import request_parts
@@ -295,12 +296,11 @@ def percentile(values: list[float], q: float) -> float:
 def speed(args: argparse.Namespace) -> None:
     tools, single, _ = load_metatool()
     test = [q for q, _ in single if not is_dev(q)]  # held out, as requests
-    queries = random.Random(1).sample(test, 50 if args.quick else 300)
+    queries = random.Random(1).sample(test, 300)
     embedders = load_embedders()
     fast_config = SearchConfig(embedders=("static",))
     fast_embedders = load_embedders(fast_config.embedders)
-    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [len(tools)]
-    sizes += [] if args.quick or args.sizes else [1_000]
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [len(tools), 1_000]
     if not args.sizes and not args.quick:
         sizes.append(10_000)
     # vectors stored by the quality run must not make the first index look fast
@@ -398,7 +398,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--examples", type=int, default=5, help="sample requests per tool")
     parser.add_argument(
-        "--quick", action="store_true", help="seconds: a few requests, 199 tools, no BFCL"
+        "--quick", action="store_true", help="no 10,000-tool catalogue, 300 sampled requests"
     )
     parser.add_argument("--skip-models", action="store_true", help="no per-model rows")
     parser.add_argument("--model-limit", type=int, default=1000, help="MetaTool requests")
@@ -413,7 +413,9 @@ def main() -> None:
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args()
-    if not args.skip_quality and not args.quick:
+    if args.quick and not args.limit:
+        args.limit = 300
+    if not args.skip_quality:
         quality(args)
     if not args.skip_models:
         model_rows(args)

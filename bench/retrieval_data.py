@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from toolrig.core._spec import ActionSpec, ToolSpec
+from toolrig.core.model._spec import ActionSpec, ToolSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"

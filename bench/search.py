@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The built-in ``search`` tool next to ``grep -rn`` on the same tree and the same queries.
 
-Run from the checkout:  .venv/bin/python bench/search.py [--files N] [--repeats N]
+Run from the checkout:  .venv/bin/python bench/search.py [--files N] [--repeats N] [--quick]
 
 The tree (10,000 text files of ~10 KB, about 100 MB, in 100 folders) is generated once with a
 fixed seed and cached under the system temp folder; the first timed query runs after one untimed
@@ -121,7 +121,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="smoke run: 300 files, 1 repeat")
     args = parser.parse_args()
+    if args.quick:
+        args.files, args.repeats = 300, 1
     root = tree(args.files)
     total = sum(e.stat().st_size for d in os.scandir(root) if d.is_dir() for e in os.scandir(d))
     grep = shutil.which("grep")

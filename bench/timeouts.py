@@ -124,5 +124,8 @@ if __name__ == "__main__":
     ap.add_argument("--rounds", type=int, default=25)
     ap.add_argument("--concurrent", type=int, default=4)
     ap.add_argument("--limit", type=float, default=0.2, help="each call's time limit, seconds")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 2 rounds of 2 calls")
     ns = ap.parse_args()
+    if ns.quick:
+        ns.rounds, ns.concurrent = 2, 2
     asyncio.run(main(ns.rounds, ns.concurrent, ns.limit))

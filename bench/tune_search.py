@@ -4,6 +4,7 @@ Run: ``.venv/bin/python bench/tune_search.py "a=1 b=2" "a=3"``: each argument is
 configuration (``retrieval.configured`` overrides); every configuration is scored on the
 same dev requests in one process, so each request is embedded once. ``--learned`` scores
 learned pairs instead (learned from one half of each dev slice, measured on the other).
+``--quick``: the defaults on 100 single-tool requests (a smoke run).
 """
 
 from __future__ import annotations
@@ -29,10 +30,15 @@ from toolrig.search._dense import load_embedders  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("configs", nargs="+")
+    parser.add_argument("configs", nargs="*")
     parser.add_argument("--limit", type=int, default=1500)
     parser.add_argument("--learned", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="smoke run: defaults, 100 requests")
     args = parser.parse_args()
+    if args.quick:
+        args.configs, args.limit = args.configs or [""], 100
+    if not args.configs:
+        parser.error('give at least one configuration ("" for the defaults), or --quick')
     tools, single, multi = load_metatool()
     pooled, questions = load_bfcl()
     dev_single = [q for q in single if is_dev(q[0])]

@@ -250,6 +250,8 @@ SANDBOX_TESTS = "tests/tools/test_tools_sandbox.py"
 DB_LAYERS = "tests/tools_web/test_db_layers.py"
 DB_GUARD = "tests/tools_web/test_db_guard.py"
 DB_TOOL = "tests/tools_web/test_db_tool.py"
+PG_CATALOGUE = "tests/tools_web/test_pg_catalogue.py"
+DB_BOUNDS = "tests/tools_web/test_db_bounds.py"
 WEB_FETCH = "tests/tools_web/test_web_fetch.py"
 WEB_SEARCH = "tests/tools_web/test_web_search.py"
 ADDRESSES = "tests/tools/test_adversarial_addresses.py"
@@ -361,11 +363,32 @@ TOOL_MUTATIONS: tuple[Mutation, ...] = (
         (DB_LAYERS, DB_GUARD, DB_TOOL),
     ),
     Mutation(
-        "SQL (PostgreSQL parser): server functions allowed",
-        PG,
-        "            if _denied_function(name):\n",
-        "            if False:\n",
-        (DB_LAYERS, DB_GUARD),
+        "SQL (PostgreSQL catalogue): refused functions allowed",
+        DB,
+        "        if reason is not None:\n            raise refused(reason)\n",
+        "        if False:\n            raise refused(reason)\n",
+        (PG_CATALOGUE,),
+    ),
+    Mutation(
+        "SQL (PostgreSQL catalogue): volatile functions allowed",
+        f"{TOOLS}/_pg_catalog.py",
+        '    if volatility == "v":\n',
+        '    if volatility == "x":\n',
+        (PG_CATALOGUE,),
+    ),
+    Mutation(
+        "SQL (PostgreSQL): rows not read through a server-side cursor",
+        DB,
+        'options = {"stream_results": True, "max_row_buffer": cap + 1} if stream else {}',
+        "options: dict[str, object] = {}",
+        (DB_BOUNDS,),
+    ),
+    Mutation(
+        "SQL (SQLite): queries run in the caller's process",
+        DB,
+        "        if self._workers is not None:\n            answer",
+        "        if False:\n            answer",
+        (DB_BOUNDS,),
     ),
     Mutation(
         "SQL (PostgreSQL): no READ ONLY transaction",

@@ -1,9 +1,11 @@
 """Every Python code block of the README and the docs runs, so none can go stale.
 
 The blocks of one page run in order, in one fresh interpreter, sharing their names (a page
-reads as one session); top-level ``await`` works, as in a notebook. The page runs in an empty
-folder holding a link to ``examples/`` and the empty folders the built-in tools' pages name
-(``workspace/``, ``docs/``), with ``examples/`` on the import path and its own execution log.
+reads as one session). No block may use top-level ``await`` or ``async for``: pasted into a
+script, it would be a syntax error (async code goes in a function run by ``asyncio.run``).
+The page runs in an empty folder holding a link to ``examples/`` and the empty folders the
+built-in tools' pages name (``workspace/``, ``docs/``), with ``examples/`` on the import path
+and its own execution log.
 
 Two HTML comments, on the line before a fence, change what happens to a block:
 
@@ -174,6 +176,21 @@ def test_skipped_blocks_are_few_and_say_why() -> None:
     assert all(b.skip.strip() for b in skipped)
     listed = "\n".join(f"  {b.page}:{b.line}: {b.skip}" for b in skipped)
     assert len(skipped) <= MAX_SKIPPED, f"{len(skipped)} blocks only compile:\n{listed}"
+
+
+def test_every_block_runs_as_pasted_into_a_file() -> None:
+    """Top-level ``await`` works in a notebook and not in a script: every block compiles as a
+    module would."""
+    awaited = []
+    for page in PAGES:
+        for block in blocks_of(page):
+            if not _python(block):
+                continue
+            try:
+                compile(block.text, f"{block.page}:{block.line}", "exec")
+            except SyntaxError as exc:
+                awaited.append(f"{block.page}:{block.line}: {exc.msg}")
+    assert not awaited, "blocks that fail when pasted into a file:\n" + "\n".join(awaited)
 
 
 def test_marks_are_understood() -> None:

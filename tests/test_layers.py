@@ -33,13 +33,32 @@ ORDER = (
     "distributed",
     "mcp",
     "tools",
+    "console",
     "cli",
 )
 """The layers, lowest first; each imports only from the layers before it."""
 
-ALLOWED_UPWARD: frozenset[str] = frozenset()
-"""Modules (paths under ``src/toolrig``, such as ``"registry/_moved.py"``) allowed to import
-later layers: forwards of deprecated names to where they live now, removed with the names."""
+CORE_ROOMS = ("model", "result", "schema", "context", "define")
+"""The core's rooms, lowest first; each imports only from the rooms before it: the tool model
+imports nothing else in the core, results only the model, schemas and validation the model and
+results, the run-time context the model and results, and definition everything."""
+
+ALLOWED_UPWARD: frozenset[str] = frozenset({"registry/_moved.py"})
+"""Modules (paths under ``src/toolrig``) allowed to import later layers: forwards of deprecated
+names to where they live now, removed with the names. ``registry/_moved.py`` forwards the
+deprecated ``Registry.execute``/``search``/``add_mcp_server`` by a name it computes, which the
+import reading cannot see: :func:`test_imports_by_computed_name_are_only_where_listed` keeps such
+reaches to the modules listed."""
+
+COMPUTED_IMPORTS: dict[str, str] = {
+    "core/model/_lazy.py": "each package's lazily exported names, read from its ``_LAZY`` table",
+    "registry/_moved.py": "deprecated registry methods forwarded upward (ALLOWED_UPWARD)",
+    "registry/_executors.py": "user code named by a YAML ``executor:`` import path",
+    "cli/_catalog.py": "the user's ``--module``",
+    "agent/_sdk_request.py": "an LLM provider's SDK, named by the provider",
+    "tools/_documents.py": "a document parser from the documents extra, named by the format",
+}
+"""Modules that call ``import_module`` with a computed name, and why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +151,40 @@ def _targets(node: ast.stmt | ast.expr, here: str, modules: dict[str, Path]) -> 
     return []
 
 
+def lazy_tables(path: Path) -> list[tuple[int, str]]:
+    """``(line, module)`` for each module named in a package's ``_LAZY`` table (the names
+    it imports on first use, through :mod:`toolrig.core.model._lazy`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if not (isinstance(target, ast.Name) and target.id in ("_LAZY", "_DEPRECATED")):
+            continue
+        value = node.value
+        if isinstance(value, ast.Dict):
+            for item in value.values:
+                if isinstance(item, ast.Tuple) and item.elts:
+                    item = item.elts[0]
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    found.append((item.lineno, item.value))
+    return found
+
+
+def computed_imports(root: Path, package: str) -> list[str]:
+    """``path:line`` of each ``import_module`` call whose module name is computed."""
+    out = []
+    for path in sorted((root / package).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _is_dynamic_import(node.func) and node.args:
+                first = node.args[0]
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                    out.append(f"{path.relative_to(root / package).as_posix()}:{node.lineno}")
+    return out
+
+
 def _is_dynamic_import(func: ast.expr) -> bool:
     if isinstance(func, ast.Attribute):
         return func.attr == "import_module"
@@ -139,9 +192,14 @@ def _is_dynamic_import(func: ast.expr) -> bool:
 
 
 def all_imports(root: Path, package: str) -> tuple[dict[str, Path], list[Import]]:
-    """The modules of ``package`` under ``root`` and every import between them."""
+    """The modules of ``package`` under ``root`` and every import between them (the modules a
+    package's ``_LAZY`` table names included, as imports of the package)."""
     modules = module_names(root, package)
     found = [i for name, path in modules.items() for i in imports_of(name, path, root, modules)]
+    for name, path in modules.items():
+        if path.name == "__init__.py":
+            rel = path.relative_to(root).as_posix()
+            found += [Import(name, rel, line, target, "lazy") for line, target in lazy_tables(path)]
     return modules, found
 
 
@@ -245,6 +303,26 @@ def test_each_layer_imports_only_the_layers_before_it() -> None:
     assert not bad, f"{len(bad)} import(s) of a later layer:\n" + "\n".join(bad)
 
 
+def test_each_core_room_imports_only_the_rooms_before_it() -> None:
+    _, imports = all_imports(SRC, "toolrig")
+    core = [
+        Import(
+            i.source.replace("toolrig.core.", "core.", 1),
+            i.path,
+            i.line,
+            i.target.replace("toolrig.core.", "core.", 1),
+            i.kind,
+        )
+        for i in imports
+        if i.source.startswith("toolrig.core.") and i.target.startswith("toolrig.core.")
+    ]
+    assert upward_imports(core, CORE_ROOMS) == []
+    rooms = {p.name for p in (SRC / "toolrig" / "core").iterdir() if (p / "__init__.py").exists()}
+    assert rooms == set(CORE_ROOMS)
+    loose = sorted(p.name for p in (SRC / "toolrig" / "core").glob("_*.py") if p.stem != "__init__")
+    assert loose == [], "every core module lives in a room"
+
+
 def test_no_modules_import_each_other_in_a_circle() -> None:
     modules, imports = all_imports(SRC, "toolrig")
     found = circles(imports, modules)
@@ -255,6 +333,11 @@ def test_every_import_of_the_package_names_a_module_that_exists() -> None:
     modules, imports = all_imports(SRC, "toolrig")
     bad = missing_modules(imports, modules)
     assert not bad, f"{len(bad)} import(s) of missing modules:\n" + "\n".join(bad)
+
+
+def test_imports_by_computed_name_are_only_where_listed() -> None:
+    found = computed_imports(SRC, "toolrig")
+    assert sorted({f.split(":")[0] for f in found}) == sorted(COMPUTED_IMPORTS), found
 
 
 def test_the_allow_list_names_modules_that_exist() -> None:

@@ -144,6 +144,7 @@ SURFACES: dict[str, set[str]] = {
         "AgentResult",
         "AgentRunError",
         "AgentStep",
+        "AlreadyDecided",
         "Answer",
         "ApprovalPolicy",
         "ApprovalRequired",
@@ -151,14 +152,19 @@ SURFACES: dict[str, set[str]] = {
         "Conversation",
         "Decision",
         "Deny",
+        "FallbackModel",
         "FinalOutput",
         "LLMClient",
         "LLMConfig",
         "LLMConfigError",
         "LLMTurn",
+        "ModelPrice",
+        "ModelsFailed",
         "NextAction",
+        "PartialOutput",
         "PendingCall",
         "RunContext",
+        "RunLimits",
         "StreamEvent",
         "TextDelta",
         "ToolCallFinished",
@@ -219,6 +225,7 @@ SURFACES: dict[str, set[str]] = {
         "ShellTool",
         "TodoTool",
         "attempt_completion",
+        "Budget",
         # the outside world (loaded on first use)
         "BrowserTool",
         "DbTool",
@@ -245,7 +252,20 @@ SURFACES: dict[str, set[str]] = {
         "search_model_embedder",
     },
     "toolrig.cli": set(),
+    "toolrig.console": {
+        "UnsafeConsoleBind",
+        "app",
+        "stored_decisions",
+        "wait_for_decisions",
+    },
     # The everyday core names are re-exported by ``toolrig``; the package adds a few more.
+    # the core's rooms: internal packages, entered only through their private modules (their
+    # faces toward other layers are pinned in tests/layer_faces.py); nothing public
+    "toolrig.core.context": set(),
+    "toolrig.core.define": set(),
+    "toolrig.core.model": set(),
+    "toolrig.core.result": set(),
+    "toolrig.core.schema": set(),
     "toolrig.core": {
         "Action",
         "ActionOptions",
@@ -275,6 +295,10 @@ PUBLIC_MODULES: dict[str, set[str]] = {
     "toolrig.tools": {"rag"},  # a subpackage with a surface of its own
 }
 """The only module paths users may import in each subpackage, besides the package itself."""
+
+ROOMS: dict[str, set[str]] = {"toolrig.core": {"context", "define", "model", "result", "schema"}}
+"""Packages that only group private modules (the core's rooms): no public name, no public
+module; pinned above with empty surfaces."""
 
 PRIVATE_MODULES = sorted(SURFACES)
 """The subpackages whose modules are all private but for :data:`PUBLIC_MODULES`."""
@@ -369,7 +393,7 @@ def test_modules_are_private(name: str) -> None:
         if not path.name.startswith("_")
         and ((path.is_file() and path.suffix == ".py") or (path / "__init__.py").is_file())
     }
-    assert public == PUBLIC_MODULES.get(name, set())
+    assert public - ROOMS.get(name, set()) == PUBLIC_MODULES.get(name, set())
 
 
 @pytest.mark.parametrize("name", sorted(SURFACES))

@@ -2,7 +2,7 @@
 ``toolrig demo`` runs from there.
 
 Offline and under a minute: the wheel is built without build isolation (hatchling comes with
-the ``dev`` extra), installed without its dependencies into a new venv, and the dependencies
+the ``dev`` group), installed without its dependencies into a new venv, and the dependencies
 are read from this project's environment through a path file. The test then checks that
 ``toolrig`` is imported from the new venv, not from this checkout.
 """
@@ -56,6 +56,18 @@ def test_the_wheel_installs_in_a_fresh_venv_and_runs_the_demo(tmp_path: Path) ->
         names = archive.namelist()
     assert "toolrig/py.typed" in names and "toolrig/cli/main.py" in names
     assert not any(n.startswith(("tests/", "docs/")) for n in names)
+    # the demo's data ships inside the package, so its plan and agent sections run
+    assert "toolrig/_demo_data/catalog/analysis/sentiment_analyzer.yaml" in names
+    assert "toolrig/_demo_data/plans/review_report.yaml" in names
+    assert "toolrig/_demo_data/review_tools/text.py" in names
+    metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    with zipfile.ZipFile(wheel) as archive:
+        extras = [
+            line.split(":", 1)[1].strip()
+            for line in archive.read(metadata).decode().splitlines()
+            if line.startswith("Provides-Extra:")
+        ]
+    assert "postgres" in extras and "dev" not in extras and "bench" not in extras
 
     venv = tmp_path / "venv"
     _run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path)
@@ -93,5 +105,7 @@ def test_the_wheel_installs_in_a_fresh_venv_and_runs_the_demo(tmp_path: Path) ->
     assert where.startswith(str(venv)), where
     out = _run(venv / "bin" / "toolrig", "demo", cwd=tmp_path, env=env)
     assert "nothing raised" in out and "invalid_arguments" in out
+    assert "4. A plan over the example catalogue" in out and "succeeded" in out
+    assert "5. The agent loop" in out and "no plan demo" not in out
     listed = _run(venv / "bin" / "toolrig", "list", "--json", cwd=tmp_path, env=env)
     assert '"notes.read"' in listed

@@ -131,7 +131,9 @@ def sentiment_analyzer(
     total = len(results) or 1
     shares = {k: counts[k] / total for k in ("positive", "negative", "neutral")}
     top = max(shares, key=lambda k: shares[k])
-    overall = top if shares[top] >= threshold else "mixed"
+    tied = sum(share == shares[top] for share in shares.values()) > 1
+    # a label is the overall one only when it leads alone, with at least `threshold` of texts
+    overall = top if shares[top] >= threshold and not tied else "mixed"
     return {"overall_sentiment": overall, "distribution": shares, "results": results}
 
 

@@ -9,11 +9,12 @@ program pays only for what it uses. Each layer is also a subpackage: ``toolrig.r
 ``toolrig.providers``, ``toolrig.storage``, ``toolrig.agent``, ``toolrig.mcp``, ``toolrig.tools``.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from toolrig.core._base import ActionSchema, BaseTool, action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import (
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._base import ActionSchema, BaseTool, action
+from toolrig.core.define._function_tool import Tool, tool
+from toolrig.core.model._errors import (
     ErrorCode,
     RetryableToolError,
     ToolDefinitionError,
@@ -21,21 +22,22 @@ from toolrig.core._errors import (
     ToolNotFoundError,
     ToolResultError,
 )
-from toolrig.core._function_tool import Tool, tool
-from toolrig.core._params import ToolParameter
-from toolrig.core._prompt import render_tools
-from toolrig.core._result import (
+from toolrig.core.model._lazy import lazy_names as _lazy_names
+from toolrig.core.model._prompt import render_tools
+from toolrig.core.model._spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
+from toolrig.core.result._result import (
     ErrorInfo,
     ResultMetadata,
     ToolResult,
     error_result,
     success_result,
 )
-from toolrig.core._spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
+from toolrig.core.schema._params import ToolParameter
 from toolrig.registry._catalog import Catalog
-from toolrig.runtime._calls import CallInfo, ToolCall
+from toolrig.runtime._call import CallInfo
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor
+from toolrig.runtime._request import ToolCall
 from toolrig.runtime._retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -79,30 +81,13 @@ _LAZY = {
 
 
 _DEPRECATED = {
-    "ActionParam": ("toolrig.core._params", "ToolParameter", "toolrig.ToolParameter"),
-    "AssembledTool": ("toolrig.core._base", "AssembledTool", "toolrig.core.AssembledTool"),
+    "ActionParam": ("toolrig.core.schema._params", "ToolParameter", "toolrig.ToolParameter"),
+    "AssembledTool": ("toolrig.core.define._base", "AssembledTool", "toolrig.core.AssembledTool"),
 }
 """Old names still answered, with a DeprecationWarning: name -> (module, attribute, new name)."""
 
 
-def __getattr__(name: str) -> Any:
-    if name in _DEPRECATED:
-        import importlib
-        import warnings
-
-        module_name, attr, instead = _DEPRECATED[name]
-        warnings.warn(
-            f"toolrig.{name} is deprecated; use {instead}", DeprecationWarning, stacklevel=2
-        )
-        return getattr(importlib.import_module(module_name), attr)
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolrig' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY, _DEPRECATED)
 
 
 __version__ = "0.1.0"

@@ -168,7 +168,7 @@ def test_an_older_log_gets_the_sessions_table_by_its_migration(tmp_path: Any) ->
     conn.commit()
     conn.close()
     log = SQLiteExecutionLog(path)
-    assert log.schema_version == 5
+    assert log.schema_version == 6
     LogSessionStore(log).save(SessionState(session_id="s", messages=[]))
     assert LogSessionStore(log).load("s") is not None
     log.close()

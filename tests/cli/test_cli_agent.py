@@ -4,6 +4,7 @@ and denial across two processes, and usage errors."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,50 @@ def test_a_held_call_is_denied_from_a_second_process(tmp_path: Path) -> None:
     assert events[-1]["output"] == "I did not delete it."
 
 
+def test_a_resume_keeps_the_approval_policy_of_the_session(tmp_path: Path) -> None:
+    """Resumed with --allow only, the run still holds a new destructive call: the policy was
+    stored with the session by the first process."""
+    log = tmp_path / "log.db"
+    first = _script(tmp_path, "first.json", [{"calls": [["notes.delete", {"note_id": 1}]]}])
+    held = toolrig(
+        "agent", "delete note 1", "--script", first, "--approve-destructive",
+        "--log", log, "--session", "s-4", "--json",
+    )  # fmt: skip
+    assert held.returncode == 1, held.stderr
+    assert _events(held.stdout)[-2]["pending"][0]["id"] == "call_1"
+
+    second = _script(
+        tmp_path, "second.json", [{"calls": [["notes.delete", {"note_id": 2}, "n2"]]}, "Done."]
+    )
+    resumed = toolrig(
+        "agent", "--script", second, "--log", log, "--session", "s-4", "--allow", "call_1",
+        "--json",
+    )  # fmt: skip
+    assert resumed.returncode == 1, resumed.stderr
+    events = _events(resumed.stdout)
+    finished = [e["id"] for e in events if e["event"] == "tool_call_finished"]
+    assert finished == ["call_1"]  # the approved call ran; the new one did not
+    assert events[-2] == {
+        "event": "approval_required",
+        "pending": [{"id": "n2", "name": "notes__delete", "arguments": {"note_id": 2}}],
+    }
+    assert events[-1]["stop_reason"] == "approval"
+
+    again = toolrig(
+        "agent", "--script", second, "--log", log, "--session", "s-4", "--allow", "call_1",
+        "--json",
+    )  # fmt: skip
+    assert again.returncode == 1
+    assert _events(again.stdout) == [
+        {
+            "event": "already_decided",
+            "message": "call(s) call_1 of session 's-4' were already decided; nothing ran in "
+            "this run. Load the session to see what is held now (the execution log has what "
+            "the deciding run did)",
+        }
+    ]
+
+
 def test_a_held_call_tells_how_to_resume(tmp_path: Path) -> None:
     script = _script(tmp_path, "s.json", [{"calls": [["notes.delete", {"note_id": 1}]]}])
     done = toolrig(
@@ -126,9 +171,74 @@ def test_a_script_that_is_not_turns_is_refused(tmp_path: Path) -> None:
 
 
 def test_no_model_configured_says_how_to_get_one(tmp_path: Path) -> None:
-    done = toolrig(
-        "agent", "hi", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config")
-    )
+    done = toolrig("agent", "hi", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"))
     assert done.returncode == 2
     line = one_line_error(done, "agent")
     assert "no model to run" in line and "--script FILE" in line
+
+
+def test_the_printed_resume_command_works_as_pasted(tmp_path: Path) -> None:
+    """The hint carries the real log, the script, the catalogue and the approval options; the
+    same script replays only the turns the session has not played yet."""
+    tools = tmp_path / "mytools.py"
+    tools.write_text(
+        "from toolrig import ToolAnnotations, tool\n\n"
+        "DONE = []\n\n\n"
+        "@tool(annotations=ToolAnnotations(destructive=True))\n"
+        "def wipe(table: str) -> str:\n"
+        '    """Empty a table."""\n'
+        '    return f"wiped {table}"\n\n\n'
+        "tools = [wipe]\n",
+        encoding="utf-8",
+    )
+    script = _script(
+        tmp_path, "turns.json", [{"calls": [["wipe", {"table": "t 1"}]]}, "The table is empty."]
+    )
+    log = tmp_path / "my log.db"
+    held = toolrig(
+        "agent", "wipe t 1", "--script", script, "--catalog", tools,
+        "--approve-destructive", "--log", log,
+    )  # fmt: skip
+    assert held.returncode == 1, held.stderr
+    flat = " ".join(held.stderr.split())
+    command = flat[flat.index("toolrig agent ") :]
+    assert " URL " not in command and "--approve-destructive" in command
+    words = shlex.split(command)
+    assert words[words.index("--log") + 1] == str(log)
+    assert words[words.index("--script") + 1] == str(script)
+    assert words[words.index("--catalog") + 1] == str(tools)
+    resumed = toolrig(*words[1:])  # as pasted: `toolrig agent ...`
+    assert resumed.returncode == 0, resumed.stderr
+    assert "✓ wiped t 1" in resumed.stdout
+    assert "done (answer): The table is empty." in resumed.stdout
+
+
+def test_a_run_stops_at_its_tool_call_budget_and_resumes_with_a_larger_one(
+    tmp_path: Path,
+) -> None:
+    script = _script(
+        tmp_path,
+        "turns.json",
+        [
+            {"calls": [["add", {"a": 1, "b": 1}]]},
+            {"calls": [["add", {"a": 2, "b": 2}], ["add", {"a": 3, "b": 3}]]},
+            "Done: 2, 4 and 6.",
+        ],
+    )
+    log = tmp_path / "log.db"
+    stopped = toolrig(
+        "agent", "add", "--script", script, "--log", log, "--max-tool-calls", "2", "--json"
+    )
+    assert stopped.returncode == 1, stopped.stderr
+    events = _events(stopped.stdout)
+    finished = [e for e in events if e["event"] == "tool_call_finished"]
+    assert [e["result"]["output"] for e in finished] == [2]  # the turn of 2 more never ran
+    final = events[-1]
+    assert final["stop_reason"] == "usage_limit" and "tool_calls limit (2)" in final["error"]
+    resumed = toolrig(
+        "agent", "--session", final["session_id"], "--script", script, "--log", log,
+        "--max-tool-calls", "5",
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert "✓ 4" in resumed.stdout and "✓ 6" in resumed.stdout
+    assert "done (answer): Done: 2, 4 and 6." in resumed.stdout

@@ -38,6 +38,7 @@ def test_the_demo_runs_every_section_offline(tmp_path: Path) -> None:
     assert "Did you mean 'search'?" in " ".join(out.split())
     assert re.search(r"100 searches at once: all succeeded", out)
     assert re.search(r"8 steps in 5 layers, estimated cost [\d.]+; succeeded", out)
+    assert re.search(r"toolrig console --catalog \S+catalog --import-path \S+examples", out)
     # with no LLM, the scripted model sends a bad call, reads the error and corrects it
     agent = out[out.index("5. The agent loop") :]
     assert "ScriptedModel plays the model" in agent

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from toolrig.core._docstrings import Doc, parse_text, parse_with_library
+from toolrig.core.define._docstrings import Doc, parse_text, parse_with_library
 
 MODULES = [
     "argparse",

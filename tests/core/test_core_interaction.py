@@ -14,7 +14,7 @@ import pytest
 
 from toolrig import ToolContext, ToolExecutor, tool
 from toolrig.core import Elicitation, tool_interaction
-from toolrig.core._interaction import current_interaction, offer_hooks
+from toolrig.core.context._interaction import current_interaction, offer_hooks
 from toolrig.registry import Catalog
 
 

@@ -18,9 +18,9 @@ import pytest
 from pydantic import BaseModel, Field
 
 from toolrig import BaseTool, Tool, ToolContext, ToolDefinitionError, action, tool
-from toolrig.core import _signature as signature
-from toolrig.core._signature import describe_function
-from toolrig.core._type_schema import Unsupported
+from toolrig.core.define import _signature as signature
+from toolrig.core.define._signature import describe_function
+from toolrig.core.schema._type_schema import Unsupported
 
 
 class Color(enum.Enum):

@@ -24,8 +24,12 @@ from toolrig import (
     action,
     tool,
 )
-from toolrig.core._base import AssembledTool
-from toolrig.core._options import ActionOptions, ActionOptionsDict, ToolOptions, ToolOptionsDict
+from toolrig.core.model._options import (
+    ActionOptions,
+    ActionOptionsDict,
+    ToolOptions,
+    ToolOptionsDict,
+)
 
 OPTIONS: dict[str, Any] = {
     "display_name": "Adder",
@@ -137,7 +141,7 @@ def _class() -> BaseTool:
 
 def _assembled() -> BaseTool:
     made = _decorated()
-    return AssembledTool(made.spec, {"add": made.get_action("add")})  # type: ignore[dict-item]
+    return BaseTool.from_actions(made.spec, {"add": made.get_action("add")})  # type: ignore[dict-item]
 
 
 def _yaml(tmp_path: Path) -> BaseTool:
@@ -219,7 +223,7 @@ def test_action_options_are_checked_when_the_class_is_written() -> None:
 def test_a_declared_output_schema_keeps_the_signature_validation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolrig.core._signature import describe_function as describe
+    from toolrig.core.define._signature import describe_function as describe
 
     calls: list[str] = []
 
@@ -227,7 +231,7 @@ def test_a_declared_output_schema_keeps_the_signature_validation(
         calls.append(func.__name__)
         return describe(func, **kwargs)
 
-    monkeypatch.setattr("toolrig.core._action.describe_function", counted)
+    monkeypatch.setattr("toolrig.core.define._action.describe_function", counted)
 
     def weekday(day: date) -> Any:
         return {"weekday": day.strftime("%A")}

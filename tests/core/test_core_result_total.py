@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from toolrig import error_result, success_result, tool
-from toolrig.core._jsonable import MAX_DEPTH, to_jsonable
+from toolrig.core.result._jsonable import MAX_DEPTH, to_jsonable
 
 
 def nested(depth: int) -> list[Any]:

@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from toolrig.core._json_schema import SchemaViolation, compile_json_schema
-from toolrig.core._schema_compiler import compile_schema
+from toolrig.core.schema._json_schema import SchemaViolation, compile_json_schema
+from toolrig.core.schema._schema_compiler import compile_schema
 
 
 def schema(limit: int = 5, description: str = "") -> dict:
@@ -57,3 +57,32 @@ def test_a_schema_holding_python_objects_in_annotations_still_compiles() -> None
     }
     compiled = compile_json_schema(with_object)
     assert compiled.is_valid({"day": "x"}) and not compiled.is_valid({"day": 1})
+
+
+def test_a_schema_checked_before_is_not_checked_again_but_owns_its_copy() -> None:
+    from toolrig.core.schema import _json_schema
+
+    nullable = {"type": "object", "properties": {"n": {"type": "integer", "nullable": True}}}
+    first = compile_json_schema(nullable, forbid_extra=True)
+    calls: list[object] = []
+    original = _json_schema.keyword_problems
+    _json_schema.keyword_problems = lambda s: calls.append(s) or original(s)  # type: ignore[assignment]
+    try:
+        second = compile_json_schema(dict(nullable), forbid_extra=True)
+        assert calls == []  # the keyword check and the copy were not redone
+        compile_json_schema(nullable)  # forbid_extra differs: checked
+        assert len(calls) == 1
+    finally:
+        _json_schema.keyword_problems = original  # type: ignore[assignment]
+    assert second.validator is first.validator
+    assert second.enforced == first.enforced  # nullable rewritten, extra keys refused
+    assert second.enforced["additionalProperties"] is False
+    assert second.enforced is not first.enforced  # each holds its own copy
+    assert second.is_valid({"n": None}) and not second.is_valid({"n": None, "x": 1})
+
+
+def test_a_schema_that_failed_is_refused_every_time() -> None:
+    bad = {"type": "object", "properties": {"n": {"type": "integr"}}}
+    for _ in range(2):
+        with pytest.raises(ValueError, match="integr"):
+            compile_json_schema(bad)

@@ -16,8 +16,13 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 from typing_extensions import TypedDict
 
-from toolrig.core._schema_tidy import tidy_schema
-from toolrig.core._type_schema import FieldSpec, Unsupported, arguments_schemas, value_schemas
+from toolrig.core.schema._schema_tidy import tidy_schema
+from toolrig.core.schema._type_schema import (
+    FieldSpec,
+    Unsupported,
+    arguments_schemas,
+    value_schemas,
+)
 
 
 class Color(enum.Enum):

@@ -41,7 +41,7 @@ def plan(plan_id: str) -> Plan:
 def main(broker: str, backend: str, log_url: str, plan_id: str) -> None:
     engine = CeleryEngine(broker, backend)
     executor = ToolExecutor([remote_tools.work])
-    executor.add_middleware(RemoteDispatch(engine, retry=executor.retry, run_id=plan_id))
+    executor.dispatch_with(RemoteDispatch(engine, run_id=plan_id))
     with open_log(log_url) as log:
         result = PlanRunner(executor, store=log).run_sync(plan(plan_id))
     print(json.dumps({"success": result.success, "reused": list(result.reused),

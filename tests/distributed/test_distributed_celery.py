@@ -44,7 +44,7 @@ def log(postgres_url: str) -> Iterator[ExecutionLog]:
 
 def remote_executor(engine: CeleryEngine, log: ExecutionLog, run_id: str) -> ToolExecutor:
     executor = ToolExecutor([*TOOLS, remote_tools.unserved])
-    executor.add_middleware(RemoteDispatch(engine, retry=executor.retry, run_id=run_id))
+    executor.dispatch_with(RemoteDispatch(engine, run_id=run_id))
     executor.add_listener(log.recorder(run_id))  # the caller records, once per call
     return executor
 
@@ -316,7 +316,7 @@ def test_an_unreachable_broker_or_result_store_is_an_answer_not_a_hang() -> None
     down_store = CeleryEngine(BROKER, "redis://127.0.0.1:1/0")
     for remote, words in ((down_broker, "could not be sent"), (down_store, "cannot be read")):
         executor = ToolExecutor([remote_tools.unserved])
-        executor.add_middleware(RemoteDispatch(remote))
+        executor.dispatch_with(RemoteDispatch(remote))
         t0 = time.monotonic()
         result = executor.execute_sync("unserved", {"a": 1})
         assert result.code == "execution_error" and words in result.error.message, result
@@ -348,7 +348,7 @@ def test_a_call_to_a_different_tool_of_the_same_name_is_refused(
         return a + b + c
 
     executor = ToolExecutor([other_add])
-    executor.add_middleware(RemoteDispatch(engine))
+    executor.dispatch_with(RemoteDispatch(engine))
     result = executor.execute_sync("add", {"a": 1, "b": 2})
     assert result.code == "version_mismatch" and "deploy the same catalogue" in result.error.message
 

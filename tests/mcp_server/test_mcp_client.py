@@ -67,7 +67,7 @@ def test_imported_tools_keep_schemas_and_run(
 
     ok = executor.execute_sync("remote__add", {"a": 2, "b": 40})
     assert ok.success, ok
-    assert ok.output == {"result": 42}
+    assert ok.output == 42  # the server marked its result as wrapped: unwrapped here
 
     bad = executor.execute_sync("remote__add", {"a": "two"})
     assert bad.code == "invalid_arguments"  # checked here, before the wire
@@ -82,7 +82,7 @@ def test_imported_tools_keep_schemas_and_run(
 
     local_timeout = executor.execute_sync("remote__nap", {"seconds": 0.25}, timeout=0.05)
     assert local_timeout.code == "timeout"
-    assert executor.execute_sync("remote__add", {"a": 1, "b": 1}).output == {"result": 2}
+    assert executor.execute_sync("remote__add", {"a": 1, "b": 1}).output == 2
 
 
 def test_a_dead_server_is_an_execution_error_and_the_next_call_reconnects(
@@ -98,7 +98,7 @@ def test_a_dead_server_is_an_execution_error_and_the_next_call_reconnects(
     assert "is unavailable" in failed.error.message
     assert failed.error.retryable
     again = executor.execute_sync("remote__add", {"a": 1, "b": 2})
-    assert again.output == {"result": 3}, again
+    assert again.output == 3, again
     second = executor.execute_sync("remote__pid")
     assert int(second.output) != pid
 
@@ -115,7 +115,7 @@ def test_http_import_follows_list_changed(
         source = add_mcp_server(registry, url=url, token="t0k", prefix="web")
         try:
             assert "web__add" in registry
-            assert executor.execute_sync("web__add", {"a": 3, "b": 4}).output == {"result": 7}
+            assert executor.execute_sync("web__add", {"a": 3, "b": 4}).output == 7
             watch.wait(WAIT)  # the notification stream opens after initialization
             (folder / "later.yaml").write_text(EXTRA_YAML, encoding="utf-8")
             deadline = time.monotonic() + WAIT
@@ -144,7 +144,7 @@ async def test_async_import_into_an_executor(tmp_path: Path) -> None:
         results = await asyncio.wait_for(
             executor.execute_many([("far__add", {"a": i, "b": i}) for i in range(10)]), WAIT
         )
-        assert [r.output for r in results] == [{"result": 2 * i} for i in range(10)]
+        assert [r.output for r in results] == [2 * i for i in range(10)]
     finally:
         await asyncio.to_thread(source.close)
         executor.close()

@@ -86,14 +86,14 @@ async def test_remote_elicitation_and_sampling_use_the_callers_hooks() -> None:
         await add_mcp_server_async(registry, prefix="far", url=url, elicitor=person)
         with ToolExecutor(registry) as executor:
             signed = await executor.execute("far__signup", {})
-            assert signed.output == {"result": 'accept {"age": 30, "name": "Ada", "tier": "free"}'}
+            assert signed.output == 'accept {"age": 30, "name": "Ada", "tier": "free"}'
             assert asked == ["Sign up?"]
             # no sampler anywhere: the remote tool is refused at once, not left waiting
             refused = await asyncio.wait_for(executor.execute("far__summarize", {"text": "x"}), 10)
             assert not refused.success and "no language model" in refused.to_text()
             with tool_interaction(sampler=model):  # the caller's sampler answers
                 sampled = await executor.execute("far__summarize", {"text": "long"})
-            assert sampled.output == {"result": "summary: <Summarize: long>"}
+            assert sampled.output == "summary: <Summarize: long>"
             picture = await executor.execute("far__red_dot", {})
             (image,) = picture.output  # content blocks, typed again
             assert isinstance(image, Image) and image.raw == b"\x89PNG-dot"
@@ -104,7 +104,7 @@ async def test_without_an_elicitor_the_remote_question_is_declined() -> None:
         with ToolExecutor(registry) as executor:
             await add_mcp_server_async(registry, prefix="far", url=url)
             answer = await asyncio.wait_for(executor.execute("far__signup", {}), 10)
-            assert answer.output == {"result": "decline null"}
+            assert answer.output == "decline null"
 
 
 def test_auth_needs_http_and_secrets_stay_out_of_reprs() -> None:

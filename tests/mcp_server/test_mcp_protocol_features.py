@@ -278,7 +278,7 @@ async def test_a_broken_stream_resumes_with_last_event_id() -> None:
 
 @pytest.mark.parametrize("level", ["verbose", "INFO"])
 def test_an_unknown_log_level_is_refused(level: str) -> None:
-    from toolrig.core._context import ToolContext as Context
+    from toolrig.core.context._context import ToolContext as Context
 
     ctx = Context(tool="t", action=None, tool_call_id="c")
     with pytest.raises(ValueError, match="unknown log level"):

@@ -23,7 +23,7 @@ from mcp_support import http_server, session, write_tools
 from asgi_server import serve_asgi
 from postgres_db import scratch_database
 from toolrig import Registry, ToolContext, tool
-from toolrig.core._errors import ToolError
+from toolrig.core.model._errors import ToolError
 from toolrig.mcp import ToolServer, http_app
 
 TOKEN = "workers-token"
@@ -141,8 +141,6 @@ PASSED_ON = [
     (b"{not json", None),
     (_call("add", {"a": 1, "b": 2}), {**HEADERS, "accept": "application/json"}),
     (_call("add", {"a": 1, "b": 2}), {**HEADERS, "content-type": "text/plain"}),
-    (_call("add", {"a": 1, "b": 2}), {**HEADERS, "host": "evil.example"}),  # DNS rebinding
-    (_call("add", {"a": 1, "b": 2}), {**HEADERS, "origin": "http://evil.example"}),
     (_call("add", {"a": 1, "b": 2}), {**HEADERS, "mcp-protocol-version": "1999-01-01"}),
 ]
 
@@ -158,6 +156,52 @@ def test_everything_else_reaches_the_sdk_unchanged(
         sdk[2]["error"].pop("data", None)  # may name a per-request object
         mine[2]["error"].pop("data", None)
     assert mine == sdk
+    assert len(direct) == before
+
+
+def _deep(depth: int, where: str) -> bytes:
+    nested = "[" * depth + "]" * depth
+    if where == "top":
+        return nested.encode()
+    inner = nested if where == "arguments" else "0"
+    text = (
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", '
+        f'"params": {{"name": "add", "arguments": {{"a": {inner}, "b": 1}}}}}}'
+    )
+    return text.encode()
+
+
+@pytest.mark.parametrize("where", ["top", "arguments"])
+@pytest.mark.parametrize("depth", [150, 199, 200, 201, 202, 255, 999, 1000, 1001, 5000, 100_000])
+def test_deep_bodies_are_answered_as_the_sdk_answers(two_apps: Any, depth: int, where: str) -> None:
+    """Nesting past the SDK parser's limit: 400 and the same JSON-RPC parse error on both
+    paths (the direct path answered 100,000 levels with a 500, a RecursionError)."""
+    ours, theirs, _ = two_apps
+    body = _deep(depth, where)
+    mine, sdk = _post(ours, body), _post(theirs, body)
+    if isinstance(sdk[2], dict) and isinstance(sdk[2].get("error"), dict):
+        sdk[2]["error"].pop("data", None)
+        mine[2]["error"].pop("data", None)
+    assert mine == sdk
+    if depth > 201:
+        assert mine[0] == 400 and mine[2]["error"]["code"] == -32700
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{**HEADERS, "host": "evil.example"}, {**HEADERS, "origin": "http://evil.example"}],
+    ids=["host", "origin"],
+)
+def test_dns_rebinding_is_refused_with_the_sdk_status(
+    two_apps: Any, headers: dict[str, str]
+) -> None:
+    """Refused before either path (toolrig's message says which option admits the name)."""
+    ours, theirs, direct = two_apps
+    before = len(direct)
+    body = _call("add", {"a": 1, "b": 2})
+    mine, sdk = _post(ours, body, headers), _post(theirs, body, headers)
+    assert mine[0] == sdk[0] in (421, 403)
+    assert "--allowed-" in mine[2]["error"]["message"]
     assert len(direct) == before
 
 

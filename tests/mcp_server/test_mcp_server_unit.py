@@ -32,6 +32,7 @@ def test_listing_follows_the_executor() -> None:
         "type": "object",
         "properties": {"result": {"type": "integer"}},
         "required": ["result"],
+        "x-fastmcp-wrap-result": True,  # so clients give back the plain value
     }
     executor.unregister("double")
     assert server.list_tools() == []
@@ -77,8 +78,23 @@ async def test_an_unknown_tool_is_invalid_params_with_the_not_found_message() ->
     with pytest.raises(MCPError) as info:
         await server._call_tool(cast(Any, None), params)
     assert info.value.code == mcp_types.INVALID_PARAMS
-    assert info.value.message == catalog.missing_message("dubble")
+    assert info.value.message.startswith("Tool 'dubble' not found.")
     assert "Did you mean 'double'?" in info.value.message
+    server.close()
+
+
+async def test_an_unknown_tool_is_named_as_the_client_sent_it() -> None:
+    """MCP clients see `notes__add`, not the catalogue's `notes.add`: the error speaks their
+    names, the one sent included."""
+    from toolrig.cli._demo_tools import Notes
+
+    server = ToolServer(Catalog([Notes()]))
+    params = mcp_types.CallToolRequestParams(name="notes__ad", arguments={})
+    with pytest.raises(MCPError) as info:
+        await server._call_tool(cast(Any, None), params)
+    message = info.value.message
+    assert message.startswith("Tool 'notes__ad' not found. Did you mean 'notes__add'")
+    assert "notes.add" not in message and "notes__delete" in message
     server.close()
 
 

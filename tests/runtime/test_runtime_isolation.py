@@ -104,7 +104,7 @@ async def test_stuck_workers_never_starve_later_calls() -> None:
             # runaway calls cannot grow the pool without end: past the bound they wait
             more = await executor.execute_many([("stuck", {})] * 12, timeout=0.1)
             assert all(r.code == "timeout" for r in more)
-            assert executor._pool.size <= (1 + ABANDONED_PER_WORKER) * 2
+            assert executor.pipeline.placement.threads.size <= (1 + ABANDONED_PER_WORKER) * 2
         finally:
             release.set()
 
@@ -127,9 +127,9 @@ async def test_runaway_python_code_is_interrupted_at_its_limit() -> None:
         assert result.code == "timeout"
         assert await asyncio.to_thread(cleaned.wait, WAIT)  # stopped, its finally ran
         deadline = time.monotonic() + WAIT
-        while executor._pool.abandoned and time.monotonic() < deadline:  # noqa: ASYNC110
+        while executor.pipeline.placement.threads.abandoned and time.monotonic() < deadline:  # noqa: ASYNC110
             await asyncio.sleep(0.01)  # the worker books its end just after the finally
-        assert executor._pool.abandoned == 0
+        assert executor.pipeline.placement.threads.abandoned == 0
 
 
 async def test_a_tool_that_stops_by_itself_is_not_interrupted() -> None:

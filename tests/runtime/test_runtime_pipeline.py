@@ -255,7 +255,7 @@ def test_results_built_slot_by_slot_equal_the_constructors() -> None:
     import dataclasses
 
     from toolrig import ErrorInfo, ResultMetadata
-    from toolrig.runtime._pipeline import _result
+    from toolrig.runtime._outcome import make_result as _result
 
     action = scale.get_action("scale")
     assert action is not None

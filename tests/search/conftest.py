@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import search_doubles
 
-from toolrig.core._spec import ToolSpec
+from toolrig.core.model._spec import ToolSpec
 
 
 @pytest.fixture

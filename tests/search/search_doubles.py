@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from toolrig.core._spec import ActionSpec, ToolAnnotations, ToolSpec
+from toolrig.core.model._spec import ActionSpec, ToolAnnotations, ToolSpec
 from toolrig.search._tokenize import analyze
 
 

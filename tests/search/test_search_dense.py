@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from toolrig.core._spec import ToolSpec
+from toolrig.core.model._spec import ToolSpec
 from toolrig.search import ToolIndex
 from toolrig.search._dense import dense_available, load_embedders
 

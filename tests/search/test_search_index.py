@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from search_doubles import HashingEmbedder, single
 
-from toolrig.core._spec import ActionSpec, ToolSpec
+from toolrig.core.model._spec import ActionSpec, ToolSpec
 from toolrig.search import SearchConfig, SearchFilters, ToolIndex
 
 pytest.importorskip("numpy")

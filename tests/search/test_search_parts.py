@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from search_doubles import HashingEmbedder, single
 
-from toolrig.core._spec import ToolSpec
+from toolrig.core.model._spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 from toolrig.search._dense import clear_query_cache
 from toolrig.search._segments import request_parts

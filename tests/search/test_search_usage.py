@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from search_doubles import HashingEmbedder, single
 
-from toolrig.core._spec import ActionSpec, ToolSpec
+from toolrig.core.model._spec import ActionSpec, ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 
 LEXICAL = SearchConfig(embedders=())

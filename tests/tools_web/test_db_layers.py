@@ -20,6 +20,7 @@ from sqlalchemy import event
 import toolrig.tools._db as db_module
 from toolrig import ErrorInfo, ToolResult
 from toolrig.tools import DbTool
+from toolrig.tools._pg_catalog import QueryNames
 
 PARSER_REFUSAL = "query_db is read-only: a DELETE statement is refused."
 AUTHORIZER_REFUSAL = "query_db is read-only: the statement would do more than read, and is refused."
@@ -73,7 +74,8 @@ def pg(postgres_url: str) -> Iterator[tuple[DbTool, str]]:
 
 @pytest.fixture
 def without_parser_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(db_module, "check_postgres_query", lambda sql: None)
+    # no names to judge; "an EXPLAIN", so the statement is sent as it is (no cursor around it)
+    monkeypatch.setattr(db_module, "check_postgres_query", lambda sql: (QueryNames(), True))
 
 
 def test_pg_the_parser_refuses_first(pg: tuple[DbTool, str]) -> None:

@@ -1,6 +1,7 @@
 """Agent: LLM clients over the official SDKs, and the loop in which a model chooses tools."""
 
 from toolrig.agent._approval import Answer, ApprovalPolicy, Decision, Deny, PendingCall
+from toolrig.agent._claim import AlreadyDecided
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, StreamEvent, TextDelta, Usage
 from toolrig.agent._completion import attempt_completion
 from toolrig.agent._config import LLMConfig, LLMConfigError
@@ -9,10 +10,13 @@ from toolrig.agent._events import (
     AgentEvent,
     ApprovalRequired,
     FinalOutput,
+    PartialOutput,
     ToolCallFinished,
     ToolCallStarted,
 )
 from toolrig.agent._factory import make_client
+from toolrig.agent._fallback import FallbackModel, ModelsFailed
+from toolrig.agent._limits import ModelPrice, RunLimits
 from toolrig.agent._loop import Agent
 from toolrig.agent._result import AgentResult, AgentRunError, AgentStep, RunContext
 from toolrig.agent._toolsets import CatalogToolset, ToolEntry, Toolset
@@ -23,6 +27,7 @@ __all__ = [
     "AgentResult",
     "AgentRunError",
     "AgentStep",
+    "AlreadyDecided",
     "Answer",
     "ApprovalPolicy",
     "ApprovalRequired",
@@ -30,14 +35,19 @@ __all__ = [
     "Conversation",
     "Decision",
     "Deny",
+    "FallbackModel",
     "FinalOutput",
     "LLMClient",
     "LLMConfig",
     "LLMConfigError",
     "LLMTurn",
+    "ModelPrice",
+    "ModelsFailed",
     "NextAction",
+    "PartialOutput",
     "PendingCall",
     "RunContext",
+    "RunLimits",
     "StreamEvent",
     "TextDelta",
     "ToolCallFinished",

@@ -13,7 +13,7 @@ from typing import Any
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, StreamEvent, TextDelta, Usage
 from toolrig.agent._config import LLMConfig, LLMConfigError
 from toolrig.agent._sdk_request import checked_settings, import_sdk, with_tools
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._anthropic import (
     format_anthropic_results,
     parse_anthropic_calls,

@@ -1,8 +1,9 @@
 """Human approval of tool calls, as a middleware of the one call pipeline.
 
 An :class:`ApprovalPolicy` says which calls need a person's yes: tools by name, every tool
-annotated ``destructive``, or any call a function picks. :func:`approval_gate` sits in the
-executor's middleware chain; during an agent run (and only then) it holds each such call that
+annotated ``destructive``, or any call a function picks. :func:`approval_gate` is a
+middleware of the agent's own pipeline (``executor.with_middleware(approval_gate)``: the
+caller's executor is left as it was); during an agent run it holds each such call that
 was not approved yet, notes it as pending in the run's scope, and answers it without running.
 The run then stops with the pending calls; a later run decides each (:class:`Deny`,
 :class:`Answer`, or ``True``) and the approved ones go through the same pipeline again.
@@ -10,16 +11,14 @@ The run then stops with the pending calls; a later run decides each (:class:`Den
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Collection
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from toolrig.core._errors import ErrorCode
-from toolrig.core._result import ToolResult, error_result, success_result
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ToolResult, error_result, success_result
 from toolrig.runtime._call import Call, CallNext
-from toolrig.runtime._executor import ToolExecutor
 
 __all__ = [
     "Answer",
@@ -29,7 +28,6 @@ __all__ = [
     "PendingCall",
     "RunScope",
     "approval_gate",
-    "install_gate",
 ]
 
 HELD = "awaiting approval"
@@ -46,11 +44,11 @@ class ApprovalPolicy:
 
     def requires(self, call: Call) -> bool:
         """Whether ``call`` must wait for a person's decision."""
-        if call.action.tool in self.tools:
+        if call.tool in self.tools:
             return True
         if self.destructive:
-            spec = call.tool.spec
-            if spec.action_annotations(call.action.name).destructive:
+            spec = call.owner.spec
+            if spec.action_annotations(call.target.name).destructive:
                 return True
         return self.when is not None and bool(self.when(call))
 
@@ -111,23 +109,12 @@ async def approval_gate(call: Call, call_next: CallNext) -> ToolResult:
     scope.held[call.tool_call_id] = call
     return error_result(
         ErrorCode.PERMISSION_DENIED,
-        f"`{call.action.name}` is {HELD}.",
-        tool=call.action.tool,
-        action=call.action.name,
+        f"`{call.target.name}` is {HELD}.",
+        tool=call.target.tool,
+        action=call.target.name,
         tool_call_id=call.tool_call_id,
         started_at=call.started_at,
     )
-
-
-_GATED: weakref.WeakSet[ToolExecutor] = weakref.WeakSet()
-
-
-def install_gate(executor: ToolExecutor) -> None:
-    """Put :func:`approval_gate` in ``executor``'s middleware once (outside agent runs it
-    passes every call on)."""
-    if executor not in _GATED:
-        executor.add_middleware(approval_gate)
-        _GATED.add(executor)
 
 
 def decided_result(pending: PendingCall, decision: Decision) -> ToolResult | None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolrig.agent._config import LLMConfig
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import ToolSource
 
@@ -46,6 +46,10 @@ class LLMTurn:
     usage: Usage = field(default_factory=Usage)
     stop_reason: str | None = None
     raw: Any = None
+    model: str | None = None
+    """The model that answered, when a client chose among several (``FallbackModel``)."""
+    fallbacks: list[dict[str, str]] = field(default_factory=list)
+    """The models passed over before it: ``{"model": ..., "error": ...}`` each."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

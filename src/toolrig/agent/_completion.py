@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict
 
-from toolrig.core._function_tool import Tool
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.model._spec import ToolAnnotations
 
 __all__ = ["COMPLETION_TOOL", "CompletionOutput", "attempt_completion"]
 

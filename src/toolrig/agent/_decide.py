@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolrig.agent._client import LLMClient, Usage
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 

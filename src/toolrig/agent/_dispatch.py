@@ -12,13 +12,13 @@ from typing import Any
 from toolrig.agent._approval import PendingCall, RunScope
 from toolrig.agent._events import ToolCallFinished, ToolCallStarted
 from toolrig.agent._toolsets import ToolEntry
-from toolrig.core._errors import ErrorCode
-from toolrig.core._ids import new_call_id
-from toolrig.core._result import ToolResult, error_result
-from toolrig.core._suggest import closest
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.model._ids import new_call_id
+from toolrig.core.model._suggest import not_found_among
+from toolrig.core.result._result import ToolResult, error_result
 from toolrig.providers._calls import ParsedCall
-from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._request import ToolCall
 
 __all__ = ["TurnCalls"]
 
@@ -87,12 +87,10 @@ class TurnCalls:
     async def _one(self, call: ToolCall, call_id: str) -> ToolResult:
         entry = self.entries.get(call.name)
         if entry is None:
-            near = closest(call.name, list(self.entries))
-            hint = f" Did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
             return error_result(
                 ErrorCode.NOT_FOUND,
-                f"No tool named {call.name!r} is offered here.{hint} "
-                f"Available: {', '.join(sorted(self._offered()))}.",
+                not_found_among(call.name, self._offered()),
+                hint="Call one of the available tools by its exact name.",
                 tool=call.name,
                 tool_call_id=call_id,
             )
@@ -120,7 +118,7 @@ class TurnCalls:
             tool_call_id=held.tool_call_id,
             name=call.name,
             arguments=dict(held.arguments),
-            tool=held.action.tool,
+            tool=held.tool,
         )
 
 

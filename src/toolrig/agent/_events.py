@@ -11,12 +11,13 @@ from typing_extensions import TypeVar
 from toolrig.agent._approval import PendingCall
 from toolrig.agent._client import TextDelta
 from toolrig.agent._result import AgentResult
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 
 __all__ = [
     "AgentEvent",
     "ApprovalRequired",
     "FinalOutput",
+    "PartialOutput",
     "TextDelta",
     "ToolCallFinished",
     "ToolCallStarted",
@@ -62,7 +63,21 @@ class FinalOutput(Generic[OutputT]):
         return self.result.output
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartialOutput:
+    """A typed answer as far as the model has written it, while its JSON streams: the data so
+    far (objects with the fields begun, strings cut where the text is), not yet validated.
+    Only with an ``output_type`` other than ``str``, for answers given as text."""
+
+    data: Any
+
+
 AgentEvent: TypeAlias = (
-    TextDelta | ToolCallStarted | ToolCallFinished | ApprovalRequired | FinalOutput[Any]
+    TextDelta
+    | PartialOutput
+    | ToolCallStarted
+    | ToolCallFinished
+    | ApprovalRequired
+    | FinalOutput[Any]
 )
 """Any event of :meth:`Agent.stream`."""

@@ -13,21 +13,25 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
-from toolrig.agent._approval import ApprovalPolicy, Decision, install_gate
+from toolrig.agent._approval import ApprovalPolicy, Decision, approval_gate
+from toolrig.agent._call_ids import CallIds
+from toolrig.agent._claim import check_not_decided, claim_held
 from toolrig.agent._client import Conversation, LLMClient
 from toolrig.agent._completion import COMPLETION_TOOL
 from toolrig.agent._config import LLMConfig
 from toolrig.agent._events import AgentEvent, FinalOutput
 from toolrig.agent._factory import make_client
+from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputSpec
 from toolrig.agent._pending import HeldTurn, check_decisions
 from toolrig.agent._result import AgentResult, AgentRunError, RunContext
 from toolrig.agent._run import AgentRun
+from toolrig.agent._session_policy import policy_data, session_policy
 from toolrig.agent._toolsets import CatalogToolset, Toolset, as_toolset
-from toolrig.core._background import run_sync
-from toolrig.core._base import BaseTool
-from toolrig.core._interaction import Elicitor
-from toolrig.core._result import ToolResult
+from toolrig.core.context._background import run_sync
+from toolrig.core.context._interaction import Elicitor
+from toolrig.core.define._base import BaseTool
+from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._tracing import agent_span
@@ -57,11 +61,12 @@ class Agent(Generic[DepsT, OutputT]):
     ``output_type`` types the final answer (a pydantic model, a dataclass, a scalar);
     ``deps_type`` names the type of the ``deps`` each run hands its tools. ``approval`` holds
     the calls it names until a person decides; ``elicitor`` answers a tool that asks for input
-    during its call (``ctx.elicit``), as an MCP client would. ``log`` records every turn and
-    call, and keeps sessions so that a conversation continues in another process.
-    ``tools_per_turn`` offers only the tools that tool search finds for each turn, ranked as
-    ``tool_search`` says (e.g. ``SearchConfig.accurate()``). A failed run
-    raises :class:`AgentRunError` unless ``raise_on_error=False``.
+    during its call (``ctx.elicit``), as an MCP client would. ``limits`` is each run's budget of
+    tool calls, tokens or cost (:class:`RunLimits`; ``max_steps`` counts turns). ``log`` records
+    every turn and call, and keeps sessions so that a conversation continues in another
+    process. ``tools_per_turn`` offers only the tools that tool search finds for each turn,
+    ranked as ``tool_search`` says (e.g. ``SearchConfig.accurate()``). A failed run raises
+    :class:`AgentRunError` unless ``raise_on_error=False``.
     """
 
     def __init__(
@@ -78,6 +83,7 @@ class Agent(Generic[DepsT, OutputT]):
         elicitor: Elicitor | None = None,
         max_steps: int = 10,
         time_budget: float | None = None,
+        limits: RunLimits | None = None,
         log: ExecutionLog | None = None,
         sessions: SessionStore | None = None,
         instructions: str | None = None,
@@ -97,6 +103,8 @@ class Agent(Generic[DepsT, OutputT]):
         self.role = role
         self.max_steps = max_steps
         self.time_budget = time_budget
+        self.limits = limits
+        """The budget of each run (``RunLimits``); a stopped run is resumed by its session."""
         self.log = log
         self.instructions = instructions
         self.output_retries = output_retries
@@ -109,12 +117,15 @@ class Agent(Generic[DepsT, OutputT]):
         self.sessions: SessionStore = sessions or session_store(log)
         """Where conversations are kept between runs (the log's database, or memory)."""
         self._owns_executor = not isinstance(tools, ToolExecutor)
+        given = tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
         self.executor: ToolExecutor = (
-            tools if isinstance(tools, ToolExecutor) else ToolExecutor(tools)
+            given if approval is None else given.with_middleware(approval_gate)
         )
-        """Runs the model's calls (built here unless one was given)."""
-        if approval is not None:
-            install_gate(self.executor)
+        """Runs the model's calls: the executor given (or built here), with the approval gate
+        in a pipeline of the agent's own when there is an approval policy (the given executor
+        does not change)."""
+        self._gated: ToolExecutor | None = None
+        """The executor with the gate, for sessions whose stored policy the agent lacks."""
         self.toolset: Toolset = (
             CatalogToolset(self.executor.catalog) if toolsets is None else as_toolset(toolsets)
         )
@@ -209,7 +220,11 @@ class Agent(Generic[DepsT, OutputT]):
 
         ``prompt`` is the user's message; ``history`` earlier messages (e.g. a result's
         ``all_messages``); ``session_id`` continues a stored conversation (and names the
-        one this run stores). ``approvals`` decides each call a stopped run held, by call id.
+        one this run stores). ``approvals`` decides each call a stopped run held, by call id:
+        the decision is claimed in the session store before any call runs, so a run that
+        loses the claim to another (or comes after it) raises :class:`AlreadyDecided` and
+        runs nothing. The session keeps its approval policy: this run follows it joined with
+        the agent's own.
         """
         result: AgentResult[OutputT] | None = None
         async for event in self._events(
@@ -263,15 +278,19 @@ class Agent(Generic[DepsT, OutputT]):
                 f"session {session_id!r} already holds {len(state.messages)} messages; "
                 "continue it without history=, or start a new session"
             )
+        check_not_decided(state, approvals)
         held = HeldTurn.from_data(state.pending) if state.pending else None
         if held is not None or approvals is not None:
             check_decisions(held.held if held else [], approvals or {})
         messages = [dict(m) for m in (history if history is not None else state.messages)]
         if prompt is None and held is None and not messages:
             raise ValueError("give a prompt, a history or a session to continue")
+        policy = session_policy(session_id, self.approval, state.policy)
+        run_id = run_id or f"agent-{uuid.uuid4().hex[:12]}"
+        if held is not None:  # before any call runs: only one run may decide a held turn
+            state = claim_held(self.sessions, state, held.held, approvals or {}, run_id)
         conversation = Conversation(system=self.system_prompt, messages=messages)
         start = len(messages)
-        run_id = run_id or f"agent-{uuid.uuid4().hex[:12]}"
         client = self.client
         with agent_span(
             self.name,
@@ -290,6 +309,9 @@ class Agent(Generic[DepsT, OutputT]):
                 held=held,
                 decisions=approvals,
                 streaming=streaming,
+                policy=policy,
+                call_ids=CallIds(state.call_ids),
+                executor=self._executor_for(policy),
             )
             async for event in run.events():
                 yield event
@@ -299,12 +321,15 @@ class Agent(Generic[DepsT, OutputT]):
             span.record_run(
                 result.stop_reason, result.error, usage.input_tokens, usage.output_tokens
             )
-        if named or run.held is not None or state.version:  # kept: named, or to be resumed
+        resumable = run.held is not None or result.stop_reason == "usage_limit"
+        if named or resumable or state.version:  # kept: named, or to be resumed
             self.sessions.save(
                 SessionState(
                     session_id=session_id,
                     messages=conversation.messages,
                     pending=None if run.held is None else run.held.to_data(),
+                    policy=policy_data(policy),
+                    call_ids=run.call_ids.used,
                     version=state.version,
                 )
             )
@@ -319,6 +344,16 @@ class Agent(Generic[DepsT, OutputT]):
         if result.stop_reason == "error" and should_raise:
             raise AgentRunError(result)
         return result
+
+    def _executor_for(self, policy: ApprovalPolicy | None) -> ToolExecutor:
+        """The executor a run's calls go through: the agent's, or (when the session's stored
+        policy asks for approvals and the agent has none of its own) the agent's with the
+        approval gate, built once."""
+        if policy is None or self.approval is not None:
+            return self.executor
+        if self._gated is None:
+            self._gated = self.executor.with_middleware(approval_gate)
+        return self._gated
 
     # -- housekeeping -------------------------------------------------------------------------
     def _count_uses(self, results: list[ToolResult]) -> None:

@@ -1,5 +1,6 @@
 """A turn stopped for approval, as plain JSON data: what the session stores so that another
-process can decide the held calls and finish the turn."""
+process can decide the held calls and finish the turn (``wire`` maps the call ids rewritten to
+be unique back to the ids the model sent)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolrig.agent._approval import Decision, PendingCall
-from toolrig.core._result import ErrorInfo, ToolResult, error_result, success_result
+from toolrig.core.result._result import ErrorInfo, ToolResult, error_result, success_result
 from toolrig.providers._calls import ParsedCall
-from toolrig.runtime._calls import ToolCall
+from toolrig.runtime._request import ToolCall
 
 __all__ = ["HeldTurn", "check_decisions"]
 
@@ -23,8 +24,10 @@ class HeldTurn:
         calls: Sequence[ParsedCall],
         results: Sequence[ToolResult],
         held: Sequence[PendingCall],
+        wire: Mapping[str, str] | None = None,
     ) -> None:
         self.text = text
+        self.wire = dict(wire or {})
         self.calls = list(calls)
         held_ids = {p.tool_call_id for p in held}
         self.known = {
@@ -42,6 +45,7 @@ class HeldTurn:
                 {"id": p.tool_call_id, "name": p.name, "arguments": p.arguments, "tool": p.tool}
                 for p in self.held
             ],
+            "wire_ids": self.wire,
         }
 
     @classmethod
@@ -64,7 +68,7 @@ class HeldTurn:
             for p in data["pending"]
         ]
         known = [_result(r) for r in data["results"].values()]
-        return cls(data.get("text"), calls, known, held)
+        return cls(data.get("text"), calls, known, held, data.get("wire_ids"))
 
 
 def check_decisions(held: Sequence[PendingCall], decisions: Mapping[str, Decision]) -> None:

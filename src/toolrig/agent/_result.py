@@ -10,16 +10,19 @@ from typing_extensions import TypeVar
 
 from toolrig.agent._approval import PendingCall
 from toolrig.agent._client import Usage
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 
 __all__ = ["AgentResult", "AgentRunError", "AgentStep", "RunContext", "StopReason"]
 
 OutputT = TypeVar("OutputT", default=str)
 DepsT = TypeVar("DepsT", default=None)
 
-StopReason = Literal["answer", "completion", "approval", "max_steps", "time_budget", "error"]
+StopReason = Literal[
+    "answer", "completion", "approval", "max_steps", "time_budget", "usage_limit", "error"
+]
 """Why a run ended: an answer or ``attempt_completion`` (done), calls awaiting ``approval``
-(resume it), a budget spent, or an ``error`` (raised as :class:`AgentRunError` by default)."""
+(resume it), a budget spent (``usage_limit``: a ``RunLimits`` limit, named in ``error``), or
+an ``error`` (raised as :class:`AgentRunError` by default)."""
 
 
 @dataclass(slots=True, kw_only=True)

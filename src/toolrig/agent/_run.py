@@ -20,23 +20,26 @@ from typing import Any, Generic, Protocol
 from typing_extensions import TypeVar
 
 from toolrig.agent._approval import SCOPE, ApprovalPolicy, Decision, RunScope, decided_result
+from toolrig.agent._call_ids import CallIds, to_wire
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, TextDelta, Usage
 from toolrig.agent._completion import COMPLETION_TOOL, attempt_completion
 from toolrig.agent._dispatch import TurnCalls
 from toolrig.agent._events import AgentEvent, ApprovalRequired
+from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputInvalid, OutputSpec
+from toolrig.agent._partial import PartialJson
 from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
 from toolrig.agent._toolsets import ToolEntry, Toolset, name_map
-from toolrig.core._context import RUN_DEPS
-from toolrig.core._events import Outcome
-from toolrig.core._interaction import Elicitor, offer_hooks
-from toolrig.core._result import ToolResult
+from toolrig.core.context._context import RUN_DEPS
+from toolrig.core.context._events import Outcome
+from toolrig.core.context._interaction import Elicitor, offer_hooks
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
-from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._request import ToolCall
 from toolrig.runtime._tracing import chat_span
 from toolrig.storage._log import ExecutionLog
 
@@ -63,6 +66,7 @@ class RunHost(Protocol):
     approval: ApprovalPolicy | None
     elicitor: Elicitor | None
     tools_per_turn: int | None
+    limits: RunLimits | None
     _index: Any
 
     def _count_uses(self, results: list[ToolResult]) -> None: ...
@@ -83,6 +87,9 @@ class AgentRun(Generic[OutputT]):
         held: HeldTurn | None = None,
         decisions: Mapping[str, Decision] | None = None,
         streaming: bool = False,
+        policy: ApprovalPolicy | None = None,
+        call_ids: CallIds | None = None,
+        executor: ToolExecutor | None = None,
     ) -> None:
         self.agent = agent
         self.client = agent.client
@@ -98,12 +105,20 @@ class AgentRun(Generic[OutputT]):
         self.usage = Usage()
         self.last_text: str | None = None
         self.retries_left = agent.output_retries
+        self.calls_made = 0
+        """Tool calls run (``attempt_completion`` not counted), for ``RunLimits.tool_calls``."""
         self.held: HeldTurn | None = None
         """The turn this run stopped in, for approval (stored with the session)."""
         self.result: AgentResult[OutputT] | None = None
         loop_now, budget = asyncio.get_running_loop().time(), agent.time_budget
         self.deadline = None if budget is None else loop_now + budget
-        self.scope = RunScope(policy=agent.approval)
+        self.scope = RunScope(policy=policy)
+        """The gate's view of this run: the session's policy, which the caller joined with
+        the agent's (see ``_session_policy``)."""
+        self.executor = executor or agent.executor
+        """Runs the calls: the agent's executor, with the approval gate when ``policy`` asks."""
+        self.call_ids = call_ids or CallIds()
+        """The ids the session has used: a call repeating one is renamed, never merged."""
         self.context = contextvars.copy_context()
         self.context.run(RUN_DEPS.set, ctx.deps)
         self.context.run(SCOPE.set, self.scope)
@@ -135,14 +150,23 @@ class AgentRun(Generic[OutputT]):
         if self.deadline is not None and asyncio.get_running_loop().time() >= self.deadline:
             self._stop("time_budget")
             return
+        limits = self.agent.limits
+        spent = limits.before_request(self.usage) if limits is not None else None
+        if spent is not None:
+            self._stop("usage_limit", error=spent)
+            return
         self.ctx.step = index
         entries = self._entries()
         offered = name_map(entries)
         turn: LLMTurn | None = None
+        partial = PartialJson.for_output(self.output, self.streaming)
         try:
             async for item in self._ask(offered):
                 if isinstance(item, TextDelta):
                     yield item
+                    told = partial.feed(item.text) if partial is not None else None
+                    if told is not None:
+                        yield told
                 else:
                     turn = item
         except TimeoutError:
@@ -157,28 +181,36 @@ class AgentRun(Generic[OutputT]):
             self._stop("error", error="the client's stream ended without a turn")
             return
         self.usage.add(turn.usage)
+        asked = sum(1 for c in turn.calls if _describe(c)["name"] != COMPLETION_TOOL)
+        over = limits.before_calls(self.calls_made, asked) if limits is not None else None
+        if over is not None:  # neither run nor kept: a resumed run asks the model again
+            self._record_turn(index, turn, None, t0)
+            self._stop("usage_limit", error=over)
+            return
+        self.calls_made += asked
         self.last_text = turn.text or self.last_text
         self.client.add_turn(self.conversation, turn)
         self._record_turn(index, turn, None, t0)
+        own, wire = self.call_ids.unique(turn.calls)  # the model's ids stay in the conversation
         step = AgentStep(
-            index=index, text=turn.text, usage=turn.usage, calls=[_describe(c) for c in turn.calls]
+            index=index, text=turn.text, usage=turn.usage, calls=[_describe(c) for c in own]
         )
         self.steps.append(step)
         if not turn.calls:
             step.duration_ms = (time.perf_counter() - t0) * 1000
             self._final(turn.text, "answer")
             return
-        calls = TurnCalls(self.agent.executor, entries, self.context, self.scope)
-        async for event in calls.run(turn.calls):
+        calls = TurnCalls(self.executor, entries, self.context, self.scope)
+        async for event in calls.run(own):
             yield event
         step.results = calls.results
         step.duration_ms = (time.perf_counter() - t0) * 1000
-        self._record_results(index, turn.calls, calls.results, {p.tool_call_id for p in calls.held})
+        self._record_results(index, own, calls.results, {p.tool_call_id for p in calls.held})
         if calls.held:
-            self.held = HeldTurn(turn.text, turn.calls, calls.results, calls.held)
+            self.held = HeldTurn(turn.text, own, calls.results, calls.held, wire)
             self._stop("approval")
             return
-        self._answer_calls(turn, calls.results)
+        self._answer_calls(turn, own, calls.results, wire)
 
     # -- steps of a turn ----------------------------------------------------------------------
     async def _ask(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
@@ -192,6 +224,9 @@ class AgentRun(Generic[OutputT]):
                     span.record_usage(item.usage.input_tokens, item.usage.output_tokens)
                     if item.stop_reason:
                         span.set("gen_ai.response.finish_reasons", (item.stop_reason,))
+                    span.set("gen_ai.response.model", item.model)  # a fallback model's name
+                    if item.fallbacks:
+                        span.set("toolrig.model.fallbacks", [str(f) for f in item.fallbacks])
                 yield item
 
     async def _request(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
@@ -228,11 +263,18 @@ class AgentRun(Generic[OutputT]):
         own = [e for e in entries if e.name == COMPLETION_TOOL]
         return [e for e in entries if e.name != COMPLETION_TOOL] + (own or [_COMPLETION_ENTRY])
 
-    def _answer_calls(self, turn: LLMTurn, results: list[ToolResult]) -> None:
-        """Send the results back; end the run when ``attempt_completion`` succeeded."""
-        self.client.add_results(self.conversation, turn, results)
+    def _answer_calls(
+        self,
+        turn: LLMTurn,
+        calls: list[ParsedCall],
+        results: list[ToolResult],
+        wire: Mapping[str, str],
+    ) -> None:
+        """Send the results back (under the ids the model sent); end the run when
+        ``attempt_completion`` succeeded."""
+        self.client.add_results(self.conversation, turn, to_wire(results, wire))
         self.agent._count_uses(results)
-        for call, result in zip(turn.calls, results, strict=True):
+        for call, result in zip(calls, results, strict=True):
             if isinstance(call, ToolCall) and call.name == COMPLETION_TOOL and result.success:
                 output = result.output
                 text = str(output.get("result", "")) if isinstance(output, dict) else str(output)
@@ -249,16 +291,21 @@ class AgentRun(Generic[OutputT]):
                 self.scope.approved.add(pending.tool_call_id)
             else:
                 decided[pending.tool_call_id] = result
-        calls = TurnCalls(self.agent.executor, self._entries(), self.context, self.scope)
-        async for event in calls.run(held.calls, decided):
-            yield event
+        calls = TurnCalls(self.executor, self._entries(), self.context, self.scope)
+        try:
+            async for event in calls.run(held.calls, decided):
+                yield event
+        finally:  # an approval is for the call it was given to, never for a later one
+            self.scope.approved.clear()
         step = AgentStep(index=0, text=held.text, calls=[_describe(c) for c in held.calls])
         step.results = calls.results
         step.duration_ms = (time.perf_counter() - t0) * 1000
         self.steps.append(step)
         self._record_results(0, held.calls, calls.results, set(held.known))
         # the turn as stored (its raw SDK object stays with the process that received it)
-        self._answer_calls(LLMTurn(text=held.text, calls=held.calls), calls.results)
+        self._answer_calls(
+            LLMTurn(text=held.text, calls=held.calls), held.calls, calls.results, held.wire
+        )
 
     def _final(self, text: str | None, reason: StopReason) -> None:
         """End with the typed output, or give the model its one precise retry."""
@@ -301,10 +348,11 @@ class AgentRun(Generic[OutputT]):
                 "tool_calls": [_describe(c) for c in turn.calls],
                 "input_tokens": turn.usage.input_tokens,
                 "output_tokens": turn.usage.output_tokens,
+                **({"fallbacks": turn.fallbacks} if turn.fallbacks else {}),
             }
         )
         log.add_result(
-            self.client.model,
+            (turn.model if turn is not None else None) or self.client.model,
             "llm",
             self.client.provider,
             None,

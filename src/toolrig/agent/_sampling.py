@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolrig.agent._client import Conversation, LLMClient
-from toolrig.core._interaction import SampleMessage, Sampler
+from toolrig.core.context._interaction import SampleMessage, Sampler
 
 __all__ = ["client_sampler"]
 

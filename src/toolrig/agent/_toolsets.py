@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolrig.agent._result import RunContext
-from toolrig.core._base import BaseTool
-from toolrig.core._options import ToolAnnotations
-from toolrig.core._spec import ActionSpec, ToolSpec
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._options import ToolAnnotations
+from toolrig.core.model._spec import ActionSpec, ToolSpec
 from toolrig.providers._names import ExportedAction, NameMap, provider_safe_name
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
@@ -104,8 +105,8 @@ class CatalogToolset(Toolset):
         for tool in self.catalog.tools():
             spec = tool.spec
             for action in spec.actions:
-                call = f"{spec.name}__{action}" if spec.is_multi_action else spec.name
-                found.append(ToolEntry(name=provider_safe_name(call), tool=tool, action=action))
+                ref = ActionRef(spec.name, action, spec.is_multi_action)
+                found.append(ToolEntry(name=ref.provider_name, tool=tool, action=action))
         return found
 
     def __repr__(self) -> str:

@@ -8,23 +8,24 @@ one JSON object per event instead (JSON Lines).
 
 Calls held for approval (``--approve-tools``, ``--approve-destructive``) stop the run; it is
 resumed by its session id (``--session``, with ``--log`` so the session is stored) and a
-decision per call: ``--allow CALL_ID`` or ``--deny CALL_ID[=REASON]``. Exit code 0 when the
-run finished its task, 1 when it failed or stopped with calls pending, 2 for usage errors.
+decision per call: ``--allow CALL_ID`` or ``--deny CALL_ID[=REASON]``. The session keeps its
+approval options, so a resume need not repeat them (it may add more). Exit code 0 when the run
+finished its task, 1 when it failed, stopped with calls pending or found its calls already
+decided by another run, 2 for usage errors.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolrig.cli._agent_script import load_script
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, CliError, add_json_option
 
 if TYPE_CHECKING:
     from toolrig.agent._approval import Decision
-    from toolrig.agent._client import LLMClient
     from toolrig.agent._events import AgentEvent
     from toolrig.agent._result import AgentResult
 
@@ -61,6 +62,12 @@ def add_agent_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     agent.add_argument("--max-steps", type=int, default=10, metavar="N", help="model turns")
     agent.add_argument(
+        "--max-tool-calls", type=int, metavar="N", help="stop before the run passes N tool calls"
+    )
+    agent.add_argument(
+        "--max-tokens", type=int, metavar="N", help="stop once the run has spent N tokens"
+    )
+    agent.add_argument(
         "--log", metavar="URL", help="execution log (SQLite path or postgresql:// URL)"
     )
     agent.add_argument(
@@ -72,12 +79,12 @@ def add_agent_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         action="append",
         default=[],
         metavar="TOOL",
-        help="calls of this tool wait for approval; repeatable",
+        help="calls of this tool wait for approval; repeatable (kept with the session)",
     )
     approval.add_argument(
         "--approve-destructive",
         action="store_true",
-        help="calls of tools annotated destructive wait for approval",
+        help="calls of tools annotated destructive wait for approval (kept with the session)",
     )
     approval.add_argument(
         "--allow", action="append", default=[], metavar="CALL_ID", help="run a held call"
@@ -92,43 +99,6 @@ def add_agent_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     add_catalog_options(agent, demo_default=True)
     add_json_option(agent)
     agent.set_defaults(handler=run_agent)
-
-
-def load_script(path: str) -> LLMClient:
-    """A :class:`~toolrig.testing.ScriptedModel` playing the turns in the JSON file ``path``;
-    :class:`CliError` (exit 2) for a file that cannot be read or is not a list of turns."""
-    from toolrig.testing import ModelTurn, ScriptedModel
-
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CliError(f"--script {path}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CliError(f"--script {path} is not JSON: {exc}") from None
-    if not isinstance(data, list) or not data:
-        raise CliError(f"--script {path} must hold a non-empty JSON list of turns")
-    turns: list[ModelTurn] = []
-    for number, item in enumerate(data, 1):
-        if isinstance(item, str):
-            item = {"text": item}
-        if not isinstance(item, dict) or not set(item) <= {"text", "calls", "output"}:
-            raise CliError(
-                f"--script {path}: turn {number} must be text or an object with 'text', "
-                "'calls' and/or 'output'"
-            )
-        calls = item.get("calls", [])
-        if not isinstance(calls, list) or not all(
-            isinstance(c, list) and 1 <= len(c) <= 3 and isinstance(c[0], str) for c in calls
-        ):
-            raise CliError(
-                f"--script {path}: turn {number}: 'calls' must be a list of "
-                '["name", {arguments}] pairs'
-            )
-        try:
-            turns.append(ModelTurn(**{**item, "calls": [tuple(c) for c in calls]}))
-        except (TypeError, ValueError) as exc:
-            raise CliError(f"--script {path}: turn {number}: {exc}") from None
-    return ScriptedModel(turns)
 
 
 def decisions(allow: list[str], deny: list[str]) -> dict[str, Decision] | None:
@@ -147,11 +117,12 @@ def decisions(allow: list[str], deny: list[str]) -> dict[str, Decision] | None:
 def run_agent(args: argparse.Namespace) -> int:
     """Run (or resume) the agent; 0 when the task was done, 1 otherwise."""
     from toolrig.agent._approval import ApprovalPolicy
+    from toolrig.agent._claim import AlreadyDecided
     from toolrig.agent._config import LLMConfigError
     from toolrig.agent._loop import Agent
     from toolrig.agent._result import AgentRunError
     from toolrig.cli._catalog import open_catalog
-    from toolrig.core._background import run_sync
+    from toolrig.core.context._background import run_sync
     from toolrig.runtime._executor import ToolExecutor
     from toolrig.storage._open import open_log
 
@@ -161,6 +132,7 @@ def run_agent(args: argparse.Namespace) -> int:
         raise CliError("give a PROMPT, or --session to continue a stored conversation")
     if args.max_steps < 1:
         raise CliError("--max-steps must be at least 1")
+    limits = _limits(args)
     chosen = decisions(args.allow, args.deny)
     if chosen and not args.session:
         raise CliError("--allow/--deny decide the calls a stored run holds: add --session")
@@ -191,19 +163,23 @@ def run_agent(args: argparse.Namespace) -> int:
                 executor,
                 approval=policy,
                 max_steps=args.max_steps,
+                limits=limits,
                 log=log,
             )
             try:
                 result = run_sync(_stream(agent, args, chosen))
             except AgentRunError as exc:
                 result = exc.result
+            except AlreadyDecided as exc:  # another run claimed these calls: nothing ran here
+                _print_already_decided(exc, args.json)
+                return EXIT_FAILED
             except ValueError as exc:  # a session that cannot continue, an unknown call id
                 raise CliError(str(exc)) from None
     finally:
         if log is not None:
             log.close()
     if not args.json:
-        _print_end(result)
+        _print_end(result, args)
     return EXIT_OK if result.completed else EXIT_FAILED
 
 
@@ -315,10 +291,11 @@ class _Screen:
                 )
 
 
-def _print_end(result: AgentResult[Any]) -> None:
+def _print_end(result: AgentResult[Any], args: argparse.Namespace) -> None:
     """The run's outcome, its output and how to resume it."""
     from rich.markup import escape
 
+    from toolrig.cli._agent_resume import resume_command
     from toolrig.cli._output import err_console, out_console
 
     console = out_console()
@@ -328,20 +305,53 @@ def _print_end(result: AgentResult[Any]) -> None:
             output = json.dumps(_jsonable(output), ensure_ascii=False, indent=2)
         console.print(f"[bold green]done[/] ({result.stop_reason}): {escape(str(output or ''))}")
     elif result.pending:
-        ids = " ".join(f"--allow {p.tool_call_id}" for p in result.pending)
+        command = resume_command(args, result.session_id, [p.tool_call_id for p in result.pending])
+        stored = "" if args.log else " (run it with --log FILE to store the session first)"
         err_console().print(
-            f"[yellow]{len(result.pending)} call(s) await approval.[/] Resume with: "
-            f"toolrig agent --session {escape(result.session_id)} --log URL {escape(ids)}"
+            f"[yellow]{len(result.pending)} call(s) await approval.[/] Resume with "
+            f"(--deny ID[=REASON] refuses one){escape(stored)}: {escape(command)}",
+            soft_wrap=True,
         )
     else:
         err_console().print(
             f"[bold red]stopped[/] ({result.stop_reason}): {escape(result.error or '')}"
         )
+        if result.stop_reason == "usage_limit" and args.log:
+            command = resume_command(args, result.session_id, [])
+            err_console().print(
+                f"Resume with (raising the limit): {escape(command)}", soft_wrap=True
+            )
     usage = result.usage
     console.print(
         f"[dim]{len(result.steps)} turn(s), {usage.input_tokens} input and "
         f"{usage.output_tokens} output tokens, session {escape(result.session_id)}[/]"
     )
+
+
+def _print_already_decided(exc: Exception, as_json: bool) -> None:
+    """Say that another run decided the calls (one JSON event with ``--json``)."""
+    from rich.markup import escape
+
+    from toolrig.cli._output import err_console
+
+    if as_json:
+        print(json.dumps({"event": "already_decided", "message": str(exc)}), flush=True)
+    err_console().print(f"[yellow]already decided:[/] {escape(str(exc))}")
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    """The ``RunLimits`` that ``--max-tool-calls`` / ``--max-tokens`` give (``None``: none)."""
+    from toolrig.agent._limits import RunLimits
+
+    if args.max_tool_calls is None and args.max_tokens is None:
+        return None
+    for flag, value in (
+        ("--max-tool-calls", args.max_tool_calls),
+        ("--max-tokens", args.max_tokens),
+    ):
+        if value is not None and value < 1:
+            raise CliError(f"{flag} must be at least 1")
+    return RunLimits(tool_calls=args.max_tool_calls, total_tokens=args.max_tokens)
 
 
 def _cut(text: str, limit: int = 240) -> str:

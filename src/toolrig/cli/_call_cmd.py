@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, CliError, add_json_option
 from toolrig.cli._remote_opts import add_broker_options, attach_remote
+from toolrig.core.model._names import ActionRef
 
 if TYPE_CHECKING:
-    from toolrig.core._result import ToolResult
+    from toolrig.core.result._result import ToolResult
 
 __all__ = ["add_call_parser", "parse_arguments", "run_call"]
 
@@ -107,11 +108,7 @@ def print_result(result: ToolResult) -> None:
     from toolrig.cli._output import out_console
 
     meta = result.metadata
-    name = (
-        "?"
-        if meta is None
-        else (meta.tool if meta.action in (None, meta.tool) else f"{meta.tool}.{meta.action}")
-    )
+    name = "?" if meta is None else ActionRef.of_record(meta.tool, meta.action).call_name
     footer = "" if meta is None else f"{meta.duration_ms:.2f} ms, attempts {meta.attempts}"
     if result.success:
         body: Any = (

@@ -71,10 +71,19 @@ def run_demo(*, show_prompt: bool = True) -> int:
         _show_concurrency(console, executor)
     examples = examples_dir()
     if examples is None:
-        console.print("\n[dim](examples/ is not next to this installation: no plan demo)[/]")
+        console.print(
+            "\n[dim](the example catalogue is not installed with this copy: no plan demo)[/]"
+        )
         return 0
     ok = run_catalog_plan(console, examples)
     run_agent_if_configured(console, examples)
+    console.print(
+        "\n[bold]See it in the web console[/] (the log above, the example catalogue, "
+        "a try-it form per tool):\n"
+        f"  toolrig console --catalog {examples / 'catalog'} --import-path {examples}\n"
+        "  then open http://127.0.0.1:8765/",
+        soft_wrap=True,  # the command stays one line, to copy
+    )
     return 0 if ok else 1
 
 
@@ -83,7 +92,8 @@ def _show_tools(console: Console, executor: ToolExecutor, *, show_prompt: bool) 
     from rich.panel import Panel
     from rich.table import Column, Table
 
-    from toolrig.core._prompt import render_tools
+    from toolrig.core.model._names import ActionRef
+    from toolrig.core.model._prompt import render_tools
 
     console.rule("[bold]1. Tools, defined three ways[/]", align="left")
     table = Table(
@@ -100,7 +110,7 @@ def _show_tools(console: Console, executor: ToolExecutor, *, show_prompt: bool) 
             props = action.parameters.get("properties") or {}
             required = set(action.parameters.get("required") or ())
             args = ", ".join(p if p in required else f"{p}?" for p in props)
-            call = f"{spec.name}.{name}" if spec.is_multi_action else spec.name
+            call = ActionRef(spec.name, name, spec.is_multi_action).call_name
             calls.append(f"{call}({args})")
         table.add_row(spec.name, _DEFINED_BY.get(spec.name, ""), escape("  ".join(calls)))
     console.print(table)

@@ -22,7 +22,7 @@ def run_scripted_agent(console: Console) -> bool:
     """Run the scripted agent over the demo tools, streamed; True when it finished its task."""
     from toolrig.agent._loop import Agent
     from toolrig.cli._demo_tools import build_executor
-    from toolrig.core._background import run_sync
+    from toolrig.core.context._background import run_sync
     from toolrig.testing import ModelTurn, ScriptedModel
 
     model = ScriptedModel(

@@ -15,12 +15,14 @@ __all__ = ["examples_dir", "run_agent_if_configured", "run_catalog_plan"]
 
 
 def examples_dir() -> Path | None:
-    """The project's ``examples`` folder: under the working directory, or beside the sources
-    (an installed wheel has none)."""
+    """The project's ``examples`` folder (under the working directory, or beside the sources),
+    else the copy of its catalogue, tools, data and plan that the wheel ships
+    (``toolrig/_demo_data``); ``None`` when neither is there."""
     for root in (Path.cwd(), Path(__file__).resolve().parents[3]):
         if (root / "examples" / "catalog").is_dir():
             return root / "examples"
-    return None
+    shipped = Path(__file__).resolve().parents[1] / "_demo_data"
+    return shipped if (shipped / "catalog").is_dir() else None
 
 
 def run_catalog_plan(console: Console, examples: Path) -> bool:
@@ -102,7 +104,7 @@ def run_agent_if_configured(console: Console, examples: Path) -> None:
         return
     from toolrig.agent._loop import Agent
     from toolrig.cli._catalog import load_registry
-    from toolrig.core._background import run_sync
+    from toolrig.core.context._background import run_sync
 
     registry = load_registry([str(examples / "catalog")], [str(examples)], command="demo")
     agent = Agent(
@@ -126,4 +128,3 @@ def run_agent_if_configured(console: Console, examples: Path) -> None:
         console.print(escape(result.error))
     run_sync(agent.aclose())
     registry.close()
-

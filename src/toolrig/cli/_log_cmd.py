@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
+from toolrig.core.model._names import ActionRef
 
 if TYPE_CHECKING:
     from toolrig.storage._log import ExecutionLog
@@ -231,12 +232,7 @@ def _per_tool(records: list[ExecutionRecord]) -> list[dict[str, Any]]:
 
 
 def _name(record: ExecutionRecord) -> str:
-    action = record.action
-    return (
-        record.executor
-        if not action or action == record.executor
-        else f"{record.executor}.{action}"
-    )
+    return ActionRef.of_record(record.executor, record.action).call_name
 
 
 def _show(records: list[ExecutionRecord], as_json: bool, *, title: str | None) -> None:
@@ -245,7 +241,7 @@ def _show(records: list[ExecutionRecord], as_json: bool, *, title: str | None) -
         import dataclasses
         import json
 
-        from toolrig.core._result import to_jsonable
+        from toolrig.core.result._result import to_jsonable
 
         for record in records:
             print(json.dumps(to_jsonable(dataclasses.asdict(record)), ensure_ascii=False))

@@ -69,7 +69,7 @@ def err_console() -> Console:
 
 def print_json(data: Any, *, file: IO[str] | None = None) -> None:
     """``data`` as indented JSON (values that are not JSON-native are converted)."""
-    from toolrig.core._result import to_jsonable
+    from toolrig.core.result._result import to_jsonable
 
     text = json.dumps(to_jsonable(data), indent=2, ensure_ascii=False)
     print(text, file=file or sys.stdout)

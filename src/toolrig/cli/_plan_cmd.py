@@ -71,7 +71,9 @@ def run_plan_command(args: argparse.Namespace) -> int:
         plan = Plan(id=args.plan_id, steps=plan.steps)
     console = out_console()
     with (
-        load_registry(args.catalog, args.import_path, command="plan") as registry,
+        load_registry(
+            args.catalog, args.import_path, modules=args.module, command="plan"
+        ) as registry,
         ToolExecutor(registry) as executor,
     ):
         report = PlanRunner(executor).check(plan)

@@ -43,5 +43,5 @@ def attach_remote(executor: Any, args: argparse.Namespace) -> bool:
         engine = CeleryEngine(broker, getattr(args, "backend", None))
     except (ImportError, ValueError) as exc:
         raise CliError(f"--broker: {exc}") from None
-    executor.add_middleware(RemoteDispatch(engine, retry=executor.retry))
+    executor.dispatch_with(RemoteDispatch(engine))
     return True

@@ -22,7 +22,8 @@ def add_search_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         action="append",
         default=[],
         metavar="PATH",
-        help="YAML tool definitions (file or folder); repeatable",
+        help="YAML tool definitions (file or folder), or a Python file defining `tools`; "
+        "repeatable",
     )
     search.add_argument("-k", type=int, default=5, help="how many results (default 5)")
     search.add_argument("--type", help="only tools of this type")

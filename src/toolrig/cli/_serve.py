@@ -1,4 +1,4 @@
-"""``toolrig serve``: load YAML tools (or the demo tools) into a registry and serve it over MCP."""
+"""``toolrig serve``: load a catalogue (or the demo tools) into a registry and serve it over MCP."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import errno
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
@@ -17,7 +16,7 @@ from toolrig.cli._remote_opts import add_broker_options, attach_remote
 if TYPE_CHECKING:
     from toolrig.registry._registry import Registry
 
-__all__ = ["add_serve_parser", "build_registry", "open_server", "run_serve"]
+__all__ = ["add_serve_parser", "build_registry", "http_limits", "open_server", "run_serve"]
 
 
 def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,6 +47,36 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "--allow-remote",
         action="store_true",
         help="allow a non-loopback bind address without a token",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="HTTP: also answer this Host (e.g. a reverse proxy's public name); repeatable. "
+        "The bind address and loopback names are always answered, any other Host gets 421",
+    )
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="HTTP: let browser pages from this origin call (https://app.example); "
+        "repeatable. Loopback origins are allowed, any other Origin gets 403",
+    )
+    serve.add_argument(
+        "--head-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="HTTP: close a connection whose request head has not arrived in time (10)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="HTTP: open connections at most; past it the oldest idle one is closed (1000)",
     )
     serve.add_argument(
         "--watch", action="store_true", help="reload folders when files change (hot reload)"
@@ -96,24 +125,12 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 def build_registry(paths: Sequence[str], *, demo: bool, watch: bool, as_json: bool) -> Registry:
     """A registry holding the demo tools (when asked, or when no path is given) and the tools
-    of ``paths`` (each must exist: :class:`CliError` otherwise); folders are watched when
-    ``watch``, and each reload is printed. Problems in single files are printed."""
-    from toolrig.cli._catalog import add_demo_tools, check_paths, report_problems
-    from toolrig.cli._python_tools import is_python_file, load_python_tools
+    of ``paths`` (read as every command reads a catalogue: ``load_registry``); folders are
+    watched when ``watch``, and each reload is printed."""
+    from toolrig.cli._catalog import add_demo_tools, load_registry
     from toolrig.cli._serve_report import ReloadReport
-    from toolrig.registry._registry import Registry
 
-    check_paths(paths, "path")
-    registry = Registry()
-    for raw in paths:
-        path = Path(raw)
-        if is_python_file(path):  # tools defined in Python (see _python_tools)
-            for item in load_python_tools(path).tools:
-                registry.add(item)
-            continue
-        report = registry.watch(path).report if watch and path.is_dir() else registry.load(path)
-        if report is not None:
-            report_problems("serve", report)
+    registry = load_registry(paths, command="serve", what="path", watch=watch)
     if demo or not paths:
         add_demo_tools(registry)
     if watch:  # after the first load, so only reloads are reported
@@ -139,6 +156,10 @@ def run_serve(args: argparse.Namespace) -> int:
         raise CliError("--stateless and --workers serve over HTTP: add --transport http")
     if args.workers < 1:
         raise CliError("--workers must be at least 1")
+    if not args.head_timeout > 0:
+        raise CliError("--head-timeout must be a positive number of seconds")
+    if args.max_connections < 1:
+        raise CliError("--max-connections must be at least 1")
     if args.workers > 1:
         from toolrig.cli._serve_workers import run_workers
 
@@ -162,6 +183,7 @@ def run_serve(args: argparse.Namespace) -> int:
                 name=args.name,
                 on_ready=announce,
                 stateless=args.stateless,
+                **http_limits(args),
             )
         except UnsafeBindError as exc:
             raise CliError(str(exc)) from None
@@ -173,6 +195,16 @@ def run_serve(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             pass
     return EXIT_OK
+
+
+def http_limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The Host/Origin allow-lists and connection limits given on the command line."""
+    return {
+        "allowed_hosts": tuple(args.allowed_host),
+        "allowed_origins": tuple(args.allowed_origin),
+        "head_timeout": args.head_timeout,
+        "max_connections": args.max_connections,
+    }
 
 
 def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.ExitStack) -> Any:

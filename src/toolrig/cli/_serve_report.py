@@ -12,6 +12,7 @@ import sys
 import time
 from typing import IO, Any
 
+from toolrig.core.model._names import ActionRef
 from toolrig.registry._events import ChangeEvent, ChangeKind
 from toolrig.runtime._events import EventKind, ToolEvent
 
@@ -41,7 +42,7 @@ class AccessLog:
             return
         result = event.result
         meta = result.metadata
-        name = event.tool if event.action in ("", event.tool) else f"{event.tool}.{event.action}"
+        name = ActionRef.of_record(event.tool, event.action).call_name
         outcome = "ok" if result.success else (result.error.code if result.error else "failed")
         ms = meta.duration_ms if meta else 0.0
         attempts = meta.attempts if meta else event.attempt

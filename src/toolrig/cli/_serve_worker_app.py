@@ -21,7 +21,7 @@ __all__ = ["worker_app"]
 
 def worker_app() -> ASGIApp:
     """The app of one worker process (uvicorn calls it in each spawned worker)."""
-    from toolrig.cli._serve import open_server
+    from toolrig.cli._serve import http_limits, open_server
     from toolrig.mcp._transports import http_app
 
     args = argparse.Namespace(**json.loads(os.environ[ENV]))
@@ -31,7 +31,16 @@ def worker_app() -> ASGIApp:
         token = os.environ.get(args.token_env) if args.token_env else args.token
         if args.token_env and not token:  # never serve open what the parent meant to guard
             raise RuntimeError(f"${args.token_env} is empty or unset in a worker")
-        app = http_app(server, token=token, host=args.host, path=args.path, stateless=True)
+        limits = http_limits(args)
+        app = http_app(
+            server,
+            token=token,
+            host=args.host,
+            path=args.path,
+            stateless=True,
+            allowed_hosts=limits["allowed_hosts"],
+            allowed_origins=limits["allowed_origins"],
+        )
     except BaseException:
         stack.close()
         raise

@@ -28,9 +28,9 @@ ENV: Final = "TOOLRIG_SERVE_WORKER_ARGS"
 
 def run_workers(args: argparse.Namespace, token: str | None) -> int:
     """Serve ``args`` from ``args.workers`` processes until interrupted."""
-    import uvicorn
     from uvicorn.supervisors import Multiprocess
 
+    from toolrig.mcp._limits import ServeConfig
     from toolrig.mcp._transports import UnsafeBindError, announce, check_bind
 
     try:
@@ -44,8 +44,10 @@ def run_workers(args: argparse.Namespace, token: str | None) -> int:
     # A token read from a variable stays there (the workers read the same variable), so the
     # secret is not copied into another one.
     os.environ[ENV] = json.dumps({**given, "stateless": True})
-    config = uvicorn.Config(
+    config = ServeConfig(
         "toolrig.cli._serve_worker_app:worker_app",
+        head_timeout=args.head_timeout,
+        max_connections=args.max_connections,
         factory=True,
         workers=args.workers,
         log_level="warning",

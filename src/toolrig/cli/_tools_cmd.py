@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
+from toolrig.core.model._names import ActionRef
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from toolrig.core._spec import ActionSpec, ToolSpec
+    from toolrig.core.model._spec import ActionSpec, ToolSpec
     from toolrig.registry._registry import Registry
 
 __all__ = ["add_tools_parsers", "call_names", "run_list", "run_show"]
@@ -53,9 +54,8 @@ def add_tools_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 def call_names(spec: ToolSpec) -> list[tuple[str, ActionSpec]]:
     """The call names of a tool with their actions (``tool``, or ``tool.action`` each)."""
-    if spec.is_multi_action:
-        return [(f"{spec.name}.{name}", a) for name, a in spec.actions.items()]
-    return [(spec.name, next(iter(spec.actions.values())))]
+    multi = spec.is_multi_action
+    return [(ActionRef(spec.name, name, multi).call_name, a) for name, a in spec.actions.items()]
 
 
 def _flags(spec: ToolSpec, action: ActionSpec) -> list[str]:
@@ -164,7 +164,7 @@ def _tool_name(registry: Registry, name: str) -> str:
 
 def spec_prompt(spec: ToolSpec) -> str:
     """The text a model reads for ``spec`` in its system prompt."""
-    from toolrig.core._prompt import render_tool
+    from toolrig.core.model._prompt import render_tool
 
     return render_tool(spec)
 

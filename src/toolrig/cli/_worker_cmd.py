@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 
-from toolrig.cli._catalog import add_import_paths, load_registry
+from toolrig.cli._catalog import load_registry
 from toolrig.cli._output import EXIT_OK, CliError
 
 __all__ = ["add_worker_parser", "run_worker"]
@@ -27,7 +26,8 @@ def add_worker_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         action="append",
         default=[],
         metavar="PATH",
-        help="YAML tool definitions (file or folder); repeatable",
+        help="YAML tool definitions (file or folder), or a Python file defining `tools`; "
+        "repeatable",
     )
     worker.add_argument(
         "--module",
@@ -68,22 +68,12 @@ def add_worker_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 def run_worker(args: argparse.Namespace) -> int:
     """Load the catalogue, check its version, and run the worker until it is stopped."""
-    from toolrig.core._base import BaseTool
     from toolrig.distributed._version import catalog_version
     from toolrig.distributed._worker import worker_app
 
     if not args.catalog and not args.module:
         raise CliError("give the tools to host: --catalog PATH or --module NAME")
-    registry = load_registry(args.catalog, args.import_path, command="worker")
-    add_import_paths(args.import_path)
-    for name in args.module:
-        try:
-            module = importlib.import_module(name)
-        except ImportError as exc:
-            raise CliError(f"--module {name}: {exc}") from None
-        for value in list(vars(module).values()):
-            if isinstance(value, BaseTool) and value.spec.name not in registry:
-                registry.add(value)
+    registry = load_registry(args.catalog, args.import_path, modules=args.module, command="worker")
     version = catalog_version(registry.tools())
     if args.print_version:
         print(version)

@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     from toolrig.cli._agent_cmd import add_agent_parser
     from toolrig.cli._call_cmd import add_call_parser
     from toolrig.cli._completion_cmd import add_completion_parser
+    from toolrig.cli._console_cmd import add_console_parser
     from toolrig.cli._demo import add_demo_parser
     from toolrig.cli._log_cmd import add_log_parser
     from toolrig.cli._plan_cmd import add_plan_parser
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_search_parser(commands)
     add_agent_parser(commands)
     add_serve_parser(commands)
+    add_console_parser(commands)
     add_worker_parser(commands)
     add_completion_parser(commands, parser)
     return parser

@@ -5,11 +5,8 @@ Its everyday names are re-exported by :mod:`toolrig` itself; this package adds t
 only library and integration authors need.
 """
 
-from toolrig.core._action import Action
-from toolrig.core._base import AssembledTool
-from toolrig.core._content import Audio, Content, EmbeddedResource, Image, TextContent
-from toolrig.core._events import Listeners, Outcome
-from toolrig.core._interaction import (
+from toolrig.core.context._events import Listeners, Outcome
+from toolrig.core.context._interaction import (
     Elicitation,
     Elicitor,
     Interaction,
@@ -18,8 +15,11 @@ from toolrig.core._interaction import (
     Sampler,
     tool_interaction,
 )
-from toolrig.core._options import ActionOptions, ToolOptions
-from toolrig.core._runner import ToolRunner
+from toolrig.core.context._runner import ToolRunner
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import AssembledTool
+from toolrig.core.model._options import ActionOptions, ToolOptions
+from toolrig.core.result._content import Audio, Content, EmbeddedResource, Image, TextContent
 
 __all__ = [
     "Action",

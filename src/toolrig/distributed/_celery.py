@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from toolrig.core._errors import ErrorCode
+from toolrig.core.model._errors import ErrorCode
 from toolrig.distributed._engine import TASK_NAME, EngineUnavailable, RemoteCall, error_reply
 
 __all__ = ["CeleryEngine", "celery_app", "load_celery"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from toolrig.core._errors import ErrorCode
-from toolrig.core._result import ErrorInfo
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ErrorInfo
 
 __all__ = ["EngineUnavailable", "RemoteCall", "RemoteEngine", "error_reply", "reply_error"]
 

@@ -13,8 +13,8 @@ import hashlib
 import json
 from collections.abc import Iterable
 
-from toolrig.core._base import BaseTool
-from toolrig.core._spec import ToolSpec
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._spec import ToolSpec
 
 __all__ = ["catalog_version", "tool_fingerprint"]
 

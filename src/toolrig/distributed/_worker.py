@@ -17,8 +17,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from toolrig.core._errors import ErrorCode
-from toolrig.core._jsonable import to_jsonable
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.model._names import ActionRef
+from toolrig.core.result._jsonable import to_jsonable
 from toolrig.distributed._celery import celery_app, default_backend, load_celery
 from toolrig.distributed._engine import TASK_NAME, RemoteCall, error_reply
 from toolrig.distributed._ledger import CallLedger
@@ -49,9 +52,10 @@ class WorkerHost:
     def run(self, data: dict[str, Any], worker: str) -> dict[str, Any]:
         """The reply to one delivery of a call (always a reply; never raises)."""
         call = RemoteCall.from_json(data)
-        entry = self.executor.catalog.entry(_call_name(call))
+        catalog = self.executor.catalog
+        entry = catalog.locate(call.tool, call.action)
         if entry is None:
-            message = self.executor.catalog.missing_message(_call_name(call))
+            message = catalog.missing_message(_asked(catalog, call))
             return error_reply(ErrorCode.NOT_FOUND, f"On worker {worker}: {message}", worker=worker)
         mine = tool_fingerprint(entry[0].spec)
         if mine != call.fingerprint:
@@ -79,21 +83,26 @@ class WorkerHost:
                 return reply
             logger.info("call %s is run again: its worker was lost mid-call", call.call_id)
             self.ledger.restart(call.task_id, worker)
-        reply = self._execute(call, worker)
+        reply = self._execute(call, entry, worker)
         self.ledger.finish(call.task_id, reply)
         return reply
 
-    def _execute(self, call: RemoteCall, worker: str) -> dict[str, Any]:
+    def _execute(
+        self, call: RemoteCall, entry: tuple[BaseTool, Action], worker: str
+    ) -> dict[str, Any]:
         soft_limit: type[BaseException] = load_celery().exceptions.SoftTimeLimitExceeded
         t0 = time.monotonic()
         with _trace_context(call.traceparent):
             try:
-                result = self.executor.execute_sync(
-                    _call_name(call),
+                result = self.executor.pipeline.run_blocking(
+                    entry[0],
+                    entry[1],
                     call.arguments,
-                    tool_call_id=call.call_id,
-                    timeout=None if self.celery_limits else call.timeout,
-                    max_retries=0,  # the caller retries, per its policy
+                    call.call_id,
+                    None if self.celery_limits else call.timeout,
+                    None,
+                    0,  # no retries here: the caller retries, per its policy
+                    None,
                 )
             except soft_limit:
                 result = None
@@ -121,9 +130,11 @@ class WorkerHost:
         }
 
 
-def _call_name(call: RemoteCall) -> str:
-    """The name the catalogue knows the call's action by."""
-    return call.tool if call.action == call.tool else f"{call.tool}.{call.action}"
+def _asked(catalog: Catalog, call: RemoteCall) -> str:
+    """The call name a missing action was asked for, for the not-found message."""
+    tool = catalog.find(call.tool)
+    multi = tool.spec.is_multi_action if tool is not None else call.action != call.tool
+    return ActionRef(call.tool, call.action, multi).call_name
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from typing import Any
 import mcp_types
 from mcp.client.session import ClientRequestContext
 
-from toolrig.core._interaction import LOG_LEVELS, Interaction, LogLevel
+from toolrig.core.context._interaction import LOG_LEVELS, Interaction, LogLevel
 
 __all__ = ["ClientCallbacks", "apply_defaults"]
 

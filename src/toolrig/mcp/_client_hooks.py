@@ -1,7 +1,7 @@
 """A tool's context, served over MCP: its progress, logs, elicitation and sampling go to the
 client that made the call.
 
-:class:`ClientHooks` is the :class:`~toolrig.core._interaction.Interaction` of one
+:class:`ClientHooks` is the :class:`~toolrig.core.context._interaction.Interaction` of one
 ``tools/call``: logs become ``notifications/message`` at or above the level the client chose
 (``logging/setLevel``; on 2026-07-28 sessions, the level the request opted into), elicitation
 an ``elicitation/create`` request and sampling a ``sampling/createMessage`` request, both tied
@@ -22,14 +22,14 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._interaction import (
+from toolrig.core.context._interaction import (
     LOG_LEVELS,
     Elicitation,
     Interaction,
     LogLevel,
     SampleMessage,
 )
+from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._relay import Relay
 
 __all__ = ["ClientHooks"]

@@ -25,8 +25,8 @@ from mcp.client.session import IncomingMessage
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from toolrig.core._errors import ToolError
-from toolrig.core._interaction import Interaction, current_interaction
+from toolrig.core.context._interaction import Interaction, current_interaction
+from toolrig.core.model._errors import ToolError
 from toolrig.mcp._client_callbacks import ClientCallbacks
 from toolrig.mcp._params import ServerParams
 

@@ -24,7 +24,7 @@ import mcp_types
 from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from toolrig.core._interaction import LogLevel
+from toolrig.core.context._interaction import LogLevel
 from toolrig.providers._names import NameMap
 
 __all__ = ["MAX_COMPLETIONS", "Completer", "LogLevels", "complete_tool_argument", "mount"]

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from toolrig.core._interaction import Elicitor, Sampler
+from toolrig.core.context._interaction import Elicitor, Sampler
 
 __all__ = ["ServerKeywords", "ServerParams"]
 

@@ -14,15 +14,22 @@ from typing import Any
 
 import mcp_types
 
-from toolrig.core._content import Audio, EmbeddedResource, Image, TextContent
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._function_tool import Tool
-from toolrig.core._spec import ToolAnnotations
-from toolrig.providers._mcp_format import ERROR_META_KEY
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
+from toolrig.core.result._content import Audio, EmbeddedResource, Image, TextContent
+from toolrig.providers._mcp_format import ERROR_META_KEY, WRAP_MARKER
 from toolrig.providers._names import provider_safe_name
 
-__all__ = ["RemoteCall", "build_remote_tool", "local_name", "output_of", "validate_prefix"]
+__all__ = [
+    "RemoteCall",
+    "build_remote_tool",
+    "is_wrapped",
+    "local_name",
+    "output_of",
+    "validate_prefix",
+]
 
 RemoteCall = Callable[
     [str, dict[str, Any], ToolContext | None], Awaitable[mcp_types.CallToolResult]
@@ -77,16 +84,22 @@ def build_remote_tool(
     toolrig cannot compile.
     """
     remote_name = remote.name
+    output_schema = dict(remote.output_schema) if remote.output_schema is not None else None
+    wrapped = is_wrapped(output_schema)
+    if wrapped:  # the tool returns the value under "result": its schema is that property's
+        assert output_schema is not None
+        output_schema = dict(output_schema["properties"]["result"])
 
     async def forward(_toolrig_ctx: ToolContext, **arguments: Any) -> Any:
-        return output_of(await call(remote_name, arguments, _toolrig_ctx), remote_name)
+        result = await call(remote_name, arguments, _toolrig_ctx)
+        return output_of(result, remote_name, wrapped=wrapped)
 
     forward.__name__ = name
     return Tool(
         name=name,
         description=remote.description or f"`{remote_name}` from the MCP server {source}.",
         parameters=dict(remote.input_schema),
-        output_schema=dict(remote.output_schema) if remote.output_schema is not None else None,
+        output_schema=output_schema,
         func=forward,
         annotations=_annotations(remote),
         timeout=timeout,
@@ -95,14 +108,25 @@ def build_remote_tool(
     )
 
 
-def output_of(result: mcp_types.CallToolResult, remote_name: str) -> Any:
-    """The output of a remote call: its structured content when given, else its text (or its
-    blocks as typed content: images, audio, resources, when they are not all text); a failure
-    raises :class:`ToolError`."""
+def is_wrapped(schema: dict[str, Any] | None) -> bool:
+    """True for an output schema the server marked as wrapping its value under ``result``."""
+    return (
+        schema is not None
+        and schema.get(WRAP_MARKER) is True
+        and isinstance((schema.get("properties") or {}).get("result"), dict)
+    )
+
+
+def output_of(result: mcp_types.CallToolResult, remote_name: str, *, wrapped: bool = False) -> Any:
+    """The output of a remote call: its structured content when given (the value under
+    ``result`` when the tool's schema is ``wrapped``), else its text (or its blocks as typed
+    content: images, audio, resources, when they are not all text); a failure raises
+    :class:`ToolError`."""
     if result.is_error:
         raise _error_of(result, remote_name)
-    if result.structured_content is not None:
-        return result.structured_content
+    content = result.structured_content
+    if content is not None:
+        return content["result"] if wrapped and "result" in content else content
     texts = [block.text for block in result.content if isinstance(block, mcp_types.TextContent)]
     if len(texts) == len(result.content):
         return "\n".join(texts)

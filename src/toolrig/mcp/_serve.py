@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypedDict, Unpack
 
+from toolrig.mcp._limits import DEFAULT_HEAD_TIMEOUT, DEFAULT_MAX_CONNECTIONS
 from toolrig.mcp._server import ToolServer
 from toolrig.mcp._transports import DEFAULT_HOST, DEFAULT_PATH, check_bind, serve_http, serve_stdio
 from toolrig.registry._catalog import Catalog
@@ -46,12 +47,26 @@ class ServeOptions:
     stateless: bool = False
     """HTTP: no sessions, one JSON answer per POST, so several processes or hosts can serve
     behind one address (no server-to-client messages: progress, logs, change notices)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """HTTP: ``Host`` names answered besides the bind address and loopback names (``name``
+    for any port, or ``name:port``), e.g. the public name a reverse proxy forwards."""
+    allowed_origins: tuple[str, ...] = ()
+    """HTTP: browser origins allowed to call besides loopback ones (``https://app.example``)."""
+    head_timeout: float = DEFAULT_HEAD_TIMEOUT
+    """HTTP: seconds a request head may take to arrive before the connection is closed."""
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    """HTTP: open connections at most (past it, the oldest idle one is closed); lowered to
+    fit the process's descriptor limit."""
 
     def __post_init__(self) -> None:
         if self.transport not in ("stdio", "http"):
             raise ValueError(f"unknown transport {self.transport!r}; use 'stdio' or 'http'")
         if self.stateless and self.transport != "http":
             raise ValueError("stateless serving is an HTTP mode: use transport='http'")
+        if self.head_timeout <= 0:
+            raise ValueError(f"head_timeout must be positive seconds, got {self.head_timeout!r}")
+        if self.max_connections < 1:
+            raise ValueError(f"max_connections must be at least 1, got {self.max_connections!r}")
 
 
 class ServeKeywords(TypedDict, total=False):
@@ -67,6 +82,10 @@ class ServeKeywords(TypedDict, total=False):
     name: str
     on_ready: Callable[[str], Any] | None
     stateless: bool
+    allowed_hosts: tuple[str, ...]
+    allowed_origins: tuple[str, ...]
+    head_timeout: float
+    max_connections: int
 
 
 async def serve_async(
@@ -97,6 +116,10 @@ async def serve_async(
                 path=how.path,
                 on_ready=how.on_ready,
                 stateless=how.stateless,
+                allowed_hosts=how.allowed_hosts,
+                allowed_origins=how.allowed_origins,
+                head_timeout=how.head_timeout,
+                max_connections=how.max_connections,
             )
     finally:
         if server is not source:

@@ -33,8 +33,8 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolrig.core._interaction import tool_interaction
-from toolrig.core._result import ToolResult, to_jsonable
+from toolrig.core.context._interaction import tool_interaction
+from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
 from toolrig.mcp._features import (
@@ -193,9 +193,7 @@ class ToolServer:
         listing = self._current()
         entry = listing.names.lookup(params.name)
         if entry is None:
-            raise MCPError(
-                code=mcp_types.INVALID_PARAMS, message=self.catalog.missing_message(params.name)
-            )
+            raise MCPError(code=mcp_types.INVALID_PARAMS, message=_missing(params.name, listing))
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
         try:
             with tool_interaction(**vars_of(hooks)):
@@ -217,8 +215,7 @@ class ToolServer:
         listing = self._current()
         entry = listing.names.lookup(name)
         if entry is None:
-            message = self.catalog.missing_message(name)
-            raise MCPError(code=mcp_types.INVALID_PARAMS, message=message)
+            raise MCPError(code=mcp_types.INVALID_PARAMS, message=_missing(name, listing))
         result = await self.executor.execute(entry.call_name, arguments or {})
         return call_result(result, listing.names)
 
@@ -286,6 +283,20 @@ class ToolServer:
                 logger.debug("dropping an MCP connection that cannot be notified", exc_info=True)
                 self._sessions.pop(key, None)
         await self._bus.publish(ToolsListChanged())
+
+
+def _missing(name: str, listing: _Listing) -> str:
+    """Why ``name`` names no tool, in the names MCP clients see (``todo__add``, not the
+    catalogue's ``todo.add``): what they sent and the closest names they can send."""
+    from toolrig.core.model._suggest import closest
+
+    names = sorted(entry.provider_name for entry in listing.names)
+    message = f"Tool {name!r} not found."
+    near = closest(name, names)
+    if near:
+        message += f" Did you mean {' or '.join(repr(n) for n in near)}?"
+    more = f" and {len(names) - 50} more" if len(names) > 50 else ""
+    return f"{message} Available: {', '.join(names[:50]) or '(none)'}{more}."
 
 
 def call_result(result: ToolResult, names: NameMap) -> dict[str, Any]:

@@ -20,10 +20,10 @@ from typing import Any, Unpack
 import mcp_types
 from mcp.shared.exceptions import MCPError
 
-from toolrig.core._base import BaseTool
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, ToolDefinitionError, ToolError
-from toolrig.core._interaction import Interaction, current_interaction
+from toolrig.core.context._context import ToolContext
+from toolrig.core.context._interaction import Interaction, current_interaction
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ErrorCode, ToolDefinitionError, ToolError
 from toolrig.mcp._connection import Connection, first_error
 from toolrig.mcp._params import ServerKeywords, ServerParams
 from toolrig.mcp._remote import build_remote_tool, local_name, validate_prefix

@@ -17,6 +17,7 @@ import json
 from typing import Any, Final
 
 import mcp_types
+import pydantic_core
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -148,9 +149,14 @@ def _replay(body: bytes, complete: bool, receive: Receive) -> Receive:
 
 
 def _tools_call(body: bytes) -> tuple[int | str, str, dict[str, Any] | None] | None:
-    """``(id, name, arguments)`` of a plain ``tools/call`` request, else ``None``."""
+    """``(id, name, arguments)`` of a plain ``tools/call`` request, else ``None``.
+
+    Parsed by the SDK's own parser (pydantic-core), so the same bodies are refused: one
+    nested deeper than its limit (about 200 levels) or malformed goes to the SDK, which
+    answers 400 with a JSON-RPC parse error, as for any client (``json.loads`` raised
+    ``RecursionError`` past ~1,000 levels here, and the answer was a 500)."""
     try:
-        message = json.loads(body)
+        message = pydantic_core.from_json(body)
     except ValueError:
         return None
     if not isinstance(message, dict) or message.get("method") != "tools/call":

@@ -3,6 +3,8 @@
 HTTP binds to 127.0.0.1 by default. An optional bearer token guards every request; without
 one, binding to anything but a loopback address is refused unless ``allow_remote=True``
 (a tool server reachable from the network without a token lets anyone run its tools).
+Every request's ``Host`` and ``Origin`` are checked against an allow-list derived from the
+bind address (``_hosts``), and connections are bounded (``_limits``).
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ import ipaddress
 import json
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import uvicorn
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from toolrig.mcp._hosts import HostCheck, HostPolicy
+from toolrig.mcp._limits import DEFAULT_HEAD_TIMEOUT, DEFAULT_MAX_CONNECTIONS, ServeConfig
 from toolrig.mcp._server import ToolServer
 
 __all__ = [
@@ -116,9 +121,13 @@ def http_app(
     host: str = DEFAULT_HOST,
     path: str = DEFAULT_PATH,
     stateless: bool = False,
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
 ) -> ASGIApp:
     """The streamable-HTTP ASGI app of ``server`` at ``path``, behind the bearer-token check
-    when ``token`` is given. ``host`` selects DNS-rebinding protection (on for loopback).
+    when ``token`` is given. Every request's ``Host`` and ``Origin`` must fit the bind address
+    ``host`` or be listed in ``allowed_hosts`` / ``allowed_origins`` (DNS-rebinding
+    protection, on for every bind address; see ``_hosts``).
 
     ``stateless``: no sessions, every POST answered with one JSON body, so any of several
     processes or hosts behind one address can answer any request (see ``_stateless``).
@@ -129,6 +138,9 @@ def http_app(
     app: ASGIApp = server.server.streamable_http_app(
         streamable_http_path=path,
         host=host,
+        # Host and Origin are checked by HostCheck, for every bind address; the SDK's own check
+        # (exact strings, loopback binds only) would disagree with it.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         event_store=None if stateless else server.event_store,  # resumable SSE streams
         retry_interval=server.retry_interval_ms,
         stateless_http=stateless,
@@ -139,6 +151,7 @@ def http_app(
         app = DirectCalls(app, server, path=path, security=security)
     if token is not None:
         app = BearerTokenMiddleware(app, token)
+    app = HostCheck(app, HostPolicy.for_bind(host, hosts=allowed_hosts, origins=allowed_origins))
     app = HealthCheck(app, server)
     return app
 
@@ -162,11 +175,16 @@ async def serve_http(
     log_level: str = "warning",
     on_ready: Callable[[str], Any] | None = None,
     stateless: bool = False,
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    head_timeout: float = DEFAULT_HEAD_TIMEOUT,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
 ) -> None:
     """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled.
 
     ``port=0`` picks a free port; ``on_ready(url)`` is called with the actual URL once the
-    socket is bound.
+    socket is bound. A request head must arrive within ``head_timeout`` seconds, and at most
+    ``max_connections`` connections stay open (see ``_limits``).
     """
     check_bind(host, token=token, allow_remote=allow_remote)
     sock = listening_socket(host, port)
@@ -175,8 +193,19 @@ async def serve_http(
         actual = sock.getsockname()[1]
         shown = f"[{bind_host}]" if sock.family == socket.AF_INET6 else bind_host
         url = f"http://{shown}:{actual}{path}"
-        config = uvicorn.Config(
-            http_app(server, token=token, host=host, path=path, stateless=stateless),
+        app = http_app(
+            server,
+            token=token,
+            host=host,
+            path=path,
+            stateless=stateless,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+        )
+        config = ServeConfig(
+            app,
+            head_timeout=head_timeout,
+            max_connections=max_connections,
             log_level=log_level,
             lifespan="on",
             access_log=False,

@@ -9,8 +9,8 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from toolrig.core._content import content_blocks
-from toolrig.core._result import ToolResult
+from toolrig.core.result._content import content_blocks
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
 from toolrig.providers._content_blocks import anthropic_blocks
 from toolrig.providers._names import NameMap, ToolSource

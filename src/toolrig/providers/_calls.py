@@ -12,13 +12,13 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
-from toolrig.core._errors import ErrorCode
-from toolrig.core._json_data import loads_json
-from toolrig.core._result import ToolResult, error_result
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ToolResult, error_result
+from toolrig.core.schema._json_data import loads_json
 from toolrig.providers._names import NameMap
 from toolrig.providers._schema_walk import restore_arguments
-from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._request import ToolCall
 
 __all__ = [
     "ParsedCall",

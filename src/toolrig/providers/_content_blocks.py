@@ -1,4 +1,4 @@
-"""Rich tool output (:mod:`toolrig.core._content`) in each provider's own blocks.
+"""Rich tool output (:mod:`toolrig.core.result._content`) in each provider's own blocks.
 
 Each provider carries what its API accepts and says the rest in words, so the model knows a
 result held something it cannot see:
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from toolrig.core._content import (
+from toolrig.core.result._content import (
     Audio,
     Content,
     EmbeddedResource,

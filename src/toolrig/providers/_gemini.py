@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from toolrig.core._content import content_blocks
-from toolrig.core._result import ToolResult, to_jsonable
+from toolrig.core.result._content import content_blocks
+from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
 from toolrig.providers._gemini_schema import to_gemini_schema
 from toolrig.providers._names import NameMap, ToolSource
-from toolrig.runtime._calls import ToolCall
+from toolrig.runtime._request import ToolCall
 
 __all__ = [
     "format_gemini_results",

@@ -19,9 +19,9 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolrig.core._function_tool import Tool
-from toolrig.core._schema_compiler import SchemaCompileError, compile_schema
-from toolrig.core._validation import json_type_of
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.schema._schema_compiler import SchemaCompileError, compile_schema
+from toolrig.core.schema._validation import json_type_of
 
 __all__ = [
     "SchemaNormalizedWarning",

@@ -11,12 +11,12 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from toolrig.core._function_tool import Tool
-from toolrig.core._result import ToolResult
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import make_call
 from toolrig.providers._names import NameMap
-from toolrig.runtime._calls import ToolCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._request import ToolCall
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool as LangChainTool

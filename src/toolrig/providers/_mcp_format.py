@@ -2,7 +2,9 @@
 
 Plain data in the protocol's JSON shape (camelCase); the ``mcp`` package is not imported.
 Output schemas that are not objects are wrapped as ``{"result": ...}`` (MCP versions up to
-2025-11-25 require an object), and results are wrapped the same way.
+2025-11-25 require an object), and results are wrapped the same way. A wrapped schema says so
+with ``"x-fastmcp-wrap-result": true`` (the marker FastMCP writes and reads), so a client can
+give back the plain value: ``3``, not ``{"result": 3}``.
 """
 
 from __future__ import annotations
@@ -10,20 +12,24 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
-from toolrig.core._content import content_blocks
-from toolrig.core._result import ToolResult, to_jsonable
-from toolrig.core._spec import ActionSpec
+from toolrig.core.model._spec import ActionSpec
+from toolrig.core.result._content import content_blocks
+from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.providers._calls import ParsedCall, get_field, make_call
 from toolrig.providers._content_blocks import mcp_blocks
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource
 
 __all__ = [
     "ERROR_META_KEY",
+    "WRAP_MARKER",
     "format_mcp_result",
     "mcp_output_schema",
     "parse_mcp_call",
     "to_mcp_tools",
 ]
+
+WRAP_MARKER: Final = "x-fastmcp-wrap-result"
+"""Key set to ``true`` in an ``outputSchema`` whose results are the value under ``result``."""
 
 ERROR_META_KEY: Final = "toolrig/error"
 """``_meta`` key of a failed ``CallToolResult`` holding the structured error (code, message,
@@ -43,6 +49,7 @@ def mcp_output_schema(action: ActionSpec) -> dict[str, Any] | None:
         "type": "object",
         "properties": {"result": copy.deepcopy(schema)},
         "required": ["result"],
+        WRAP_MARKER: True,
     }
 
 

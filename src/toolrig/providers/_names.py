@@ -8,16 +8,15 @@ executor's call name; two actions that would share a name are an error naming bo
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ToolDefinitionError
-from toolrig.core._result import ToolResult
-from toolrig.core._spec import ActionSpec, ToolSpec
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ToolDefinitionError
+from toolrig.core.model._names import MAX_NAME_LENGTH, ActionRef, provider_safe_name
+from toolrig.core.model._spec import ActionSpec, ToolSpec
+from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 
@@ -30,35 +29,9 @@ __all__ = [
     "provider_safe_name",
 ]
 
-MAX_NAME_LENGTH = 64
-"""The longest function name every provider accepts."""
-
-_VALID = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
-_INVALID_CHAR = re.compile(r"[^A-Za-z0-9_-]")
-_HASH_LENGTH = 8
-
-
 ToolSource: TypeAlias = "BaseTool | Catalog | ToolExecutor | NameMap | Iterable[BaseTool]"
 """What export and parse functions accept: a tool, tools, a catalogue (such as a
 ``Registry``), an executor (its catalogue) or a ready name map."""
-
-
-def provider_safe_name(name: str) -> str:
-    """``name`` if every provider accepts it, else a readable valid stand-in.
-
-    Invalid characters become ``_``, a leading digit or ``-`` gets a ``_`` in front, and a name
-    longer than 64 characters is cut and given a short hash of the original so that cut names
-    stay distinct.
-    """
-    if _VALID.match(name):
-        return name
-    safe = _INVALID_CHAR.sub("_", name) or "_"
-    if not (safe[0].isalpha() or safe[0] == "_") or not safe[0].isascii():
-        safe = "_" + safe
-    if len(safe) > MAX_NAME_LENGTH:
-        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:_HASH_LENGTH]
-        safe = f"{safe[: MAX_NAME_LENGTH - _HASH_LENGTH - 1]}_{digest}"
-    return safe
 
 
 def collect_tools(source: ToolSource) -> list[BaseTool]:
@@ -99,6 +72,11 @@ class ExportedAction:
     action: ActionSpec
 
     @property
+    def ref(self) -> ActionRef:
+        """The action by name."""
+        return ActionRef(self.tool.name, self.action.name, self.tool.is_multi_action)
+
+    @property
     def description(self) -> str:
         """What the model reads: the action's description (else the tool's) and when to use it."""
         text = self.action.description or self.tool.description
@@ -135,9 +113,11 @@ class NameMap:
                 continue
             self._by_provider[entry.provider_name] = entry
             self._by_call[entry.call_name] = entry
+            ref = entry.ref
+            if entry.call_name == ref.wire_name:  # the catalogue's own names, not an alias
+                for key in ref.call_names:
+                    self._by_call[key] = entry
             self._by_key[(entry.tool.name, entry.action.name)] = entry
-            if entry.tool.is_multi_action:
-                self._by_call[f"{entry.tool.name}.{entry.action.name}"] = entry
         if problems:
             raise ToolDefinitionError("provider names", problems)
 
@@ -153,11 +133,11 @@ class NameMap:
                 )
             seen.add(spec.name)
             for action in spec.actions.values():
-                call = f"{spec.name}__{action.name}" if spec.is_multi_action else spec.name
+                ref = ActionRef(spec.name, action.name, spec.is_multi_action)
                 entries.append(
                     ExportedAction(
-                        provider_name=provider_safe_name(call),
-                        call_name=call,
+                        provider_name=ref.provider_name,
+                        call_name=ref.wire_name,
                         tool=spec,
                         action=action,
                     )
@@ -166,9 +146,13 @@ class NameMap:
 
     @classmethod
     def from_tools(cls, source: ToolSource) -> NameMap:
-        """The map for ``source``; a :class:`NameMap` is returned as it is."""
+        """The map for ``source``; a :class:`NameMap` is returned as it is, and a catalogue's
+        (or an executor's) is built once per version of the catalogue."""
         if isinstance(source, NameMap):
             return source
+        catalog = source.catalog if isinstance(source, ToolExecutor) else source
+        if isinstance(catalog, Catalog):
+            return catalog.memo(NameMap, lambda: cls.from_specs(catalog.specs()))
         return cls.from_specs(t.spec for t in collect_tools(source))
 
     def __iter__(self) -> Iterator[ExportedAction]:
@@ -202,5 +186,4 @@ class NameMap:
 
 
 def _label(entry: ExportedAction) -> str:
-    spec = entry.tool
-    return f"{spec.name}.{entry.action.name}" if spec.is_multi_action else spec.name
+    return entry.ref.call_name

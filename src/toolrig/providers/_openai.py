@@ -9,9 +9,9 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from toolrig.core._content import content_blocks
-from toolrig.core._errors import ToolDefinitionError
-from toolrig.core._result import ToolResult
+from toolrig.core.model._errors import ToolDefinitionError
+from toolrig.core.result._content import content_blocks
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
 from toolrig.providers._content_blocks import openai_responses_items
 from toolrig.providers._export_memory import exported_strictly, note_export

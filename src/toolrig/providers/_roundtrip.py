@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 from toolrig.providers import _anthropic, _gemini, _openai
 from toolrig.providers._calls import ParsedCall, execute_calls, execute_calls_sync
 from toolrig.providers._export_memory import exported_strictly

@@ -14,8 +14,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from toolrig.core._json_data import loads_json
-from toolrig.core._validation import json_type_of
+from toolrig.core.schema._json_data import loads_json
+from toolrig.core.schema._validation import json_type_of
 
 __all__ = [
     "JSON_TEXT_NOTE",

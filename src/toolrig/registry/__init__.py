@@ -7,6 +7,7 @@ watchdog) loads on first use of its names.
 
 import typing as _typing
 
+from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.registry._catalog import Catalog
 from toolrig.registry._events import ChangeEvent, ChangeKind
 
@@ -45,15 +46,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> _typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolrig.registry' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __all__ = [

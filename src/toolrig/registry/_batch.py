@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ToolDefinitionError
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ToolDefinitionError
 from toolrig.registry._build import BuildError
 from toolrig.registry._catalog import Catalog
 from toolrig.registry._events import ChangeEvent, ChangeKind

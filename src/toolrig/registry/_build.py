@@ -1,6 +1,6 @@
 """Turn a :class:`ToolDefinition` into a runnable core tool (validators compiled here, once).
 
-The definition's options are the core's :class:`~toolrig.core._options.ToolOptions`, so they
+The definition's options are the core's :class:`~toolrig.core.model._options.ToolOptions`, so they
 pass through as one object. Problems come back located (``("actions", "check",
 "parameters", 0, "default")``) from the core's structured problems, so the loader can name
 the file's line and field.
@@ -12,19 +12,19 @@ something: descriptions and options given in the YAML win, the rest is the class
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolrig.core._action import Action
-from toolrig.core._base import AssembledTool, BaseTool
-from toolrig.core._declare import schema_action, with_output_schema
-from toolrig.core._errors import Loc, ToolDefinitionError
-from toolrig.core._function_tool import Tool
-from toolrig.core._options import ActionOptions, ToolOptions
-from toolrig.core._params import ToolParameter, parameters_to_schema
-from toolrig.core._spec import build_tool_spec, tool_options
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.define._declare import schema_action, with_output_schema
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.model._errors import Loc, ToolDefinitionError
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._options import ActionOptions, ToolOptions
+from toolrig.core.model._spec import build_tool_spec, tool_options
+from toolrig.core.schema._params import ToolParameter, parameters_to_schema
 from toolrig.registry._definition import ToolDefinition
 
 __all__ = ["ActionTarget", "BuildError", "Code", "Targets", "build_tool"]
@@ -78,7 +78,7 @@ def build_tool(d: ToolDefinition, target: Targets | ActionTarget) -> BaseTool:
             if isinstance(code, Action):
                 actions[name] = _adopted(code, name, _given(a, ActionOptions), a.parameters, prefix)
             else:
-                subject = f"{d.name}.{name}"
+                subject = ActionRef(d.name, name, True).call_name
                 actions[name] = schema_action(
                     code,
                     name=name,
@@ -126,7 +126,7 @@ def _assemble(d: ToolDefinition, actions: dict[str, Action], tool: BaseTool | No
         )
     except ToolDefinitionError as exc:
         raise BuildError(_located(exc, ())) from None
-    return AssembledTool(spec, actions)
+    return BaseTool.from_actions(spec, actions)
 
 
 def _given(model: Any, options: type[ToolOptions | ActionOptions], **more: Any) -> dict[str, Any]:
@@ -154,10 +154,8 @@ def _adopted(
                 )
             ]
         )
-    adopted = copy.copy(code)
-    adopted.name = name
     update = {key: value for key, value in given.items() if key != "output_schema"}
-    adopted.spec = code.spec.model_copy(update={**update, "name": name})
+    adopted = code.replace(spec=code.spec.model_copy(update={**update, "name": name}))
     schema = given.get("output_schema")
     if schema is not None:
         try:

@@ -1,29 +1,33 @@
 """``Catalog``: the one place tools live.
 
-A catalogue holds tools by name and their actions by call name (``tool`` for a single-action
-tool; ``tool.action`` and ``tool__action`` for the actions of a multi-action tool). Every change
-is validated first and then published at once (readers never lock and see either the old set or
-the new one), and listeners are told what changed. Executors, providers, the MCP server and
-search all take a catalogue.
-"""
+A catalogue holds tools by name and their actions by the call names their
+:class:`~toolrig.core.model._names.ActionRef` gives (``tool`` for a single-action tool;
+``tool.action`` and ``tool__action`` for the actions of a multi-action tool). Each change bumps
+its :attr:`~Catalog.version` and drops what was derived from the old one (:meth:`Catalog.memo`).
+Every change is validated first and then published at once (readers never lock and see either
+the old set or the new one), and listeners are told what changed. Executors, providers, the MCP
+server and search all take a catalogue."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from fnmatch import fnmatchcase
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
-from toolrig.core._action import Action
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ToolDefinitionError, ToolNotFoundError
-from toolrig.core._events import Listeners
-from toolrig.core._function_tool import Tool
-from toolrig.core._spec import ToolSpec
-from toolrig.core._suggest import closest, not_found_message
+from toolrig.core.context._events import Listeners
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.model._errors import ToolDefinitionError, ToolNotFoundError
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._spec import ToolSpec
+from toolrig.core.model._suggest import closest, not_found_message
 from toolrig.registry._events import ChangeEvent, ChangeKind, ChangeListener
 
 __all__ = ["Catalog", "ToolLike", "as_tool"]
+
+T = TypeVar("T")
 
 ToolLike = BaseTool | type[BaseTool] | Callable[..., Any]
 """What :meth:`Catalog.add` accepts: a tool, a tool class, or a plain function to wrap."""
@@ -48,6 +52,8 @@ class Catalog:
         self._calls: dict[str, tuple[BaseTool, Action]] = {}
         self._lock = threading.RLock()
         self._listeners: Listeners[ChangeEvent] = Listeners()
+        self._version = 0
+        self._memo: dict[Hashable, Any] = {}
         items = [as_tool(t) for t in tools]
         if items:
             self.swap(add=items)
@@ -113,7 +119,9 @@ class Catalog:
                         )
                     calls[key] = entry
                 tools[name] = tool
-            self._tools, self._calls = tools, calls  # publish both at once
+            # publish at once: the tables, a new version, and no memo of the old one
+            self._tools, self._calls, self._memo = tools, calls, {}
+            self._version += 1
             if events is None:
                 events = _changes(before, add, remove)
         self._listeners.emit_all(events)
@@ -150,6 +158,32 @@ class Catalog:
         """The action a call name refers to (``tool``, ``tool.action`` or ``tool__action``)."""
         entry = self._calls.get(call_name)
         return None if entry is None else entry[1]
+
+    @property
+    def version(self) -> int:
+        """A number that changes with every change of the catalogue."""
+        return self._version
+
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()``, made once per version of the catalogue and kept until it changes:
+        what is derived from the whole catalogue (the providers' name map, exported tool
+        lists) costs a lookup on every later use."""
+        memo = self._memo
+        try:
+            return cast(T, memo[key])
+        except KeyError:
+            pass
+        value = build()
+        if memo is self._memo:  # not kept when the catalogue changed meanwhile
+            memo[key] = value
+        return value
+
+    def locate(self, tool: str, action: str) -> tuple[BaseTool, Action] | None:
+        """The tool named ``tool`` and its action ``action``, or ``None`` (no call name is
+        involved: a record's or a message's two names are enough)."""
+        found = self._tools.get(tool)
+        bound = None if found is None else found.get_action(action)
+        return None if found is None or bound is None else (found, bound)
 
     def entry(self, call_name: str) -> tuple[BaseTool, Action] | None:
         """The tool and action a call name refers to, or ``None``."""
@@ -211,18 +245,14 @@ class Catalog:
 
 
 def _call_entries(tool: BaseTool) -> dict[str, tuple[BaseTool, Action]]:
-    """The call names of ``tool``'s actions: the one place the call-name rule is written."""
+    """``tool``'s actions by every call name their :class:`ActionRef` gives."""
     spec = tool.spec
-    actions = [(name, tool.get_action(name)) for name in spec.actions]
-    if not spec.is_multi_action:
-        _, action = actions[0]
-        assert action is not None
-        return {spec.name: (tool, action)}
     entries: dict[str, tuple[BaseTool, Action]] = {}
-    for name, action in actions:
+    for name in spec.actions:
+        action = tool.get_action(name)
         assert action is not None
-        entries[f"{spec.name}.{name}"] = (tool, action)
-        entries[f"{spec.name}__{name}"] = (tool, action)
+        for key in ActionRef(spec.name, name, spec.is_multi_action).call_names:
+            entries[key] = (tool, action)
     return entries
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolrig.core._cost import count_items, estimate_spec_cost
+from toolrig.core.model._cost import count_items, estimate_spec_cost
 
 __all__ = ["PlanCost", "Step", "count_items", "estimate_spec_cost"]
 

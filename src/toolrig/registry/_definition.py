@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from toolrig.core._options import ActionOptions, ToolOptions
-from toolrig.core._params import ToolParameter
+from toolrig.core.model._options import ActionOptions, ToolOptions
+from toolrig.core.schema._params import ToolParameter
 
 __all__ = ["PROVIDER_NAME_RULE", "ActionDefinition", "ToolDefinition"]
 
@@ -76,7 +76,7 @@ class ActionDefinition(ActionOptions):
     """One action of a multi-action tool (an entry of the ``actions:`` map).
 
     The options (``description``, ``when_to_use``, ``output_schema``, ...) are the core's
-    :class:`~toolrig.core._options.ActionOptions`.
+    :class:`~toolrig.core.model._options.ActionOptions`.
     """
 
     description: str = ""
@@ -93,7 +93,7 @@ class ToolDefinition(ToolOptions):
     """A tool as written in a YAML definition file.
 
     The tool's options (``version``, ``timeout``, ``tags``, ...) are the core's
-    :class:`~toolrig.core._options.ToolOptions`; a single-action tool also gives its
+    :class:`~toolrig.core.model._options.ToolOptions`; a single-action tool also gives its
     ``parameters`` and output here.
     """
 

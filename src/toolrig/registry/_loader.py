@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 from yaml.nodes import Node, SequenceNode
 
-from toolrig.core._validation import format_path
+from toolrig.core.schema._validation import format_path
 from toolrig.registry._definition import ToolDefinition
 from toolrig.registry._report import LoadError
 from toolrig.registry._yamlsrc import YamlSyntaxError, locate, parse_yaml

@@ -14,8 +14,8 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ToolDefinitionError
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ToolDefinitionError
 from toolrig.registry._report import LoadError, LoadReport
 
 __all__ = ["PluginTarget", "load_plugins"]

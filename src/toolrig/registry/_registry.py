@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ToolDefinitionError
-from toolrig.core._spec import ToolSpec
-from toolrig.core._validation import ArgumentsInvalid
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ToolDefinitionError
+from toolrig.core.model._spec import ToolSpec
+from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.registry import _cost
 from toolrig.registry._catalog import Catalog, ToolLike, as_tool
 from toolrig.registry._chains import resolve_chain

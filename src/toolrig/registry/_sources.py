@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from toolrig.core._base import BaseTool
-from toolrig.core._errors import ToolDefinitionError
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ToolDefinitionError
 from toolrig.registry._batch import RefreshBatch, collector_paused
 from toolrig.registry._build import BuildError, build_tool
 from toolrig.registry._catalog import Catalog
@@ -161,7 +161,23 @@ class YamlSource:
         """The tool of ``parsed``; when it would replace a tool in service (a reload), its code
         named by import path is imported first and the build refused if that fails, so the
         working version stays."""
-        bound = self._bindings.get(parsed.definition.name)
+        name = parsed.definition.name
+        bound = self._bindings.get(name)
+        previous = self._defs.get(name)
+        if replacing and bound is None and previous is not None:
+            lost = sorted(_without_code(parsed.definition) - _without_code(previous.definition))
+            if lost:
+                what = "the tool" if lost == [""] else "action(s) " + ", ".join(lost)
+                raise BuildError(
+                    [
+                        (
+                            ("executor",),
+                            f"{what} would no longer name an `executor` and no code is bound "
+                            "to it, so the version in service keeps running: restore the "
+                            "`executor:` line, or bind code with registry.bind() first",
+                        )
+                    ]
+                )
         try:
             targets = definition_targets(parsed.definition, bound)
             tool = build_tool(parsed.definition, targets)
@@ -184,3 +200,13 @@ class YamlSource:
             raise ToolDefinitionError(
                 parsed.definition.name, [m for _, m in exc.problems]
             ) from None
+
+
+def _without_code(d: ToolDefinition) -> set[str]:
+    """The actions of ``d`` that would run no code unless some is bound (``""``: the tool
+    itself, for a single-action tool)."""
+    if d.executor:
+        return set()
+    if d.actions is not None:
+        return {name for name, action in d.actions.items() if not action.executor}
+    return {""}

@@ -3,6 +3,11 @@
 Parsing uses libyaml when available. Values are built by a small constructor of our own
 (faster than PyYAML's, and stricter: duplicate keys and non-string keys are errors). Dates and
 times stay as the text written, because definitions describe JSON data.
+
+Aliases (``*name``) are refused: each one copies a whole subtree, so a 1.2 KB file of nested
+aliases ("billion laughs") expanded for ever, and a self-referencing one recursed until
+``RecursionError``. A definition can always write the value out. Nesting is bounded too
+(:data:`MAX_DEPTH` levels), so building a value never exhausts the stack.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-__all__ = ["YamlDocument", "YamlSyntaxError", "locate", "parse_yaml"]
+__all__ = ["MAX_DEPTH", "YamlDocument", "YamlSyntaxError", "locate", "parse_yaml"]
+
+MAX_DEPTH = 64
+"""Levels of nested lists and mappings a definition may use (the deepest real ones use ~10)."""
 
 _TAG = "tag:yaml.org,2002:"
 _STR = _TAG + "str"
@@ -74,6 +82,10 @@ else:  # pragma: no cover - PyYAML without libyaml
             _Typing.__init__(self)
 
 
+_EventLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""Reads the parser's events for :func:`_refuse_aliases` (libyaml when available)."""
+
+
 class YamlSyntaxError(ValueError):
     """The text is not valid YAML, or uses a construct definitions do not allow."""
 
@@ -94,6 +106,8 @@ class YamlDocument:
 def parse_yaml(text: str) -> YamlDocument:
     """Parse one YAML document; raises :class:`YamlSyntaxError` with its line."""
     try:
+        if "*" in text:  # no alias can be written without one: most files skip the scan
+            _refuse_aliases(text)
         loader = _Loader(text)
         try:
             node = loader.get_single_node()
@@ -109,10 +123,23 @@ def parse_yaml(text: str) -> YamlDocument:
         raise YamlSyntaxError(f"invalid YAML: {exc}", None) from None
     if node is None:
         return YamlDocument(None, None)
-    return YamlDocument(_build(node), node)
+    return YamlDocument(_build(node, MAX_DEPTH), node)
 
 
-def _build(node: Node) -> Any:
+def _refuse_aliases(text: str) -> None:
+    """Raise :class:`YamlSyntaxError` at the first alias of ``text``, before anything is
+    composed (the parser's events are read one at a time: no subtree is ever copied)."""
+    for event in yaml.parse(text, Loader=_EventLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise YamlSyntaxError(
+                f"YAML aliases are not allowed in tool definitions (found *{event.anchor}): "
+                "write the value out in full",
+                event.start_mark.line + 1 if event.start_mark else None,
+            )
+
+
+def _build(node: Node, room: int) -> Any:
+    """The value of ``node``; ``room``: how many more levels of nesting are allowed."""
     kind = type(node)
     if kind is ScalarNode:
         if node.tag != _PLAIN:
@@ -126,13 +153,19 @@ def _build(node: Node) -> Any:
             if len(_typed_plain) < _TYPED_PLAIN_MAX:
                 _typed_plain[value] = typed
         return typed
+    room -= 1
+    if room < 0:
+        raise YamlSyntaxError(
+            f"nested deeper than {MAX_DEPTH} levels of lists and mappings",
+            node.start_mark.line + 1,
+        )
     if kind is SequenceNode:
-        return [_build(item) for item in node.value]
+        return [_build(item, room) for item in node.value]
     if kind is MappingNode:
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
             # Plain keys stay text (`on:` is the key "on", not true); other keys are built.
-            key = key_node.value if key_node.tag == _PLAIN else _build(key_node)
+            key = key_node.value if key_node.tag == _PLAIN else _build(key_node, room)
             if key in out or not isinstance(key, str):
                 problem = (
                     f"key {key!r} appears twice"
@@ -140,7 +173,7 @@ def _build(node: Node) -> Any:
                     else f"keys must be text, got {key!r}"
                 )
                 raise YamlSyntaxError(problem, key_node.start_mark.line + 1)
-            out[key] = _build(value_node)
+            out[key] = _build(value_node, room)
         return out
     raise YamlSyntaxError("unsupported YAML node", node.start_mark.line + 1)
 

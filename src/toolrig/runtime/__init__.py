@@ -6,11 +6,12 @@ The pipeline and the executor load with the package; plans load on first use of 
 
 import typing as _typing
 
-from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook, Unset
-from toolrig.runtime._calls import CallInfo, ToolCall
+from toolrig.core.model._lazy import lazy_names as _lazy_names
+from toolrig.runtime._call import Call, CallInfo, CallNext, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor
 from toolrig.runtime._pipeline import Pipeline
+from toolrig.runtime._request import ToolCall
 from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._tracing import disable_tracing, enable_tracing
 
@@ -31,15 +32,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> _typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolrig.runtime' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __all__ = [

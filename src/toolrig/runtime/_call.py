@@ -1,24 +1,35 @@
-"""The names a call is known by on its way through the pipeline: hooks, middleware and the
-:class:`Call` they see, and :data:`UNSET` for an option left to its default."""
+"""The one object a call is on its way through the pipeline: :class:`Call`.
+
+Validation, pre- and post-hooks, middleware, retries, runners and listeners (through
+``ToolEvent.call``) all see the same ``Call``. It names what runs as every record does
+(``call.tool`` and ``call.action`` are names, as in results, events and the log) and holds
+the objects behind them (``call.owner``, the tool; ``call.target``, the action that runs).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
 
-from toolrig.core._action import Action
-from toolrig.core._base import BaseTool
-from toolrig.core._context import ProgressCallback
-from toolrig.core._result import ToolResult
-from toolrig.runtime._calls import CallInfo
+from toolrig.core.context._context import ProgressCallback, ToolContext
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._names import ActionRef, aliased_name
+from toolrig.core.result._result import ToolResult
 
-__all__ = ["UNSET", "Call", "CallNext", "Middleware", "PostHook", "PreHook", "Unset"]
-
-PreHook = Callable[[CallInfo], Mapping[str, Any] | Awaitable[Mapping[str, Any] | None] | None]
-"""``hook(call)`` before a call: return a mapping to replace the arguments, raise to refuse."""
-PostHook = Callable[[CallInfo, ToolResult], ToolResult | Awaitable[ToolResult | None] | None]
-"""``hook(call, result)`` after a call: return a result to replace it."""
+__all__ = [
+    "UNSET",
+    "Call",
+    "CallInfo",
+    "CallNext",
+    "Middleware",
+    "PostHook",
+    "PreHook",
+    "Runner",
+    "Unset",
+]
 
 
 class Unset:
@@ -34,36 +45,86 @@ UNSET: Final = Unset()
 """Marks an option left out (use the tool's or executor's default); ``None`` means "none"."""
 
 
-@dataclass(slots=True, kw_only=True)
-class Call:
-    """A call whose arguments are valid, as middleware see it (they may change any field)."""
+class Runner(Protocol):
+    """Runs one attempt of a call (no time limit, no retry: the pipeline adds those)."""
 
-    tool: BaseTool
-    action: Action
+    inline: bool
+    """Whether it runs in the caller's thread without suspending (then waits block)."""
+    bounded: bool
+    """Whether it enforces the call's time limit itself (a queue that waits for a worker)."""
+
+    async def attempt(self, call: Call, ctx: ToolContext | None) -> Any:
+        """The action's output; raising is the attempt's failure."""
+        ...
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class Call:
+    """A call in flight. Middleware may change ``arguments``, ``timeout`` and ``max_retries``
+    before passing it on."""
+
+    owner: BaseTool
+    """The tool the action belongs to (its spec holds the options)."""
+    target: Action
+    """The action that runs."""
     arguments: dict[str, Any]
-    """The validated arguments."""
+    """The validated arguments (``{}`` until they are validated)."""
     tool_call_id: str
-    timeout: float | None
+    raw: Any = None
+    """The arguments as given (a mapping or JSON text); the validated ones once valid."""
+    strict: bool = False
+    """Whether validation refuses type coercion."""
+    timeout: float | None = None
     """Seconds each attempt may take (``None``: no limit)."""
-    max_retries: int
+    max_retries: int = 0
     progress: ProgressCallback | None = None
     started_at: float = 0.0
     """When the call began (``time.time()``)."""
     t0: float = 0.0
     """When the call began (``time.perf_counter()``), for its duration."""
+    attempt: int = 1
+    """The attempt running now (1-based)."""
+    runner: Runner | None = None
+    """Where attempts run; chosen by the pipeline when it is ``None``."""
+    extra: dict[str, Any] | None = field(default=None)
+    """Set by a runner to add to the result's ``metadata.extra`` (for instance the worker)."""
 
     @property
-    def info(self) -> CallInfo:
-        """The call as hooks are told of it."""
-        return CallInfo(
-            tool=self.action.tool,
-            action=self.action.name,
-            tool_call_id=self.tool_call_id,
-            arguments=self.arguments,
-        )
+    def tool(self) -> str:
+        """The tool's name."""
+        return aliased_name(self.owner.spec.name, self.owner, "tool", "owner")
+
+    @property
+    def action(self) -> str:
+        """The action's name."""
+        return aliased_name(self.target.name, self.target, "action", "target")
+
+    @property
+    def ref(self) -> ActionRef:
+        """The action by name (its call name and provider name included)."""
+        spec = self.owner.spec
+        return ActionRef(spec.name, self.target.name, spec.is_multi_action)
+
+    @property
+    def info(self) -> Call:
+        """A snapshot of this call (what hooks were once given as a separate ``CallInfo``)."""
+        return self.snapshot()
+
+    def snapshot(self) -> Call:
+        """A copy of the call as it is now, which later steps do not change (what hooks and
+        listeners keep)."""
+        return dataclasses.replace(self)
+
+
+CallInfo = Call
+"""The same class as :class:`Call`: hooks are given the call itself (kept for annotations)."""
 
 
 CallNext = Callable[[Call], Awaitable[ToolResult]]
 """The rest of the pipeline, as a middleware calls it."""
 Middleware = Callable[[Call, CallNext], Awaitable[ToolResult]]
 """``async def middleware(call, call_next) -> ToolResult``: wraps the attempts of each call."""
+PreHook = Callable[[Call], Mapping[str, Any] | Awaitable[Mapping[str, Any] | None] | None]
+"""``hook(call)`` before a call: return a mapping to replace the arguments, raise to refuse."""
+PostHook = Callable[[Call, ToolResult], ToolResult | Awaitable[ToolResult | None] | None]
+"""``hook(call, result)`` after a call: return a result to replace it."""

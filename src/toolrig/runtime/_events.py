@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
+from toolrig.runtime._call import Call
 
 __all__ = ["EventKind", "Listener", "ToolEvent"]
 
@@ -34,6 +35,9 @@ class ToolEvent:
     result: ToolResult | None = None
     delay: float | None = None
     """For ``retried``: seconds waited before the next attempt."""
+    call: Call | None = None
+    """The call itself, as hooks and middleware see it (``None`` for a name that names no
+    tool, and on the straight-line paths, which build no ``Call``)."""
 
 
 Listener = Callable[[ToolEvent], None]

@@ -1,38 +1,46 @@
 """``ToolExecutor``: the call pipeline over a catalogue of tools.
 
 ``execute(name, arguments)`` looks the call name up in the catalogue and runs it through the
-one :class:`~toolrig.runtime.Pipeline` (validation, hooks, middleware, time limits,
-retries, output checks, events). Every outcome is a :class:`~toolrig.ToolResult`.
+executor's :class:`~toolrig.runtime.Pipeline` (validation, hooks, middleware, time limits,
+retries, output checks, events). The executor is those two parts and nothing else; every
+outcome is a :class:`~toolrig.ToolResult`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Awaitable, Collection, Coroutine, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, final
 
-from toolrig.core._action import Action
-from toolrig.core._background import run_sync
-from toolrig.core._base import BaseTool
-from toolrig.core._context import ProgressCallback
-from toolrig.core._ids import new_call_id
-from toolrig.core._result import ToolResult
-from toolrig.core._runner import install_runner
+from toolrig.core.context._background import run_sync
+from toolrig.core.context._context import ProgressCallback
+from toolrig.core.context._runner import install_runner
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._ids import new_call_id
+from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog, ToolLike
-from toolrig.runtime._call import UNSET, Middleware, Unset
-from toolrig.runtime._calls import ToolCall, as_tool_call
+from toolrig.runtime._call import UNSET, Middleware, PostHook, PreHook, Unset
+from toolrig.runtime._events import Listener
 from toolrig.runtime._pipeline import Pipeline
+from toolrig.runtime._request import ToolCall, as_tool_call
 from toolrig.runtime._retry import RetryPolicy
+from toolrig.runtime._runners import Dispatcher, Placement
 
 __all__ = ["UNSET", "ToolExecutor", "default_executor"]
 
 
-class ToolExecutor(Pipeline):
-    """Runs calls to the tools of a catalogue, always answering with a ``ToolResult``.
+@final
+class ToolExecutor:
+    """Runs calls to the tools of a catalogue through a pipeline, always answering with a
+    ``ToolResult``.
 
     ``tools`` is a :class:`~toolrig.registry.Catalog` (such as a ``Registry``), shared and
     followed live, or tools to put in a catalogue of the executor's own. The other options
-    are the pipeline's (see :class:`~toolrig.runtime.Pipeline`).
+    are the pipeline's (see :class:`~toolrig.runtime.Pipeline`), or give ``pipeline``.
+    ``placement`` decides where some tools' calls run, over what they declare:
+    ``{"tool": "thread" | "process" | "queue:NAME"}``.
     """
 
     def __init__(
@@ -47,8 +55,10 @@ class ToolExecutor(Pipeline):
         state: Mapping[str, Any] | None = None,
         max_workers: int = 32,
         middleware: Sequence[Middleware] = (),
+        placement: Mapping[str, str] | None = None,
+        pipeline: Pipeline | None = None,
     ) -> None:
-        super().__init__(
+        self.pipeline: Pipeline = pipeline or Pipeline(
             default_timeout=default_timeout,
             max_concurrency=max_concurrency,
             retry=retry,
@@ -57,9 +67,16 @@ class ToolExecutor(Pipeline):
             state=state,
             max_workers=max_workers,
             middleware=middleware,
+            placement=Placement(max_workers, placement),
         )
+        """The call path every call of this executor takes."""
         self.catalog: Catalog = tools if isinstance(tools, Catalog) else Catalog(tools)
         """Where the tools live; change it (``executor.catalog.add(...)``) at any time."""
+
+    def with_middleware(self, *middleware: Middleware) -> ToolExecutor:
+        """An executor over the same catalogue whose pipeline adds ``middleware`` (innermost)
+        to this one's; this executor does not change."""
+        return ToolExecutor(self.catalog, pipeline=self.pipeline.with_middleware(*middleware))
 
     # -- running -------------------------------------------------------------------------
     def execute(
@@ -85,9 +102,11 @@ class ToolExecutor(Pipeline):
         entry = self.catalog.entry(name)
         call_id = tool_call_id or new_call_id()
         if entry is None:
-            return _ready(self._not_found(name, self.catalog.missing_message(name), call_id))
+            return _ready(
+                self.pipeline.not_found(name, self.catalog.missing_message(name), call_id)
+            )
         args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
-        return self._start(
+        return self.pipeline.run(
             entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress
         )
 
@@ -113,18 +132,9 @@ class ToolExecutor(Pipeline):
         entry = self.catalog.entry(name)
         call_id = tool_call_id or new_call_id()
         if entry is None:
-            return self._not_found(name, self.catalog.missing_message(name), call_id)
+            return self.pipeline.not_found(name, self.catalog.missing_message(name), call_id)
         args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
-        action = entry[1]
-        if (
-            self._plain
-            and action.plain
-            and not action.is_async
-            and timeout is UNSET
-            and not max_retries
-        ):
-            return self._call_plain(action, args, call_id, strict, progress)
-        return self._run_now(
+        return self.pipeline.run_blocking(
             entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress
         )
 
@@ -165,43 +175,149 @@ class ToolExecutor(Pipeline):
         """Blocking :meth:`execute_many`."""
         return run_sync(self.execute_many(list(calls), timeout=timeout))
 
+    async def run_tool(
+        self,
+        tool: BaseTool,
+        action: str,
+        arguments: Mapping[str, Any] | str | None,
+        *,
+        strict: bool | None = None,
+        tool_call_id: str | None = None,
+    ) -> ToolResult:
+        """Run ``action`` of ``tool`` (which need not be in the catalogue) through the pipeline."""
+        return await self.pipeline.run_tool(
+            tool, action, arguments, strict=strict, tool_call_id=tool_call_id
+        )
+
+    def run_tool_sync(
+        self,
+        tool: BaseTool,
+        action: str,
+        arguments: Mapping[str, Any] | str | None,
+        *,
+        strict: bool | None = None,
+        tool_call_id: str | None = None,
+    ) -> ToolResult:
+        """Blocking :meth:`run_tool`."""
+        return self.pipeline.run_tool_sync(
+            tool, action, arguments, strict=strict, tool_call_id=tool_call_id
+        )
+
+    # -- the pipeline's settings, here for convenience ---------------------------------------
+    @property
+    def retry(self) -> RetryPolicy:
+        """The pipeline's retry policy."""
+        return self.pipeline.retry
+
+    @retry.setter
+    def retry(self, value: RetryPolicy) -> None:
+        self.pipeline.retry = value
+
+    @property
+    def strict(self) -> bool:
+        """Whether the pipeline refuses type coercion."""
+        return self.pipeline.strict
+
+    @strict.setter
+    def strict(self, value: bool) -> None:
+        self.pipeline.strict = value
+
+    @property
+    def validate_output(self) -> bool:
+        """Whether the pipeline checks outputs."""
+        return self.pipeline.validate_output
+
+    @validate_output.setter
+    def validate_output(self, value: bool) -> None:
+        self.pipeline.validate_output = value
+
+    @property
+    def default_timeout(self) -> float | None:
+        """The pipeline's default time limit."""
+        return self.pipeline.default_timeout
+
+    @default_timeout.setter
+    def default_timeout(self, value: float | None) -> None:
+        self.pipeline.default_timeout = value
+
+    @property
+    def state(self) -> Mapping[str, Any]:
+        """What tools asking for a context receive."""
+        return self.pipeline.state
+
+    def add_pre_hook(self, hook: PreHook) -> None:
+        """See :meth:`Pipeline.add_pre_hook`."""
+        self.pipeline.add_pre_hook(hook)
+
+    def add_post_hook(self, hook: PostHook) -> None:
+        """See :meth:`Pipeline.add_post_hook`."""
+        self.pipeline.add_post_hook(hook)
+
+    def add_middleware(self, middleware: Middleware) -> None:
+        """See :meth:`Pipeline.add_middleware`."""
+        self.pipeline.add_middleware(middleware)
+
+    def dispatch_with(self, dispatcher: Dispatcher) -> None:
+        """See :meth:`Pipeline.dispatch_with`."""
+        self.pipeline.dispatch_with(dispatcher)
+
+    def add_listener(self, listener: Listener) -> None:
+        """See :meth:`Pipeline.add_listener`."""
+        self.pipeline.add_listener(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        """See :meth:`Pipeline.remove_listener`."""
+        self.pipeline.remove_listener(listener)
+
+    def close(self) -> None:
+        """Stop the pipeline's worker threads (running calls finish first)."""
+        self.pipeline.close()
+
     def __enter__(self) -> ToolExecutor:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- the catalogue, for convenience ----------------------------------------------------
+    # -- deprecated: the catalogue's own methods ---------------------------------------------
     def register(self, tool: ToolLike, *, replace: bool = False) -> BaseTool:
-        """``executor.catalog.add(tool, replace=replace)``."""
+        """Deprecated: ``executor.catalog.add(tool, replace=replace)``."""
+        _moved("register", "add")
         return self.catalog.add(tool, replace=replace)
 
     def unregister(self, name: str) -> BaseTool:
-        """``executor.catalog.remove(name)``."""
+        """Deprecated: ``executor.catalog.remove(name)``."""
+        _moved("unregister", "remove")
         return self.catalog.remove(name)
 
     def swap(self, add: Sequence[BaseTool] = (), remove: Collection[str] = ()) -> None:
-        """``executor.catalog.swap(add, remove)``: one atomic change."""
+        """Deprecated: ``executor.catalog.swap(add, remove)``."""
+        _moved("swap", "swap")
         self.catalog.swap(add, remove)
 
     def get(self, name: str) -> BaseTool:
-        """The tool ``name``; raises :class:`~toolrig.ToolNotFoundError`."""
+        """Deprecated: ``executor.catalog.get(name)``."""
+        _moved("get", "get")
         return self.catalog.get(name)
 
     def resolve(self, name: str) -> Action | None:
-        """The action a call name refers to, or ``None``."""
+        """Deprecated: ``executor.catalog.resolve(name)``."""
+        _moved("resolve", "resolve")
         return self.catalog.resolve(name)
 
     def list_tools(self) -> list[BaseTool]:
-        """The catalogue's tools, in the order they were added."""
+        """Deprecated: ``executor.catalog.tools()``."""
+        _moved("list_tools", "tools")
         return self.catalog.tools()
 
     def tool_names(self) -> list[str]:
-        """The catalogue's tool names, in the order they were added."""
+        """Deprecated: ``executor.catalog.names()``."""
+        _moved("tool_names", "names")
         return self.catalog.names()
 
     def missing_message(self, name: str) -> str:
-        """Why ``name`` names no tool or action, with the closest valid names."""
+        """Deprecated: ``executor.catalog.missing_message(name)``."""
+        _moved("missing_message", "missing_message")
         return self.catalog.missing_message(name)
 
     def __len__(self) -> int:
@@ -215,6 +331,14 @@ class ToolExecutor(Pipeline):
 
     def __repr__(self) -> str:
         return f"<ToolExecutor tools={len(self.catalog)}>"
+
+
+def _moved(old: str, new: str) -> None:
+    warnings.warn(
+        f"ToolExecutor.{old}() is deprecated; use executor.catalog.{new}()",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 _default: ToolExecutor | None = None

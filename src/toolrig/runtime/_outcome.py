@@ -10,13 +10,14 @@ import time
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
-from toolrig.core._action import Action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode
-from toolrig.core._result import ErrorInfo, ResultMetadata, ToolResult, error_from_exception
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._action import Action
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ErrorInfo, ResultMetadata, ToolResult, error_from_exception
 from toolrig.runtime._call import Call, CallNext, Middleware
 
 __all__ = [
+    "AttemptFailed",
     "CallTimedOut",
     "hook_error",
     "link",
@@ -117,3 +118,12 @@ class CallTimedOut(Exception):
     def __init__(self, limit: float, action: Action) -> None:
         self.limit = limit
         super().__init__(f"`{action.name}` did not finish within {limit:g} s")
+
+
+class AttemptFailed(Exception):
+    """Raised by a runner whose attempt failed with a known error (a worker's answer, say):
+    the call's error is ``error`` as it is, retried when it is retryable."""
+
+    def __init__(self, error: ErrorInfo) -> None:
+        self.error = error
+        super().__init__(error.message)

@@ -1,18 +1,17 @@
-"""The one call pipeline every call goes through, whoever makes it.
+"""``Pipeline``: the one call path, composed of small steps, every call goes through.
 
-    validate → pre-hooks → [started] → middleware → attempts → result → post-hooks → [outcome]
+    Reporting → PostHooks → Validating → PreHooks → Announcing → your middleware
+      → Retrying → attempt on a runner (inline, thread, process, async or a queue)
 
-An *attempt* runs the action (awaited when async, on a worker thread when sync, or inline in
-the caller's thread on the blocking fast path) under the call's time limit, then checks the
-output; a retryable failure is tried again per the :class:`RetryPolicy`. *Middleware* wrap the
-attempts of every call whose arguments are valid: each receives the :class:`Call` and the next
-step, ``await call_next(call)``, as in ASGI or httpx transports; approval, tracing and dispatch
-to other machines plug in there. Every outcome is a :class:`~toolrig.ToolResult`: nothing
+Its parts are separate objects: a frozen :class:`CallPolicy` (time limits, retries,
+strictness, output checks), a :class:`~toolrig.runtime._runners.Placement` that picks each
+call's runner, and the ordered steps of :mod:`._links`. Hooks, middleware, listeners and
+runners all see one :class:`Call`. Every outcome is a :class:`~toolrig.ToolResult`: nothing
 escapes but the caller's own cancellation.
 
-The pipeline is written once, as a coroutine. The blocking fast path (a sync tool with no time
-limit, no async hook, no middleware and no concurrency cap) drives that same coroutine in the
-caller's thread: nothing in it suspends, so it finishes on its first step.
+Two straight lines (:mod:`._straight`) skip the composed path when nothing would happen on
+it (no hook, middleware, time limit, retry, cap, dispatcher or tracing). They call the same
+step functions (:mod:`._steps`) in the same order, and a test runs both paths on the same calls.
 """
 
 from __future__ import annotations
@@ -20,49 +19,41 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Coroutine, Mapping
-from typing import Any
+import warnings
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any, cast, final
 
-from toolrig.core._action import Action
-from toolrig.core._background import run_sync
-from toolrig.core._base import BaseTool
-from toolrig.core._context import ProgressCallback, ToolContext
-from toolrig.core._errors import ErrorCode
-from toolrig.core._ids import new_call_id
-from toolrig.core._result import ErrorInfo, ToolResult, error_from_exception
-from toolrig.core._suggest import not_found_message
-from toolrig.core._validation import ArgumentsInvalid
+from toolrig.core.context._background import run_sync
+from toolrig.core.context._context import ProgressCallback
+from toolrig.core.context._events import Listeners
+from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._ids import new_call_id
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._suggest import not_found_message
+from toolrig.core.result._result import ToolResult
 from toolrig.runtime._call import (
     UNSET,
     Call,
-    CallNext,
     Middleware,
     PostHook,
     PreHook,
     Unset,
 )
-from toolrig.runtime._calls import CallInfo
-from toolrig.runtime._outcome import hook_error as _hook_error
-from toolrig.runtime._outcome import make_result as _result
-from toolrig.runtime._outcome import raised as _raised
-from toolrig.runtime._outcome import values_or as _values_or
-from toolrig.runtime._steps import PipelineSteps, logger
-from toolrig.runtime._threads import grace_for as _grace
-from toolrig.runtime._tracing import traced_call as _traced
+from toolrig.runtime._events import Listener, ToolEvent
+from toolrig.runtime._links import compose
+from toolrig.runtime._policy import CallPolicy
+from toolrig.runtime._retry import RetryPolicy
+from toolrig.runtime._runners import INLINE, Dispatcher, Placement
+from toolrig.runtime._steps import not_found
+from toolrig.runtime._straight import StraightLine
+from toolrig.runtime._tracing import follow, traced_call, tracing_enabled
 
-__all__ = [
-    "UNSET",
-    "Call",
-    "CallNext",
-    "Middleware",
-    "Pipeline",
-    "PostHook",
-    "PreHook",
-    "Unset",
-]
+__all__ = ["Pipeline"]
 
 
-class Pipeline(PipelineSteps):
+@final
+class Pipeline:
     """The call path and its policy: time limits, retries, strictness, hooks and middleware.
 
     ``default_timeout`` applies to tools without their own ``timeout`` (``None``: no limit).
@@ -73,6 +64,187 @@ class Pipeline(PipelineSteps):
     processes of tools with ``isolation="process"``) running at once.
     """
 
+    def __init__(
+        self,
+        *,
+        default_timeout: float | None = None,
+        max_concurrency: int | None = None,
+        retry: RetryPolicy | None = None,
+        strict: bool = False,
+        validate_output: bool = True,
+        state: Mapping[str, Any] | None = None,
+        max_workers: int = 32,
+        middleware: Sequence[Middleware] = (),
+        policy: CallPolicy | None = None,
+        placement: Placement | None = None,
+    ) -> None:
+        self._policy = policy or CallPolicy(
+            default_timeout=default_timeout,
+            max_concurrency=max_concurrency,
+            retry=retry or RetryPolicy(),
+            strict=strict,
+            validate_output=validate_output,
+        )
+        self.state: Mapping[str, Any] = state or {}
+        self.placement = placement or Placement(max_workers)
+        self.listeners: Listeners[ToolEvent] = Listeners()
+        self._pre: tuple[PreHook, ...] = ()
+        self._post: tuple[PostHook, ...] = ()
+        self._middleware: tuple[Middleware, ...] = tuple(middleware)
+        self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        self._refresh()
+        follow(self._refresh)
+
+    # -- configuration ---------------------------------------------------------------------
+    @property
+    def policy(self) -> CallPolicy:
+        """The settings every call follows (replace it to change them)."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, value: CallPolicy) -> None:
+        self._policy = value
+        self._refresh()
+
+    @property
+    def default_timeout(self) -> float | None:
+        """Seconds an attempt may take when its tool sets no ``timeout`` (``None``: no limit)."""
+        return self._policy.default_timeout
+
+    @default_timeout.setter
+    def default_timeout(self, value: float | None) -> None:
+        self.policy = self._policy.replace(default_timeout=value)
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """When and how long to wait before retrying a failed attempt."""
+        return self._policy.retry
+
+    @retry.setter
+    def retry(self, value: RetryPolicy) -> None:
+        self.policy = self._policy.replace(retry=value)
+
+    @property
+    def strict(self) -> bool:
+        """Whether type coercion is refused (unless a call says otherwise)."""
+        return self._policy.strict
+
+    @strict.setter
+    def strict(self, value: bool) -> None:
+        self.policy = self._policy.replace(strict=value)
+
+    @property
+    def validate_output(self) -> bool:
+        """Whether outputs are checked against the actions' declared output types."""
+        return self._policy.validate_output
+
+    @validate_output.setter
+    def validate_output(self, value: bool) -> None:
+        self.policy = self._policy.replace(validate_output=value)
+
+    @property
+    def middleware(self) -> tuple[Middleware, ...]:
+        """The steps of the composed path, outermost first (the built-in ones included)."""
+        return self._steps
+
+    def add_pre_hook(self, hook: PreHook) -> None:
+        """``hook(call)`` runs before each call; returning a mapping replaces the arguments
+        (they are validated again); raising ``ToolError``/``PermissionError`` refuses the call."""
+        self._pre = (*self._pre, hook)
+        self._refresh()
+
+    def add_post_hook(self, hook: PostHook) -> None:
+        """``hook(call, result)`` runs after each call; returning a result replaces it."""
+        self._post = (*self._post, hook)
+        self._refresh()
+
+    def add_middleware(self, middleware: Middleware) -> None:
+        """Wrap the attempts of every valid call; the first added is the outermost."""
+        if hasattr(middleware, "queue_of") and hasattr(middleware, "runner"):
+            warnings.warn(
+                "a dispatcher is a runner now, not a middleware: use dispatch_with(...)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            self.dispatch_with(cast(Dispatcher, middleware))
+            return
+        self._middleware = (*self._middleware, middleware)
+        self._refresh()
+
+    def dispatch_with(self, dispatcher: Dispatcher) -> None:
+        """Send the calls ``dispatcher`` claims to its queues (retried like local ones)."""
+        self.placement.dispatcher = dispatcher
+        self._refresh()
+
+    def add_listener(self, listener: Listener) -> None:
+        """``listener(event)`` is told when calls start, succeed, fail and are retried."""
+        self.listeners.add(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        """Stop telling ``listener``."""
+        self.listeners.remove(listener)
+
+    def with_middleware(self, *middleware: Middleware) -> Pipeline:
+        """A pipeline with this one's policy, state, hooks, listeners and runners, and
+        ``middleware`` added innermost; this pipeline does not change."""
+        derived = Pipeline(
+            policy=self._policy,
+            state=self.state,
+            middleware=(*self._middleware, *middleware),
+            placement=self.placement,
+        )
+        derived.listeners = self.listeners
+        derived._pre, derived._post = self._pre, self._post
+        derived._refresh()
+        return derived
+
+    def close(self) -> None:
+        """Stop the worker threads (running calls finish first)."""
+        self.placement.threads.shutdown()
+
+    def _refresh(self) -> None:
+        """Compose the path again and decide whether the straight lines may be taken (never
+        while tracing is on: the switch calls this, so they never check for it)."""
+        self._traced = tracing_enabled()
+        policy = self._policy
+        self._chain, self._steps = compose(
+            policy=policy,
+            listeners=self.listeners,
+            placement=self.placement,
+            state=self.state,
+            pre=self._pre,
+            post=self._post,
+            middleware=self._middleware,
+            pipeline=self,
+        )
+        self._strict = policy.strict
+        self._line = StraightLine(
+            listeners=self.listeners,
+            threads=self.placement.threads,
+            state=self.state,
+            validate_output=policy.validate_output,
+            runner=self,
+        )
+        self._async_hooks = any(inspect.iscoroutinefunction(h) for h in (*self._pre, *self._post))
+        self._straight = (
+            not self._traced
+            and not self._pre
+            and not self._post
+            and not self._middleware
+            and policy.max_concurrency is None
+            and policy.default_timeout is None
+            and self.placement.dispatcher is None
+            and not self.placement.overrides
+        )
+        self._inline = (
+            not self._async_hooks
+            and not self._middleware
+            and policy.max_concurrency is None
+            and self.placement.dispatcher is None
+            and not self.placement.overrides
+        )
+
+    # -- running ---------------------------------------------------------------------------
     async def run_tool(
         self,
         tool: BaseTool,
@@ -87,7 +259,7 @@ class Pipeline(PipelineSteps):
         bound = tool.get_action(action)
         if bound is None:
             return self._missing_action(tool, action, call_id)
-        return await self._start(tool, bound, arguments, call_id, UNSET, strict, None, None)
+        return await self.run(tool, bound, arguments, call_id, UNSET, strict, None, None)
 
     def run_tool_sync(
         self,
@@ -103,14 +275,20 @@ class Pipeline(PipelineSteps):
         bound = tool.get_action(action)
         if bound is None:
             return self._missing_action(tool, action, call_id)
-        return self._run_now(tool, bound, arguments, call_id, UNSET, strict, None, None)
+        return self.run_blocking(tool, bound, arguments, call_id, UNSET, strict, None, None)
+
+    def not_found(
+        self, name: str, message: str, call_id: str, *, action: str | None = None
+    ) -> ToolResult:
+        """The one structured answer to a call of something that does not exist."""
+        return not_found(self.listeners, self._traced, name, message, call_id, action)
 
     def _missing_action(self, tool: BaseTool, action: str, call_id: str) -> ToolResult:
-        """The not-found answer to an action ``tool`` does not have."""
-        message = not_found_message(f"{tool.spec.name}.{action}", {tool.spec.name: tool.spec})
-        return self._not_found(tool.spec.name, message, call_id, action=str(action))
+        asked = ActionRef(tool.spec.name, str(action), True).call_name
+        message = not_found_message(asked, {tool.spec.name: tool.spec})
+        return self.not_found(tool.spec.name, message, call_id, action=str(action))
 
-    def _start(
+    def run(
         self,
         tool: BaseTool,
         action: Action,
@@ -122,15 +300,16 @@ class Pipeline(PipelineSteps):
         progress: ProgressCallback | None,
     ) -> Coroutine[Any, Any, ToolResult]:
         """The call as a coroutine (under the concurrency cap when there is one)."""
-        if self._plain and action.plain and timeout is UNSET and not max_retries:
-            return self._call_plain_async(action, args, call_id, strict, progress)
-        limit = self._limit(tool, timeout)
-        run = self._call(tool, action, args, call_id, limit, strict, max_retries, progress, False)
+        strict = self._strict if strict is None else strict
+        if self._straight and action.plain and timeout is UNSET and not max_retries:
+            return self._line.run_async(tool, action, args, call_id, strict, progress)
+        call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
+        run = self._chain(call)
         if self._traced:
-            run = _traced(run, action, call_id)
-        return run if self._max_concurrency is None else self._limited(run)
+            run = traced_call(run, action, call_id)
+        return run if self._policy.max_concurrency is None else self._limited(run)
 
-    def _run_now(
+    def run_blocking(
         self,
         tool: BaseTool,
         action: Action,
@@ -143,243 +322,67 @@ class Pipeline(PipelineSteps):
     ) -> ToolResult:
         """The call, blocking: in this thread when nothing can suspend, else on the
         background loop."""
+        strict = self._strict if strict is None else strict
         if (
-            self._plain
+            self._straight
             and action.plain
             and not action.is_async
             and not max_retries
             and timeout is UNSET
         ):
-            return self._call_plain(action, args, call_id, strict, progress)
-        if (
-            not action.is_async
-            and not self._async_hooks
-            and self._chain is None
-            and self._max_concurrency is None
-            and self._limit(tool, timeout) is None
-            and tool.spec.isolation == "thread"
-        ):
-            coro = self._call(
-                tool, action, args, call_id, None, strict, max_retries, progress, True
-            )
-            if self._traced:
-                coro = _traced(coro, action, call_id)
-            try:
-                coro.send(None)
-            except StopIteration as done:
-                result: ToolResult = done.value
-                return result
-            coro.close()  # unreachable by construction: nothing on this path suspends
-            raise RuntimeError("the inline call path suspended")
+            return self._line.run_sync(tool, action, args, call_id, strict, progress)
+        if self._inline and not action.is_async and tool.spec.isolation == "thread":
+            call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
+            if call.timeout is None and tool.spec.runs_on is None:
+                call.runner = INLINE
+                coro = self._chain(call)
+                if self._traced:
+                    coro = traced_call(coro, action, call_id)
+                try:
+                    coro.send(None)
+                except StopIteration as done:
+                    result: ToolResult = done.value
+                    return result
+                coro.close()  # unreachable by construction: nothing on this path suspends
+                raise RuntimeError("the inline call path suspended")
         return run_sync(
-            self._start(tool, action, args, call_id, timeout, strict, max_retries, progress)
+            self.run(tool, action, args, call_id, timeout, strict, max_retries, progress)
         )
 
-    def _call_plain(
-        self,
-        action: Action,
-        args: Any,
-        call_id: str,
-        strict: bool | None,
-        progress: ProgressCallback | None,
-    ) -> ToolResult:
-        """:meth:`_call` for the plainest blocking call (a sync tool in this thread: no time
-        limit, no hook, no middleware, no retry), as a straight line: the same steps and the
-        same result (a test runs both on the same calls), without the ~0.4 µs of driving a
-        coroutine."""
-        started_at, t0 = time.time(), time.perf_counter()
-        ready = self._plain_start(action, args, call_id, strict, progress, started_at, t0)
-        if isinstance(ready, ToolResult):
-            return ready
-        values, ctx = ready
-        try:
-            output = action.call(values, ctx)
-        except Exception as exc:
-            return self._plain_end(
-                action, values, None, _raised(exc, action), call_id, started_at, t0
-            )
-        return self._plain_end(
-            action, values, output, self._checked(action, output), call_id, started_at, t0
-        )
-
-    async def _call_plain_async(
-        self,
-        action: Action,
-        args: Any,
-        call_id: str,
-        strict: bool | None,
-        progress: ProgressCallback | None,
-    ) -> ToolResult:
-        """:meth:`_call` for the plainest awaited call (no time limit, hook, middleware or
-        retry) as one coroutine: the same steps and result (tested), one coroutine fewer per
-        call, which shows when thousands run at once."""
-        started_at, t0 = time.time(), time.perf_counter()
-        ready = self._plain_start(action, args, call_id, strict, progress, started_at, t0)
-        if isinstance(ready, ToolResult):
-            return ready
-        values, ctx = ready
-        try:
-            if action.is_async:
-                output = await action.call(values, ctx)
-            else:
-                output = await self._pool.call(action.call, values, ctx, grace=_grace(ctx))
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                if ctx is not None:
-                    ctx.cancel_event.set()
-                raise  # the caller's own cancellation is not ours to swallow
-            error = ErrorInfo(code=ErrorCode.CANCELLED, message=f"`{action.name}` was cancelled.")
-            return self._plain_end(action, values, None, error, call_id, started_at, t0)
-        except Exception as exc:
-            return self._plain_end(
-                action, values, None, _raised(exc, action), call_id, started_at, t0
-            )
-        return self._plain_end(
-            action, values, output, self._checked(action, output), call_id, started_at, t0
-        )
-
-    def _plain_start(
-        self,
-        action: Action,
-        args: Any,
-        call_id: str,
-        strict: bool | None,
-        progress: ProgressCallback | None,
-        started_at: float,
-        t0: float,
-    ) -> tuple[dict[str, Any], ToolContext | None] | ToolResult:
-        """Validate and announce a plain call: its values and context, or its final result."""
-        try:
-            values = action.validator.validate(
-                args, strict=self.strict if strict is None else strict
-            )
-        except ArgumentsInvalid as exc:
-            result = _result(action, None, exc.error, call_id, started_at, t0, 1)
-            self._report(action, _values_or(args), result)
-            return result
-        if self._listening:
-            self._started(action, call_id, values)
-        if action.context_param is None:
-            return values, None
-        return values, self._context(action, call_id, 1, None, progress)
-
-    def _plain_end(
-        self,
-        action: Action,
-        values: dict[str, Any],
-        output: Any,
-        error: ErrorInfo | None,
-        call_id: str,
-        started_at: float,
-        t0: float,
-    ) -> ToolResult:
-        result = _result(action, output, error, call_id, started_at, t0, 1)
-        self._report(action, values, result)
-        return result
-
-    async def _limited(self, run: Coroutine[Any, Any, ToolResult]) -> ToolResult:
-        async with self._semaphore():
-            return await run
-
-    async def _call(
+    def _call(
         self,
         tool: BaseTool,
         action: Action,
         args: Any,
         call_id: str,
-        limit: float | None,
-        strict: bool | None,
+        timeout: float | Unset | None,
+        strict: bool,
         max_retries: int | None,
         progress: ProgressCallback | None,
-        inline: bool,
-    ) -> ToolResult:
-        """The pipeline itself; ``limit`` is the resolved time limit of each attempt."""
-        started_at, t0 = time.time(), time.perf_counter()
-        strict = self.strict if strict is None else strict
-        try:
-            values = action.validator.validate(args, strict=strict)
-            if self._pre:
-                values = await self._apply_pre(action, values, call_id, strict)
-        except ArgumentsInvalid as exc:
-            return await self._finish(
-                action,
-                _values_or(args),
-                _result(action, None, exc.error, call_id, started_at, t0, 1),
-            )
-        except Exception as exc:  # a pre-hook refused or failed
-            error = _hook_error(exc, action)
-            return await self._finish(
-                action, _values_or(args), _result(action, None, error, call_id, started_at, t0, 1)
-            )
-        if self._listening:
-            self._started(action, call_id, values)
-        retries = tool.spec.max_retries if max_retries is None else max_retries
-        if self._chain is None:
-            isolated = tool.spec.isolation == "process"
-            result = await self._attempts(
-                action, values, call_id, limit, retries, progress, inline, isolated, started_at, t0
-            )
-        else:
-            call = Call(
-                tool=tool,
-                action=action,
-                arguments=values,
-                tool_call_id=call_id,
-                timeout=limit,
-                max_retries=retries,
-                progress=progress,
-                started_at=started_at,
-                t0=t0,
-            )
-            try:
-                result = await self._chain(call)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a middleware failed: the call still gets its answer
-                logger.exception("middleware failed on %s", action.name)
-                error = error_from_exception(exc, action.name)
-                result = _result(action, None, error, call_id, started_at, t0, 1)
-        if self._post:
-            return await self._finish(action, values, result)
-        self._report(action, values, result)
-        return result
+    ) -> Call:
+        spec = tool.spec
+        return Call(
+            owner=tool,
+            target=action,
+            arguments={},
+            raw=args,
+            strict=strict,
+            tool_call_id=call_id,
+            timeout=self._policy.limit(spec, timeout),
+            max_retries=spec.max_retries if max_retries is None else max_retries,
+            progress=progress,
+            started_at=time.time(),
+            t0=time.perf_counter(),
+        )
 
-    async def _apply_pre(
-        self, action: Action, values: dict[str, Any], call_id: str, strict: bool
-    ) -> dict[str, Any]:
-        for hook in self._pre:
-            info = CallInfo(
-                tool=action.tool, action=action.name, tool_call_id=call_id, arguments=values
-            )
-            replaced = hook(info)
-            if inspect.isawaitable(replaced):
-                replaced = await replaced
-            if replaced is not None:
-                values = action.validator.validate(replaced, strict=strict)
-        return values
+    async def _limited(self, run: Coroutine[Any, Any, ToolResult]) -> ToolResult:
+        loop = asyncio.get_running_loop()
+        sem = self._semaphores.get(loop)
+        if sem is None:
+            assert self._policy.max_concurrency is not None
+            sem = self._semaphores[loop] = asyncio.Semaphore(self._policy.max_concurrency)
+        async with sem:
+            return await run
 
-    async def _finish(
-        self, action: Action, values: Mapping[str, Any] | None, result: ToolResult
-    ) -> ToolResult:
-        """Post-hooks (each may replace the result), then the outcome event and log line."""
-        for hook in self._post:
-            info = CallInfo(
-                tool=action.tool,
-                action=action.name,
-                tool_call_id=result.metadata.tool_call_id if result.metadata else "",
-                arguments=values,
-            )
-            try:
-                replaced = hook(info, result)
-                if inspect.isawaitable(replaced):
-                    replaced = await replaced
-            except Exception as exc:
-                logger.exception("post-execute hook %r failed", hook, exc_info=exc)
-                replaced = ToolResult(
-                    success=False, error=_hook_error(exc, action), metadata=result.metadata
-                )
-            if isinstance(replaced, ToolResult):
-                result = replaced
-        self._report(action, values, result)
-        return result
+    def __repr__(self) -> str:
+        return f"<Pipeline steps={len(self._steps)}>"

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolrig.core.model._names import ActionRef
+
 __all__ = ["Plan", "PlanError", "PlanStep", "Reference", "find_references", "resolve_references"]
 
 _REF = re.compile(r"\$\{([A-Za-z0-9_\-]+)\.output((?:\.[A-Za-z0-9_\-]+|\[-?\d+\])*)\}")
@@ -118,7 +120,9 @@ class PlanStep:
     @property
     def call_name(self) -> str:
         """The executor's name for this step's call."""
-        return self.tool if self.action is None else f"{self.tool}.{self.action}"
+        if self.action is None:
+            return self.tool
+        return ActionRef(self.tool, self.action, True).call_name
 
     @property
     def dependencies(self) -> tuple[str, ...]:

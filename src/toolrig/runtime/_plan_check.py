@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolrig.core._cost import estimate_spec_cost
-from toolrig.core._suggest import closest
-from toolrig.core._validation import ArgumentsInvalid
+from toolrig.core.model._cost import estimate_spec_cost
+from toolrig.core.model._suggest import closest
+from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanStep, find_references
 

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolrig.core._jsonable import to_jsonable
+from toolrig.core.result._jsonable import to_jsonable
 
 __all__ = ["RecordedSteps", "same_arguments"]
 

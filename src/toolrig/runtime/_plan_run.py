@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, Protocol
 
-from toolrig.core._background import run_sync
-from toolrig.core._errors import ErrorCode
-from toolrig.core._events import Listeners
-from toolrig.core._result import ToolResult, error_result, success_result
+from toolrig.core.context._background import run_sync
+from toolrig.core.context._events import Listeners
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ToolResult, error_result, success_result
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanError, PlanStep, resolve_references
 from toolrig.runtime._plan_check import CostFunction, PlanCheck, check_plan
@@ -202,7 +202,7 @@ class PlanRunner:
 
     def _reuse(self, state: _RunState, step: PlanStep, params: Mapping[str, Any]) -> bool:
         """Re-use the recorded result of ``step`` if it ran exactly this way; whether it did."""
-        action = self.executor.resolve(step.call_name)
+        action = self.executor.catalog.resolve(step.call_name)
         if action is None or state.recorded is None:
             return False
         record = state.recorded.reusable(
@@ -228,7 +228,7 @@ class PlanRunner:
 
     def _call_id(self, state: _RunState, step: PlanStep, params: Mapping[str, Any]) -> str | None:
         """A call id that a resumed run gives the same call again (with a store), else none."""
-        action = self.executor.resolve(step.call_name)
+        action = self.executor.catalog.resolve(step.call_name)
         if action is None or state.recorded is None:
             return None
         version = self._version(action.tool) or ""

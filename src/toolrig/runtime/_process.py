@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import inspect
 import os
-import pickle
 import queue
 import signal
 import sys
@@ -32,11 +31,12 @@ import warnings
 from concurrent.futures import Future
 from typing import Any, NoReturn
 
-from toolrig.core._action import Action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._interaction import Interaction
-from toolrig.core._result import error_from_exception, to_jsonable
+from toolrig.core.context._context import ToolContext
+from toolrig.core.context._interaction import Interaction
+from toolrig.core.define._action import Action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.result._result import error_from_exception, to_jsonable
+from toolrig.runtime._call import Call
 
 __all__ = ["ProcessRunner", "process_isolation_available"]
 
@@ -57,9 +57,16 @@ class ProcessRunner:
     """Runs actions in child processes, at most ``max_processes`` at once per event loop
     (later calls wait for a free place, within their own time limit)."""
 
+    inline = False
+    bounded = False
+
     def __init__(self, max_processes: int) -> None:
         self._max = max_processes
         self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+    async def attempt(self, call: Call, ctx: ToolContext | None) -> Any:
+        """One attempt of ``call`` in a child process (the pipeline's runner protocol)."""
+        return await self.run(call.target, call.arguments, ctx)
 
     async def run(self, action: Action, values: dict[str, Any], ctx: ToolContext | None) -> Any:
         """The output of ``action`` called with ``values`` in a child process; an exception
@@ -91,6 +98,8 @@ _pipes_lock = threading.Lock()
 
 
 async def _run(action: Action, values: dict[str, Any], ctx: ToolContext | None) -> Any:
+    import pickle  # here, before the fork, so the child has it too; not with toolrig
+
     loop = asyncio.get_running_loop()
     parent = os.getpid()
     with _pipes_lock:  # no pipe is made between another call's pipe and its fork
@@ -255,6 +264,8 @@ def _child(
 ) -> NoReturn:
     """The child's whole life: run the call, send the outcome, leave without cleaning up
     anything of the parent's."""
+    import pickle  # imported by the parent before it forked
+
     code = 0
     try:
         for fd in _pipes - {write_fd}:  # this call's read end, and other calls' pipes
@@ -320,6 +331,8 @@ def _die_with(parent: int) -> None:
 
 def _error_payload(exc: BaseException, subject: str) -> dict[str, Any]:
     """The error a raised exception becomes, as plain data that always pickles."""
+    import pickle
+
     try:
         info = error_from_exception(exc, subject)
         details = to_jsonable(info.details)

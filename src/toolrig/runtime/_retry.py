@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolrig.core._errors import ErrorCode
-from toolrig.core._result import ErrorInfo
+from toolrig.core.model._errors import ErrorCode
+from toolrig.core.result._result import ErrorInfo
 
 __all__ = ["RetryPolicy"]
 

@@ -18,8 +18,9 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
-from toolrig.core._action import Action
-from toolrig.core._result import ToolResult
+from toolrig.core.define._action import Action
+from toolrig.core.model._names import ActionRef
+from toolrig.core.result._result import ToolResult
 
 __all__ = [
     "SCHEMA_URL",
@@ -90,11 +91,7 @@ def _start(
 
 def call_name(action: Action) -> str:
     """The name a call of ``action`` goes by (``tool`` or ``tool.action``)."""
-    return (
-        action.tool
-        if action.name == action.tool or not action.tool
-        else (f"{action.tool}.{action.name}")
-    )
+    return ActionRef.of_record(action.tool or action.name, action.name).call_name
 
 
 def open_tool(

@@ -25,7 +25,7 @@ import asyncio
 import collections
 import contextlib
 import contextvars
-import ctypes
+import functools
 import os
 import queue
 import threading
@@ -70,19 +70,28 @@ def _set_exception(fut: asyncio.Future[Any], exc: BaseException) -> None:
         fut.set_exception(exc)
 
 
-_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
-_async_exc.restype = ctypes.c_int
+@functools.cache
+def _async_exc() -> Any:
+    """CPython's ``PyThreadState_SetAsyncExc``, through :mod:`ctypes` (imported when a call is
+    first abandoned: importing toolrig need not pay for it)."""
+    import ctypes
+
+    set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+    set_async_exc.restype = ctypes.c_int
+    return set_async_exc
 
 
 def _interrupt(ident: int) -> None:
     """Raise :class:`CallAbandoned` in thread ``ident`` at its next Python instruction."""
-    _async_exc(ident, CallAbandoned)
+    _async_exc()(ident, CallAbandoned)
 
 
 def _clear_interrupt(ident: int) -> None:
     """Withdraw an interruption of thread ``ident`` that has not fired yet."""
-    _async_exc(ident, ctypes.py_object())  # NULL clears the pending exception
+    import ctypes
+
+    _async_exc()(ident, ctypes.py_object())  # NULL clears the pending exception
 
 
 class _Job:

@@ -17,8 +17,8 @@ from contextvars import ContextVar
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
-from toolrig.core._action import Action
-from toolrig.core._result import ToolResult
+from toolrig.core.define._action import Action
+from toolrig.core.result._result import ToolResult
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer, TracerProvider

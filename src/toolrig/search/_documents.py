@@ -10,7 +10,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolrig.core._spec import ToolAnnotations, ToolSpec
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._spec import ToolAnnotations, ToolSpec
 
 __all__ = ["FIELDS", "ActionDocument", "documents_of"]
 
@@ -80,7 +81,7 @@ def documents_of(spec: ToolSpec) -> list[ActionDocument]:
         )
         docs.append(
             ActionDocument(
-                call_name=f"{spec.name}.{action.name}" if multi else spec.name,
+                call_name=ActionRef(spec.name, action.name, multi).call_name,
                 tool=spec.name,
                 action=action.name,
                 fields={

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Literal
 
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.search._documents import ActionDocument
 
 __all__ = ["SearchFilters"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
-from toolrig.core._spec import ToolSpec
+from toolrig.core.model._spec import ToolSpec
 from toolrig.registry._events import ChangeEvent, ChangeKind
 
 if TYPE_CHECKING:

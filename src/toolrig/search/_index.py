@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolrig.core._spec import ToolSpec
+from toolrig.core.model._spec import ToolSpec
 from toolrig.search._bm25f import BM25F
 from toolrig.search._config import SearchConfig
 from toolrig.search._documents import ActionDocument, documents_of

@@ -1,18 +1,20 @@
 """Two tools that stand in for a catalogue too big for one prompt.
 
 ``search_tools(query)`` answers with the few actions that fit (name, description, parameters);
-``call_tool(name, arguments)`` runs one of them through the executor (validation, timeouts,
-retries and hooks as for any call) and counts the call for the index's usage prior. A model
-shown only these two can still reach every tool.
+``call_tool(name, arguments)`` runs one of them, found in the executor's catalogue, through the
+pipeline running ``call_tool`` itself (validation, timeouts, retries, hooks, middleware and an
+agent's approval gate, as for any call: a meta-tool cannot step around them) and counts the
+call for the index's usage prior. A model shown only these two can still reach every tool.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._function_tool import Tool
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._function_tool import Tool
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.search._index import ToolIndex
 
@@ -42,7 +44,7 @@ def meta_tools(index: ToolIndex, executor: ToolExecutor, *, k: int = 5) -> list[
             ) from exc
         found = []
         for hit in hits:
-            action = executor.resolve(hit.name)
+            action = executor.catalog.resolve(hit.name)
             if action is None:  # removed since the index last heard of it
                 continue
             spec = action.spec
@@ -53,7 +55,9 @@ def meta_tools(index: ToolIndex, executor: ToolExecutor, *, k: int = 5) -> list[
             found.append(entry)
         return found
 
-    async def call_tool(name: str, arguments: dict[str, Any] | None = None) -> Any:
+    async def call_tool(
+        ctx: ToolContext, name: str, arguments: dict[str, Any] | None = None
+    ) -> Any:
         """Call a tool found with search_tools and return its output.
 
         Args:
@@ -66,13 +70,15 @@ def meta_tools(index: ToolIndex, executor: ToolExecutor, *, k: int = 5) -> list[
                 code=ErrorCode.INVALID_ARGUMENTS,
                 hint="call it directly",
             )
-        if executor.resolve(name) is None:
+        entry = executor.catalog.entry(name)
+        if entry is None:
             raise ToolError(
-                f"no tool named {name!r}",
+                executor.catalog.missing_message(name),
                 code=ErrorCode.NOT_FOUND,
                 hint="use search_tools to find the right name",
             )
-        result = await executor.execute(name, arguments or {})
+        # through the pipeline running this call (its approval gate included), not beside it
+        result = await ctx.run_tool(entry[0], entry[1].name, arguments or {})
         if result.success:
             index.record_use(name)  # what gets used ranks a little higher next time
             return result.output

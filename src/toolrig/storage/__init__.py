@@ -5,6 +5,7 @@ The PostgreSQL log (psycopg is an optional extra) loads on first use of its name
 
 import typing as _typing
 
+from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.storage._failures import LogWriteWarning, WriteFailure
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._open import open_log
@@ -44,12 +45,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> _typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolrig.storage' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY)

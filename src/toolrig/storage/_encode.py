@@ -1,11 +1,11 @@
 """Values as the execution log stores them: total encodings that never raise.
 
-Inputs and outputs become JSON text through the core's :func:`~toolrig.core._jsonable.to_jsonable`
-(NaN, huge integers, lone surrogates, bytes, cycles and deep nesting are shown, not refused,
-as it documents), cut past :data:`MAX_STORED_CHARS` with a visible marker. Text columns are
-made storable everywhere: lone surrogates (not encodable as UTF-8) and NUL characters (which
-PostgreSQL text refuses) become U+FFFD. Numbers that no column can hold become ``None``.
-"""
+Inputs and outputs become JSON text through the core's
+:func:`~toolrig.core.result._jsonable.to_jsonable` (NaN, huge integers, lone surrogates, bytes,
+cycles and deep nesting are shown, not refused, as it documents), cut past
+:data:`MAX_STORED_CHARS` with a visible marker. Text columns are made storable everywhere: lone
+surrogates (not encodable as UTF-8) and NUL characters (which PostgreSQL text refuses) become
+U+FFFD. Numbers that no column can hold become ``None``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from toolrig.core._jsonable import safe_repr, to_jsonable
+from toolrig.core.result._jsonable import safe_repr, to_jsonable
 
 __all__ = ["MAX_STORED_CHARS", "dump_json", "load_json", "storable_number", "storable_text"]
 

@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from toolrig.core._events import Listeners, Outcome
-from toolrig.core._result import ToolResult
+from toolrig.core.context._events import Listeners, Outcome
+from toolrig.core.model._names import ActionRef
+from toolrig.core.result._result import ToolResult
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.storage._encode import storable_text
 from toolrig.storage._failures import LogWriteWarning, WriteFailure
@@ -30,8 +31,6 @@ from toolrig.storage._rows import COLUMNS, from_row, to_row
 from toolrig.storage._summary import summarise
 
 __all__ = ["ExecutionLog"]
-
-
 
 
 class ExecutionLog(ABC):
@@ -309,9 +308,9 @@ class ExecutionLog(ABC):
         counts: dict[str, int] = {}
         for tool, action, calls in self._conn().execute(sql, params).fetchall():
             counts[tool] = counts.get(tool, 0) + int(calls)
-            if action and action != tool:
-                name = f"{tool}.{action}"
-                counts[name] = counts.get(name, 0) + int(calls)
+            ref = ActionRef.of_record(tool, action)
+            if ref.multi:
+                counts[ref.call_name] = counts.get(ref.call_name, 0) + int(calls)
         return counts
 
     def purge_requests(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._sessions import POSTGRES_APPROVAL_MIGRATION as APPROVAL_POSTGRES
 from toolrig.storage._sessions import POSTGRES_MIGRATION as SESSIONS_POSTGRES
 
 __all__ = ["PostgresExecutionLog"]
@@ -45,6 +46,8 @@ MIGRATIONS: tuple[str, ...] = (
     "ALTER TABLE toolrig_executions ADD COLUMN IF NOT EXISTS tool_version TEXT",
     # agent sessions (a conversation's messages and its calls held for approval)
     SESSIONS_POSTGRES,
+    # 6: each session's approval policy and the call ids it used (approvals cannot be replayed)
+    APPROVAL_POSTGRES,
 )
 
 _LOCK_KEY = 0x746F6F6C726967  # advisory lock id used while migrating ("toolrig")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from toolrig.core._events import Outcome
+from toolrig.core.context._events import Outcome
 
 __all__ = ["LEGACY_STATUS", "ExecutionRecord", "RecordStatus", "status_of"]
 

@@ -1,4 +1,5 @@
-"""Agent sessions: a conversation's messages and its calls awaiting approval, by session id.
+"""Agent sessions: a conversation's messages, its calls awaiting approval, the approval policy
+that governs it and the call ids it has used, by session id.
 
 Stored next to the execution log (table ``agent_sessions``, ``toolrig_agent_sessions`` on
 PostgreSQL), so a conversation continues, and a held call is approved, from any process that
@@ -19,7 +20,9 @@ from toolrig.storage._encode import dump_json, load_json
 from toolrig.storage._log import ExecutionLog
 
 __all__ = [
+    "POSTGRES_APPROVAL_MIGRATION",
     "POSTGRES_MIGRATION",
+    "SQLITE_APPROVAL_MIGRATION",
     "SQLITE_MIGRATION",
     "LogSessionStore",
     "MemorySessionStore",
@@ -49,6 +52,17 @@ CREATE TABLE IF NOT EXISTS toolrig_agent_sessions (
 )"""
 """The PostgreSQL log's migration adding the sessions table (schema version 5)."""
 
+SQLITE_APPROVAL_MIGRATION = """
+ALTER TABLE agent_sessions ADD COLUMN policy TEXT;
+ALTER TABLE agent_sessions ADD COLUMN call_ids TEXT"""
+"""The SQLite log's migration keeping each session's approval policy and call ids (version 6)."""
+
+POSTGRES_APPROVAL_MIGRATION = """
+ALTER TABLE toolrig_agent_sessions ADD COLUMN IF NOT EXISTS policy TEXT;
+ALTER TABLE toolrig_agent_sessions ADD COLUMN IF NOT EXISTS call_ids TEXT"""
+"""The PostgreSQL log's migration keeping each session's approval policy and call ids
+(version 6)."""
+
 
 class SessionConflict(RuntimeError):
     """Another process saved the session after this one read it; load it again and retry."""
@@ -56,12 +70,17 @@ class SessionConflict(RuntimeError):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionState:
-    """A stored conversation: messages in the client's format, the held calls (if any) and the
-    version last saved (0: never saved)."""
+    """A stored conversation: messages in the client's format, the held calls (if any), the
+    approval policy that holds its calls, the call ids it has used and the version last saved
+    (0: never saved)."""
 
     session_id: str
     messages: list[dict[str, Any]] = field(default_factory=list)
     pending: dict[str, Any] | None = None
+    policy: dict[str, Any] | None = None
+    """The approval policy as JSON data (see ``toolrig.agent``): every later run keeps it."""
+    call_ids: list[str] = field(default_factory=list)
+    """Every tool call id the session has used, so that no id is ever decided twice."""
     version: int = 0
 
 
@@ -115,7 +134,8 @@ class LogSessionStore(SessionStore):
             self.log._conn()
             .execute(
                 self._sql(
-                    f"SELECT messages, pending, version FROM {self.table} WHERE session_id = ?"
+                    f"SELECT messages, pending, version, policy, call_ids FROM {self.table} "
+                    "WHERE session_id = ?"
                 ),
                 [session_id],
             )
@@ -127,24 +147,32 @@ class LogSessionStore(SessionStore):
             session_id=session_id,
             messages=load_json(row[0]),
             pending=load_json(row[1]),
+            policy=load_json(row[3]),
+            call_ids=load_json(row[4]) or [],
             version=int(row[2]),
         )
 
     def save(self, state: SessionState) -> SessionState:
-        messages, pending = dump_json(state.messages) or "[]", dump_json(state.pending)
-        now = time.time()
+        values = [
+            dump_json(state.messages) or "[]",
+            dump_json(state.pending),
+            dump_json(state.policy),
+            dump_json(state.call_ids),
+            time.time(),
+        ]
         if state.version == 0:
             sql = (
-                f"INSERT INTO {self.table} (session_id, messages, pending, version, updated_at) "
-                "VALUES (?, ?, ?, 1, ?) ON CONFLICT (session_id) DO NOTHING"
+                f"INSERT INTO {self.table} (messages, pending, policy, call_ids, updated_at, "
+                "session_id, version) VALUES (?, ?, ?, ?, ?, ?, 1) "
+                "ON CONFLICT (session_id) DO NOTHING"
             )
-            params: list[Any] = [state.session_id, messages, pending, now]
-        else:
+            params: list[Any] = [*values, state.session_id]
+        else:  # the conditional update: only the run that read the newest version may write
             sql = (
-                f"UPDATE {self.table} SET messages = ?, pending = ?, version = version + 1, "
-                "updated_at = ? WHERE session_id = ? AND version = ?"
+                f"UPDATE {self.table} SET messages = ?, pending = ?, policy = ?, call_ids = ?, "
+                "updated_at = ?, version = version + 1 WHERE session_id = ? AND version = ?"
             )
-            params = [messages, pending, now, state.session_id, state.version]
+            params = [*values, state.session_id, state.version]
         cursor = self.log._conn().execute(self._sql(sql), params)
         if cursor.rowcount != 1:
             raise SessionConflict(_conflict(state.session_id))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._sessions import SQLITE_APPROVAL_MIGRATION as APPROVAL_SQLITE
 from toolrig.storage._sessions import SQLITE_MIGRATION as SESSIONS_SQLITE
 
 __all__ = ["SQLiteExecutionLog", "default_log_path"]
@@ -51,6 +52,8 @@ MIGRATIONS: tuple[str, ...] = (
     "ALTER TABLE executions ADD COLUMN tool_version TEXT;",
     # 5: agent sessions (a conversation's messages and its calls held for approval)
     SESSIONS_SQLITE,
+    # 6: each session's approval policy and the call ids it used (approvals cannot be replayed)
+    APPROVAL_SQLITE,
 )
 
 
@@ -88,7 +91,28 @@ class SQLiteExecutionLog(ExecutionLog):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._busy_timeout = busy_timeout
         self._synchronous = synchronous.upper()
+        self._memory = str(self.path) == ":memory:"
+        self._shared: sqlite3.Connection | None = None
         self._migrate(self._conn())
+
+    def _conn(self) -> Any:
+        """One connection per thread, except for ``:memory:``: each connection to it would be
+        a database of its own, so every thread shares the one that holds it (SQLite
+        serializes its use)."""
+        if not self._memory:
+            return super()._conn()
+        with self._lock:
+            shared = self._shared
+            if shared is None or shared not in self._all:
+                shared = self._shared = self._connect()
+                self._all.append(shared)
+                fresh = True
+            else:
+                fresh = False
+        if fresh and getattr(self, "_migrated", False):
+            self._migrate(shared)  # reopened after close(): an empty database again
+        self._migrated = True
+        return shared
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(

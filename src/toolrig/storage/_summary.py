@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from toolrig.core.model._names import ActionRef
 from toolrig.storage._record import ExecutionRecord
 
 __all__ = ["summarise"]
@@ -24,11 +25,7 @@ def _render_output(value: Any) -> str:
 
 
 def _line(index: int, record: ExecutionRecord, max_output_chars: int) -> str:
-    name = (
-        record.executor
-        if record.action in (None, record.executor)
-        else f"{record.executor}.{record.action}"
-    )
+    name = ActionRef.of_record(record.executor, record.action).call_name
     step = f" (step {record.step_id})" if record.step_id else ""
     if record.ok:
         body = _shorten(_render_output(record.output).replace("\n", " "), max_output_chars)

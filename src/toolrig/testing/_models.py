@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, StreamEvent, TextDelta, Usage
 from toolrig.agent._config import LLMConfig
-from toolrig.core._result import ToolResult
+from toolrig.core.result._result import ToolResult
 from toolrig.providers._names import NameMap, ToolSource
 from toolrig.providers._openai import (
     format_openai_chat_results,

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolrig.agent._client import Usage
-from toolrig.core._result import ToolResult
-from toolrig.runtime._calls import ToolCall, as_tool_call
+from toolrig.core.result._result import ToolResult
+from toolrig.runtime._request import ToolCall, as_tool_call
 
 __all__ = ["UNSET", "ModelTurn", "as_turn", "assistant_message", "word_count"]
 

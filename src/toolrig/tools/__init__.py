@@ -14,6 +14,8 @@ database (``DbTool``), a browser (``BrowserTool``) and a model (``LLMTool``); se
 
 import typing as _typing
 
+from toolrig.core.model._lazy import lazy_names as _lazy_names
+from toolrig.tools._budget import Budget
 from toolrig.tools._completion import attempt_completion
 from toolrig.tools._documents import DocumentTool
 from toolrig.tools._download import DownloadTool
@@ -54,20 +56,13 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> _typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolrig.tools' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __all__ = [
     "BraveBackend",
     "BrowserTool",
+    "Budget",
     "DbTool",
     "DocumentTool",
     "DownloadTool",

@@ -23,9 +23,9 @@ from typing import Annotated, Final
 
 from pydantic import Field
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._browser_page import (
     BrowserLogin,
     ExtractOutput,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from typing_extensions import TypedDict
 
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core.model._errors import ErrorCode, ToolError
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.tools._browser_setup import CHROMIUM_ARGS, Session, find_chromium
 from toolrig.tools._guard_proxy import GuardProxy
 from toolrig.tools._netguard import NetPolicy

@@ -2,22 +2,30 @@
 
 Any database SQLAlchemy reaches by URL; SQLite (a plain file path works too) needs nothing
 else, PostgreSQL needs ``toolrig[postgres]`` (the driver and ``pglast``, PostgreSQL's parser).
-What a query may do is decided by the database's own grammar, never by reading the SQL text
-here: on PostgreSQL, ``pglast`` parses it and only plain queries pass (``_sql_postgres``); on
-SQLite, SQLite's authorizer refuses every action but reading (``_sql_sqlite``). Under that, the
-database enforces it again: SQLite files are opened read-only (``mode=ro``, ``PRAGMA
-query_only``), PostgreSQL queries run in a ``READ ONLY`` transaction that is rolled back, as a
-role that is refused when it is a superuser or may reach the server's files or programs (unless
-``allow_privileged_role=True``). Other databases get only the read-only transaction: their
-role is what keeps them read-only. Values reach the SQL only as bound parameters. ``insert_db``
-needs ``read_only=False``.
+What a query may do is decided by the database itself, never by reading the SQL text here: on
+PostgreSQL, ``pglast`` parses it and only plain queries pass (``_sql_postgres``), and every
+function, operator and type it names is judged from the server's catalogue (``_pg_catalog``:
+volatile functions are refused); on SQLite, SQLite's authorizer refuses every action but
+reading (``_sql_sqlite``). Under that, the database enforces it again: SQLite files are opened
+read-only (``mode=ro``, ``PRAGMA query_only``), PostgreSQL queries run in a ``READ ONLY``
+transaction that is rolled back, with ``statement_timeout``, ``lock_timeout`` and
+``idle_in_transaction_session_timeout``, as a role that is refused when it is a superuser or may
+reach the server's files or programs (unless ``allow_privileged_role=True``). Other databases
+get only the read-only transaction: their role is what keeps them read-only. Values reach the
+SQL only as bound parameters. ``insert_db`` needs ``read_only=False``.
+
+Results are bounded while they are read: PostgreSQL rows come through a server-side cursor,
+``max_rows + 1`` at most, and every backend stops at ``max_result_bytes`` of JSON
+(``_db_rows``). SQLite queries run in a forked worker process (``_fork_call``), killed at
+``statement_timeout`` and capped at :data:`QUERY_MEMORY` bytes, because SQLite cannot be
+interrupted inside one function call.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Final
@@ -26,15 +34,19 @@ from urllib.parse import quote
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._db_errors import orig_message, sql_error
-from toolrig.tools._sql import jsonable, split_table_name
+from toolrig.tools._db_insert import check_columns, insert_rows, reflect
+from toolrig.tools._db_rows import bounded_rows
+from toolrig.tools._fork_call import ForkedWorkers, fork_available
+from toolrig.tools._pg_catalog import CATALOGUE_QUERY, Catalogue, QueryNames
 from toolrig.tools._sql_postgres import (
     ROLE_QUERY,
     check_postgres_query,
     narrow_role_sql,
+    refused,
     require_pglast,
     role_problem,
 )
@@ -52,6 +64,9 @@ __all__ = ["DbTool", "DescribeOutput", "InsertOutput", "QueryOutput"]
 Scalar = str | int | float | bool | None
 _READ_ONLY: Final = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
 _ROLE_CHECKED: Final = "toolrig_role_checked"
+_CATALOGUE: Final = "toolrig_catalogue"
+QUERY_MEMORY: Final = 256_000_000
+"""Bytes a SQLite query's worker process may allocate beyond what it holds."""
 
 
 class QueryOutput(TypedDict):
@@ -100,6 +115,8 @@ class DbTool(BaseTool):
         max_insert_rows: int = 1000,
         statement_timeout: float = 30.0,
         allow_privileged_role: bool = False,
+        trusted_functions: Iterable[str] = (),
+        max_result_bytes: int = 10_000_000,
         engine_options: Mapping[str, Any] | None = None,
     ) -> None:
         """``url``: a SQLAlchemy URL (``postgresql+psycopg://...``, ``sqlite:///file.db``) or
@@ -107,7 +124,11 @@ class DbTool(BaseTool):
         either way). ``max_rows``: rows returned by a query at most. ``statement_timeout``:
         seconds a query may run. ``allow_privileged_role``: on PostgreSQL, run queries even as
         a superuser or a role that may read or write the server's files or run programs there
-        (refused by default: a narrow role is the first line of defence)."""
+        (refused by default: a narrow role is the first line of defence).
+        ``trusted_functions``: on PostgreSQL, functions (``name`` or ``schema.name``) allowed
+        although the catalogue check refuses them (volatile, or written in SQL or a procedural
+        language outside ``pg_catalog``). ``max_result_bytes``: the most JSON a query may
+        return; a larger result is refused while it is read."""
         super().__init__()
         text = os.fspath(url)
         self.url = make_url(text if "://" in text else f"sqlite:///{Path(text)}")
@@ -116,6 +137,8 @@ class DbTool(BaseTool):
         self.max_insert_rows = max_insert_rows
         self.statement_timeout = statement_timeout
         self.allow_privileged_role = allow_privileged_role
+        self.trusted_functions = tuple(trusted_functions)
+        self.max_result_bytes = max_result_bytes
         self.dialect = self.url.get_backend_name()
         self._dollar_dialect: Any = None
         if self.dialect == "postgresql":
@@ -127,9 +150,15 @@ class DbTool(BaseTool):
         options = dict(engine_options or {})
         self._reader = self._make_engine(read_only=True, options=options)
         self._writer = None if read_only else self._make_engine(read_only=False, options=options)
+        self._workers: ForkedWorkers | None = None
+        if self.dialect == "sqlite" and fork_available():
+            self._workers = ForkedWorkers(self._query_in_worker, what="The query")
+        self._in_worker = False
 
     def close(self) -> None:
-        """Close the database connections."""
+        """Close the database connections (and stop the query processes, SQLite)."""
+        if self._workers is not None:
+            self._workers.close()
         self._reader.dispose()
         if self._writer is not None:
             self._writer.dispose()
@@ -152,21 +181,66 @@ class DbTool(BaseTool):
             params: Values for the `:name` placeholders, e.g. `{"city": "Paris"}`.
             max_rows: Most rows to return.
         """
-        statement = self._checked(sql)
+        statement, names, explain = self._checked(sql)
         cap = min(max_rows, self.max_rows)
+        values = dict(params or {})
+        if self._workers is not None:
+            answer: QueryOutput = self._workers.run(
+                (sql, values, cap), timeout=self.statement_timeout, memory=QUERY_MEMORY
+            )
+            return answer
+        return self._query(statement, values, cap, names=names, stream=not explain)
+
+    def _query_in_worker(self, request: tuple[str, dict[str, Any], int]) -> QueryOutput:
+        """A query run in a worker process, on connections of its own."""
+        if not self._in_worker:
+            self._reader.dispose(close=False)  # the parent's connections stay the parent's
+            self._in_worker = True
+        sql, values, cap = request
+        return self._query(sa.text(sql), values, cap, names=None, stream=False)
+
+    def _query(
+        self,
+        statement: sa.TextClause,
+        values: dict[str, Any],
+        cap: int,
+        *,
+        names: QueryNames | None,
+        stream: bool,
+    ) -> QueryOutput:
+        """Run a checked statement on a read connection; ``names`` are judged by the catalogue
+        first (PostgreSQL), ``stream`` reads the rows through a server-side cursor."""
+        # A server-side cursor (PostgreSQL) sends at most cap + 1 rows, whatever the result's size.
+        options = {"stream_results": True, "max_row_buffer": cap + 1} if stream else {}
         with self._read_connection() as conn:
             try:
-                result = conn.execute(statement, dict(params or {}))
+                if names is not None and self.dialect == "postgresql":
+                    self._check_names(conn, names)
+                result = conn.execute(statement, values, execution_options=options)
                 columns = list(result.keys()) if result.returns_rows else []
-                fetched = result.fetchmany(cap + 1) if result.returns_rows else []
+                rows, truncated = (
+                    bounded_rows(result, cap=cap, max_bytes=self.max_result_bytes)
+                    if result.returns_rows
+                    else ([], False)
+                )
+                result.close()
             except exc.StatementError as error:
                 raise sql_error(error) from None
             finally:
                 conn.rollback()
-        rows = [[jsonable(v) for v in row] for row in fetched[:cap]]
-        return QueryOutput(
-            columns=columns, rows=rows, row_count=len(rows), truncated=len(fetched) > cap
-        )
+        return QueryOutput(columns=columns, rows=rows, row_count=len(rows), truncated=truncated)
+
+    def _check_names(self, conn: Connection, names: QueryNames) -> None:
+        """Refuse a query naming a function, operator or type the server's catalogue marks as
+        able to reach outside the query (the catalogue is read once per connection)."""
+        info = conn.connection.info
+        catalogue = info.get(_CATALOGUE)
+        if catalogue is None:
+            rows = [tuple(row) for row in conn.exec_driver_sql(CATALOGUE_QUERY)]
+            catalogue = info[_CATALOGUE] = Catalogue.from_rows(rows, self.trusted_functions)
+        reason = catalogue.refusal(names)
+        if reason is not None:
+            raise refused(reason)
 
     @action(
         annotations=ToolAnnotations(read_only=False, destructive=False, idempotent=False),
@@ -194,9 +268,9 @@ class DbTool(BaseTool):
                 hint="Split the rows into several calls.",
             )
         with self._writer.begin() as conn:
-            target = _reflect(conn, table)
-            _check_columns(target, rows)
-            ids = _insert(conn, target, rows)
+            target = reflect(conn, table)
+            check_columns(target, rows)
+            ids = insert_rows(conn, target, rows)
         return InsertOutput(table=table, inserted=len(rows), ids=ids)
 
     @action(annotations=_READ_ONLY, output_description="Table names, or one table's columns.")
@@ -213,7 +287,7 @@ class DbTool(BaseTool):
                     inspector = sa.inspect(conn)
                     names = sorted(inspector.get_table_names() + inspector.get_view_names())
                     return DescribeOutput(tables=names, columns=None)
-                target = _reflect(conn, table)
+                target = reflect(conn, table)
             finally:
                 conn.rollback()
         columns = [
@@ -227,12 +301,14 @@ class DbTool(BaseTool):
         ]
         return DescribeOutput(tables=[table], columns=columns)
 
-    def _checked(self, sql: str) -> sa.TextClause:
-        """``sql`` as a statement, after the database's own grammar said it only reads."""
+    def _checked(self, sql: str) -> tuple[sa.TextClause, QueryNames | None, bool]:
+        """``sql`` as a statement, after the database's own grammar said it only reads; on
+        PostgreSQL, the names the catalogue must judge and whether it is an ``EXPLAIN``."""
         statement = sa.text(sql)
-        if self._dollar_dialect is not None:
-            check_postgres_query(str(statement.compile(dialect=self._dollar_dialect)))
-        return statement
+        if self._dollar_dialect is None:
+            return statement, None, False
+        names, explain = check_postgres_query(str(statement.compile(dialect=self._dollar_dialect)))
+        return statement, names, explain
 
     # -- connections -------------------------------------------------------------------------
     def _make_engine(self, *, read_only: bool, options: dict[str, Any]) -> Engine:
@@ -243,7 +319,12 @@ class DbTool(BaseTool):
             url = url.set(database=f"file:{quote(str(path))}?mode=ro", query={"uri": "true"})
         if self.dialect == "postgresql" and url.get_driver_name() in ("psycopg", "psycopg2"):
             ms = int(self.statement_timeout * 1000)
-            flags = f"-c statement_timeout={ms}"
+            # No lock is waited for longer than a statement may run, and a transaction left
+            # open (a crashed caller) is ended by the server.
+            flags = (
+                f"-c statement_timeout={ms} -c lock_timeout={ms} "
+                f"-c idle_in_transaction_session_timeout={max(ms, 1000)}"
+            )
             if read_only:
                 flags += " -c default_transaction_read_only=on"
             connect_args["options"] = (connect_args.get("options", "") + " " + flags).strip()
@@ -298,50 +379,3 @@ class DbTool(BaseTool):
                 details={"create_role": create},
             )
         info[_ROLE_CHECKED] = True
-
-
-def _reflect(conn: Connection, name: str) -> sa.Table:
-    schema, table = split_table_name(name)
-    try:
-        return sa.Table(table, sa.MetaData(), schema=schema, autoload_with=conn)
-    except exc.NoSuchTableError:
-        names = sorted(sa.inspect(conn).get_table_names(schema=schema))
-        raise ToolError(
-            f"There is no table {name!r}.",
-            code=ErrorCode.NOT_FOUND,
-            hint=f"Tables: {', '.join(names[:50]) or 'none'}.",
-        ) from None
-
-
-def _check_columns(table: sa.Table, rows: list[dict[str, Any]]) -> None:
-    known = set(table.columns.keys())
-    unknown = sorted({key for row in rows for key in row} - known)
-    if unknown:
-        raise ToolError(
-            f"Table {table.name!r} has no column {', '.join(map(repr, unknown))}.",
-            code=ErrorCode.INVALID_ARGUMENTS,
-            hint=f"Columns: {', '.join(table.columns.keys())}.",
-        )
-    if any(not row for row in rows):
-        raise ToolError("Every row needs at least one column.", code=ErrorCode.INVALID_ARGUMENTS)
-
-
-def _insert(conn: Connection, table: sa.Table, rows: list[dict[str, Any]]) -> list[Any] | None:
-    """Insert ``rows`` in order; the new primary keys when the database can return them."""
-    keys = list(table.primary_key.columns)
-    try:
-        if keys and conn.dialect.insert_returning:
-            statement = sa.insert(table).returning(*keys)
-            ids: list[Any] = []
-            for row in rows:
-                pk = conn.execute(statement, row).one()
-                ids.append(jsonable(pk[0]) if len(keys) == 1 else jsonable(dict(pk._mapping)))
-            return ids
-        groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-        for row in rows:
-            groups.setdefault(tuple(sorted(row)), []).append(row)
-        for batch in groups.values():
-            conn.execute(sa.insert(table), batch)
-    except exc.StatementError as error:
-        raise sql_error(error) from None
-    return None

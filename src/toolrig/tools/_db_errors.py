@@ -7,7 +7,7 @@ from typing import Final
 
 from sqlalchemy import exc
 
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.tools._sql_sqlite import DENIED_MESSAGES
 
 __all__ = ["orig_message", "sql_error"]

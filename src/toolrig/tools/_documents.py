@@ -14,18 +14,21 @@ import json
 import os
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from types import ModuleType
 from typing import Any, Final
 
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
+from toolrig.tools._budget import Budget, BudgetExceeded
+from toolrig.tools._doc_parsers import Blocks, docx_text, markdown_table, pdf_text
 from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._text import cut_middle, decode
 
-__all__ = ["SUPPORTED_FORMATS", "DocumentTool"]
+__all__ = ["SUPPORTED_FORMATS", "DocumentTool", "markdown_table"]
 
 _EXTENSIONS: Final = {
     ".txt": "text",
@@ -79,12 +82,22 @@ class DocumentTool(BaseTool):
         max_input_bytes: int = 50_000_000,
         max_output_chars: int = 200_000,
         max_table_rows: int = 1000,
+        max_page_stream_bytes: int = 1_000_000,
+        budget: Budget | None = None,
     ) -> None:
+        """``budget``: time, CPU and memory of one call, checked page by page and paragraph
+        by paragraph (its output is set by ``max_output_chars``). ``max_page_stream_bytes``:
+        PDF pages whose content decodes to more are skipped with a note (pypdf parses a page's
+        content whole, uninterrupted, ~2.7 s per MB). A DOCX may inflate to at most
+        ``max_input_bytes``."""
         super().__init__()
         self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
         self.max_input_bytes = max_input_bytes
         self.max_output_chars = max_output_chars
         self.max_table_rows = max_table_rows
+        self.max_page_stream_bytes = max_page_stream_bytes
+        self.budget = budget or Budget()
+        self._pid = os.getpid()
 
     @action(
         annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=True),
@@ -100,8 +113,7 @@ class DocumentTool(BaseTool):
             path: Document path relative to the workspace root.
         """
         shown, fmt, data = self._read(path)
-        full = _convert(fmt, data, self.max_table_rows, markdown=False)
-        text, cut = cut_middle(full, self.max_output_chars)
+        text, cut = self._convert(fmt, data, self.max_output_chars, markdown=False)
         return LoadOutput(path=shown, format=fmt, content=text, truncated=cut)
 
     @action(
@@ -122,7 +134,8 @@ class DocumentTool(BaseTool):
             overwrite: Replace output_path if it exists.
         """
         shown, fmt, data = self._read(path)
-        markdown = _convert(fmt, data, self.max_table_rows, markdown=True)
+        room = self.max_output_chars if output_path is None else self.max_input_bytes
+        markdown, cut = self._convert(fmt, data, room, markdown=True)
         out_path: str | None = None
         written: int | None = None
         if output_path is not None:
@@ -137,15 +150,52 @@ class DocumentTool(BaseTool):
                 target, markdown.encode("utf-8"), create_dirs=True, exclusive=not overwrite
             )
             out_path = self.sandbox.relative(target)
-        text, cut = cut_middle(markdown, self.max_output_chars)
+        text, shortened = cut_middle(markdown, self.max_output_chars)
         return ConvertOutput(
             path=shown,
             format=fmt,
             markdown=text,
-            truncated=cut,
+            truncated=cut or shortened,
             output_path=out_path,
             bytes=written,
         )
+
+    def _convert(self, fmt: str, data: bytes, room: int, *, markdown: bool) -> tuple[str, bool]:
+        """The document as text, at most about ``room`` characters, within the budget."""
+        meter = replace(self.budget, output_bytes=room).start()
+        if os.getpid() != self._pid:  # a child process of its own: isolation="process"
+            meter.limit_process()
+        try:
+            if fmt in ("pdf", "docx"):
+                out = Blocks(meter)
+                if fmt == "pdf":
+                    pdf_text(
+                        _require("pypdf", "pypdf"),
+                        data,
+                        out,
+                        markdown=markdown,
+                        max_page_stream=self.max_page_stream_bytes,
+                    )
+                else:
+                    docx_text(
+                        _require("docx", "python-docx"),
+                        data,
+                        out,
+                        markdown=markdown,
+                        max_rows=self.max_table_rows,
+                        max_expanded=self.max_input_bytes,
+                    )
+                return out.text("document").strip() + "\n", out.cut
+            full = _CONVERTERS[fmt](data, self.max_table_rows, markdown).strip() + "\n"
+        except MemoryError:
+            raise BudgetExceeded(
+                "memory",
+                "the process limit",
+                f"{(self.budget.memory_bytes or 0) >> 20} MiB",
+                where="while parsing",
+            ) from None
+        meter.check("after parsing")
+        return cut_middle(full, room)
 
     def _read(self, path: str) -> tuple[str, str, bytes]:
         target = self.sandbox.resolve(path)
@@ -186,19 +236,6 @@ def _text(data: bytes) -> str:
         raise ToolError("the file is binary, not text", code=ErrorCode.INVALID_ARGUMENTS) from None
 
 
-def _convert(fmt: str, data: bytes, max_rows: int, *, markdown: bool) -> str:
-    converters: dict[str, Callable[[bytes, int, bool], str]] = {
-        "text": lambda d, _r, _m: _text(d),
-        "markdown": lambda d, _r, _m: _text(d),
-        "json": _json,
-        "csv": _csv,
-        "html": _html,
-        "pdf": _pdf,
-        "docx": _docx,
-    }
-    return converters[fmt](data, max_rows, markdown).strip() + "\n"
-
-
 def _json(data: bytes, _rows: int, markdown: bool) -> str:
     text = _text(data)
     try:
@@ -208,23 +245,6 @@ def _json(data: bytes, _rows: int, markdown: bool) -> str:
             f"the file is not valid JSON: {exc}", code=ErrorCode.INVALID_ARGUMENTS
         ) from None
     return f"```json\n{pretty}\n```" if markdown else pretty
-
-
-def _cell(value: str) -> str:
-    return value.replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
-
-
-def markdown_table(rows: list[list[str]], max_rows: int) -> str:
-    """Rows (the first one the header) as a Markdown table, cut after ``max_rows`` rows."""
-    if not rows:
-        return ""
-    width = max(len(r) for r in rows)
-    padded = [[_cell(c) for c in r] + [""] * (width - len(r)) for r in rows]
-    lines = ["| " + " | ".join(padded[0]) + " |", "|" + " --- |" * width]
-    lines += ["| " + " | ".join(r) + " |" for r in padded[1 : max_rows + 1]]
-    if len(padded) - 1 > max_rows:
-        lines.append(f"\n[... {len(padded) - 1 - max_rows} more rows cut ...]")
-    return "\n".join(lines)
 
 
 def _csv(data: bytes, max_rows: int, _markdown: bool) -> str:
@@ -250,52 +270,10 @@ def _html(data: bytes, _rows: int, markdown: bool) -> str:
     return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", str(out))
 
 
-def _pdf(data: bytes, _rows: int, markdown: bool) -> str:
-    pypdf = _require("pypdf", "pypdf")
-    try:
-        reader = pypdf.PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            raise ToolError(
-                "the PDF is encrypted", code=ErrorCode.INVALID_ARGUMENTS, hint="Give a plain PDF."
-            )
-        pages = [(page.extract_text() or "").strip() for page in reader.pages]
-    except pypdf.errors.PdfReadError as exc:
-        raise ToolError(
-            f"the PDF cannot be read: {exc}", code=ErrorCode.INVALID_ARGUMENTS
-        ) from None
-    if markdown:
-        return "\n\n".join(f"## Page {i}\n\n{text}" for i, text in enumerate(pages, start=1))
-    return "\n\n".join(pages)
-
-
-def _docx(data: bytes, max_rows: int, markdown: bool) -> str:
-    docx = _require("docx", "python-docx")
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except (ValueError, KeyError, OSError) as exc:
-        raise ToolError(
-            f"the DOCX file cannot be read: {exc}", code=ErrorCode.INVALID_ARGUMENTS
-        ) from None
-    blocks: list[str] = []
-    for block in document.iter_inner_content():
-        if hasattr(block, "rows"):
-            rows = [[cell.text for cell in row.cells] for row in block.rows]
-            blocks.append(
-                markdown_table(rows, max_rows)
-                if markdown
-                else "\n".join("\t".join(r) for r in rows)
-            )
-            continue
-        text = block.text.strip()
-        if not text:
-            continue
-        style = (block.style.name if block.style is not None else "") or ""
-        if markdown and style.startswith("Heading"):
-            level = int(style.split()[-1]) if style.split()[-1].isdigit() else 1
-            text = "#" * min(level, 6) + " " + text
-        elif markdown and style == "Title":
-            text = "# " + text
-        elif markdown and style.startswith("List"):
-            text = ("1. " if "Number" in style else "- ") + text
-        blocks.append(text)
-    return "\n\n".join(blocks)
+_CONVERTERS: Final[dict[str, Callable[[bytes, int, bool], str]]] = {
+    "text": lambda d, _r, _m: _text(d),
+    "markdown": lambda d, _r, _m: _text(d),
+    "json": _json,
+    "csv": _csv,
+    "html": _html,
+}

@@ -21,10 +21,10 @@ from typing import Final
 import httpx
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, RetryableToolError, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, RetryableToolError, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._netguard import NetPolicy, guarded_stream
 from toolrig.tools._sandbox import Sandbox
 

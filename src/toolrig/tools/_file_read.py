@@ -10,7 +10,7 @@ from typing import BinaryIO, Final
 
 from typing_extensions import TypedDict
 
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.tools._text import SNIFF_BYTES, decode, detect_encoding, looks_binary, split_lines
 
 __all__ = ["ReadOutput", "binary_error", "read_text"]

@@ -13,9 +13,9 @@ from typing import Final, Literal
 
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._file_read import ReadOutput, binary_error, read_text
 from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._text import decode, split_lines

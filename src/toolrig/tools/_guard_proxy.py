@@ -14,7 +14,7 @@ import contextlib
 from typing import Final
 from urllib.parse import urlsplit
 
-from toolrig.core._errors import ToolError
+from toolrig.core.model._errors import ToolError
 from toolrig.tools._netguard import NetPolicy, resolve_checked
 
 __all__ = ["BLOCKED_HEADER", "GuardProxy"]

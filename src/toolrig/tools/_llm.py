@@ -9,10 +9,10 @@ from typing import Any
 from toolrig.agent._client import LLMClient
 from toolrig.agent._config import LLMConfigError
 from toolrig.agent._factory import make_client
-from toolrig.core._base import BaseTool, action
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._schema_compiler import SchemaCompileError, compile_schema
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
+from toolrig.core.schema._schema_compiler import SchemaCompileError, compile_schema
 
 __all__ = ["LLMTool"]
 

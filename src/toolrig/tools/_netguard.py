@@ -28,7 +28,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.tools._ip_embedding import embedding
 
 __all__ = [

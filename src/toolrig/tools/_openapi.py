@@ -20,17 +20,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import quote, urljoin
+from urllib.parse import urljoin
 
 import httpx
 
-from toolrig.core._action import Action, action_from_schema
-from toolrig.core._base import AssembledTool
-from toolrig.core._errors import ErrorCode, RetryableToolError, ToolDefinitionError, ToolError
-from toolrig.core._spec import build_tool_spec, tool_options
+from toolrig.core.define._action import Action, action_from_schema
+from toolrig.core.define._base import BaseTool
+from toolrig.core.model._errors import ErrorCode, RetryableToolError, ToolDefinitionError, ToolError
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._spec import build_tool_spec, tool_options
 from toolrig.providers._names import provider_safe_name
 from toolrig.tools._netguard import NetPolicy, guarded_stream
 from toolrig.tools._openapi_doc import Operation, operations, parse_document
+from toolrig.tools._openapi_path import fill_path
 
 __all__ = ["HeaderAuth", "openapi_tool"]
 
@@ -90,7 +92,7 @@ def openapi_tool(
     name: str | None = None,
     network: NetPolicy | None = None,
     timeout: float = 30.0,
-) -> AssembledTool:
+) -> BaseTool:
     """The operations of the OpenAPI 3.x document ``source`` (a file path, an http(s) URL or
     the parsed document) as one tool, one action per operation.
 
@@ -125,7 +127,7 @@ def openapi_tool(
     description = str((doc.get("info") or {}).get("description") or f"The {title} HTTP API.")
     options = tool_options(tool_name, {"tags": ("openapi",), "layer": "tools"})
     spec = build_tool_spec(tool_name, description, {n: a.spec for n, a in actions.items()}, options)
-    return AssembledTool(spec, actions)
+    return BaseTool.from_actions(spec, actions)
 
 
 def _action(op: Operation, caller: _Caller, tool: str) -> Action:
@@ -136,7 +138,7 @@ def _action(op: Operation, caller: _Caller, tool: str) -> Action:
     return action_from_schema(
         call,
         name=op.name,
-        subject=f"{tool}.{op.name}",
+        subject=ActionRef(tool, op.name, True).call_name,
         description=op.description,
         parameters=op.input_schema,
         output_schema=op.output_schema,
@@ -156,7 +158,7 @@ class _Caller:
         self.timeout = timeout
 
     def request(self, op: Operation, arguments: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
-        path = op.path
+        path_values: dict[str, str] = {}
         query: list[tuple[str, str]] = []
         headers = {"Accept": "application/json"}
         for p in op.parameters:
@@ -164,7 +166,7 @@ class _Caller:
                 continue
             value = arguments[p.name]
             if p.location == "path":
-                path = path.replace(f"{{{p.name}}}", quote(_text(value), safe=""))
+                path_values[p.name] = _text(value)
             elif p.location == "query":
                 query.extend(_query_pairs(p.name, value, p.style_explode))
             else:
@@ -175,6 +177,7 @@ class _Caller:
                         code=ErrorCode.INVALID_ARGUMENTS,
                     )
                 headers[p.name] = text
+        path = fill_path(op.path, path_values)  # refuses a value that would change the route
         for auth in self.auths:
             key, value = auth.pair()
             headers[key] = value
@@ -295,12 +298,27 @@ def _auths(auth: AuthConfig | None) -> list[HeaderAuth]:
     return out
 
 
+def _refusal(exc: BaseException) -> str:
+    """What went wrong fetching the document; for an address the network policy refuses, how
+    to allow it (a service on this machine or a private network is refused by default)."""
+    if not isinstance(exc, ToolError) or exc.code != ErrorCode.PERMISSION_DENIED:
+        return str(exc)
+    address = (exc.details or {}).get("address")
+    if address is None:
+        return str(exc)
+    return (
+        f"{exc.message} To import from it, allow that address: "
+        f"openapi_tool(..., network=NetPolicy(allow=({address!r},))) "
+        "(from toolrig.tools import NetPolicy)"
+    )
+
+
 def _base_url(doc: Mapping[str, Any], given: str | None, where: str) -> str:
+    """``given``, else the document's first server; a document without ``servers`` is served
+    from ``/`` (OpenAPI's default), which a document fetched by URL resolves against it."""
     if given:
         return given
-    servers = doc.get("servers") or []
-    if not servers:
-        raise ToolDefinitionError(where, "the document names no server: give base_url=")
+    servers = doc.get("servers") or [{"url": "/"}]
     server = servers[0]
     url = str(server.get("url", ""))
     for var, spec in (server.get("variables") or {}).items():
@@ -308,7 +326,11 @@ def _base_url(doc: Mapping[str, Any], given: str | None, where: str) -> str:
     if where.startswith(("http://", "https://")):
         return urljoin(where, url)
     if not url.startswith(("http://", "https://")):
-        raise ToolDefinitionError(where, f"the server URL {url!r} is relative: give base_url=")
+        raise ToolDefinitionError(
+            where,
+            f"the server URL {url!r} is relative and the document was not read from a URL: "
+            "give base_url= (the address the API is served at)",
+        )
     return url
 
 
@@ -358,5 +380,5 @@ def _fetch(url: str, policy: NetPolicy, timeout: float) -> str:
         exc = failure[0]
         if isinstance(exc, ToolDefinitionError):
             raise exc
-        raise ToolDefinitionError(url, f"cannot fetch the document: {exc}") from None
+        raise ToolDefinitionError(url, f"cannot fetch the document: {_refusal(exc)}") from None
     return result[0]

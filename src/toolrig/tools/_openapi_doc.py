@@ -21,9 +21,9 @@ from urllib.request import url2pathname
 
 import yaml
 
-from toolrig.core._errors import ToolDefinitionError
-from toolrig.core._schema_vocabulary import SCHEMA_KEYS, SCHEMA_LIST_KEYS, SCHEMA_MAP_KEYS
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.model._errors import ToolDefinitionError
+from toolrig.core.model._spec import ToolAnnotations
+from toolrig.core.schema._schema_vocabulary import SCHEMA_KEYS, SCHEMA_LIST_KEYS, SCHEMA_MAP_KEYS
 from toolrig.providers._names import provider_safe_name
 
 __all__ = ["METHODS", "Operation", "Parameter", "operations", "parse_document"]

@@ -10,26 +10,28 @@ several hard links) are skipped.
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
 import stat
 from pathlib import Path
 from typing import Final
 
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
+from toolrig.tools._budget import Budget
+from toolrig.tools._regex import Template, compile_query
 from toolrig.tools._sandbox import Sandbox
-from toolrig.tools._search import compile_query
-from toolrig.tools._text import cut_middle, decode, looks_binary
+from toolrig.tools._substitute import Diffs as _Diffs
+from toolrig.tools._substitute import substitute, too_large
+from toolrig.tools._text import decode, looks_binary
 from toolrig.tools._walk import glob_regex, walk
 
 __all__ = ["SearchReplaceTool"]
 
 _GLOB_CHARS: Final = frozenset("*?[")
+_UTF8: Final = frozenset({"utf-8", "ascii"})
 
 
 class FileChange(TypedDict):
@@ -64,12 +66,17 @@ class SearchReplaceTool(BaseTool):
         max_file_bytes: int = 10_000_000,
         max_files: int = 500,
         max_diff_chars: int = 40_000,
+        budget: Budget | None = None,
     ) -> None:
+        """``max_file_bytes``: the largest file read, and the largest file written: a
+        replacement whose result would be larger is refused before it is built. ``budget``:
+        time, CPU and memory of one call, checked file by file."""
         super().__init__()
         self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
         self.max_file_bytes = max_file_bytes
         self.max_files = max_files
         self.max_diff_chars = max_diff_chars
+        self.budget = budget or Budget()
 
     @action(
         name="search_and_replace",
@@ -95,7 +102,8 @@ class SearchReplaceTool(BaseTool):
                 `.git` and what `.gitignore` excludes.
             search: Text to find (a regular expression when `regex` is true).
             replace: Replacement text; with `regex`, `\\1` or `\\g<name>` insert groups.
-            regex: Treat `search` as a Python regular expression (`^`/`$` match at line ends).
+            regex: Treat `search` as a regular expression (RE2 syntax, like Python's without
+                backreferences or lookaround; `^`/`$` match at line ends).
             ignore_case: Match regardless of letter case.
             count: Most replacements per file; 0 replaces all.
             dry_run: Only report the diff; change no file.
@@ -104,23 +112,14 @@ class SearchReplaceTool(BaseTool):
             raise ToolError(
                 "`search` is empty", code=ErrorCode.INVALID_ARGUMENTS, hint="Give the text."
             )
-        rx = compile_query(search, literal=not regex, ignore_case=ignore_case)
-        if regex:
-            try:
-                rx.sub(replace, "")
-                template: str | None = replace
-            except (re.error, IndexError) as exc:
-                raise ToolError(
-                    f"invalid replacement {replace!r}: {exc}",
-                    code=ErrorCode.INVALID_ARGUMENTS,
-                    hint="Refer to groups as \\1 or \\g<name>; escape a literal backslash as \\\\.",
-                ) from None
-        else:
-            template = None
+        query = compile_query(search, literal=not regex, ignore_case=ignore_case)
+        template = Template.parse(replace, query) if regex else Template.literal(replace)
+        meter = self.budget.start()
         changes: list[FileChange] = []
-        diffs: list[str] = []
+        diffs = _Diffs(self.max_diff_chars, meter)
         total = 0
         for rel, target in self._targets(path):
+            meter.check(f"before `{rel}`")
             try:
                 data = self.sandbox.read_bytes(target, self.max_file_bytes + 1)
             except ToolError:
@@ -136,28 +135,26 @@ class SearchReplaceTool(BaseTool):
                     hint="Only text files can be edited.",
                 )
             text, encoding = decode(data)
-            if template is None:
-                new, n = rx.subn(lambda _m: replace, text, count=max(count, 0))
-            else:
-                new, n = rx.subn(template, text, count=max(count, 0))
-            if n == 0:
+            utf8 = data if encoding in _UTF8 else text.encode("utf-8", "surrogatepass")
+            done = substitute(query, template, utf8, max(count, 0), self.max_file_bytes, rel, meter)
+            if done is None:
                 continue
+            new_utf8, n = done
+            if encoding in _UTF8:
+                encoded, new = new_utf8, new_utf8.decode("utf-8", "replace")
+            else:
+                new = new_utf8.decode("utf-8", "surrogatepass")
+                encoded = new.encode(encoding)
+            if len(encoded) > self.max_file_bytes:
+                raise too_large(rel, len(encoded), self.max_file_bytes)
             total += n
             changes.append(FileChange(path=rel, replacements=n))
-            diffs.append(
-                "".join(
-                    difflib.unified_diff(
-                        text.splitlines(keepends=True),
-                        new.splitlines(keepends=True),
-                        fromfile=f"a/{rel}",
-                        tofile=f"b/{rel}",
-                    )
-                )
-            )
+            diffs.add(rel, text, new)
             if not dry_run:
-                self.sandbox.atomic_write(target, new.encode(encoding))
-        diff, _ = cut_middle("".join(diffs), self.max_diff_chars)
-        return ReplaceOutput(files=changes, total_replacements=total, dry_run=dry_run, diff=diff)
+                self.sandbox.atomic_write(target, encoded)
+        return ReplaceOutput(
+            files=changes, total_replacements=total, dry_run=dry_run, diff=diffs.text()
+        )
 
     def _targets(self, path: str) -> list[tuple[str, Path]]:
         if not _is_glob(path):

@@ -25,7 +25,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.tools._fd import DIR_FLAGS, Unreadable, open_regular, read_fd
 
 __all__ = ["Sandbox"]

@@ -13,17 +13,18 @@ hard links are skipped without being read.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from typing import Final, NotRequired
 
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
+from toolrig.tools._budget import Budget, Meter
 from toolrig.tools._fd import Unreadable, read_regular
+from toolrig.tools._regex import Query, compile_query
 from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._text import SNIFF_BYTES
 from toolrig.tools._walk import PathFilter, walk
@@ -46,20 +47,8 @@ class SearchOutput(TypedDict):
     files_searched: int
     truncated: bool
     """True when more matches exist than were returned."""
-
-
-def compile_query(pattern: str, *, literal: bool, ignore_case: bool) -> re.Pattern[str]:
-    """The compiled regex for a query; a bad regex becomes an ``invalid_arguments`` error."""
-    flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
-    try:
-        return re.compile(re.escape(pattern) if literal else pattern, flags)
-    except re.error as exc:
-        raise ToolError(
-            f"invalid regular expression {pattern!r}: {exc}",
-            code=ErrorCode.INVALID_ARGUMENTS,
-            hint="Fix the expression (Python `re` syntax) or pass literal=true to search for "
-            "the text as it is.",
-        ) from None
+    stopped: NotRequired[str]
+    """Why the search stopped before the end (its time budget), when it did."""
 
 
 class SearchTool(BaseTool):
@@ -78,11 +67,15 @@ class SearchTool(BaseTool):
         *,
         max_file_bytes: int = 20_000_000,
         max_results_limit: int = 2000,
+        budget: Budget | None = None,
     ) -> None:
+        """``budget``: time, CPU and memory of one call, checked file by file; when it is
+        spent, the matches found so far come back with ``truncated`` and ``stopped``."""
         super().__init__()
         self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
         self.max_file_bytes = max_file_bytes
         self.max_results_limit = max_results_limit
+        self.budget = budget or Budget()
 
     @action(
         name="search",
@@ -106,8 +99,9 @@ class SearchTool(BaseTool):
         Binary files, `.git` and files ignored by `.gitignore` are skipped.
 
         Args:
-            pattern: Regular expression (Python syntax, `^`/`$` match at line ends), or
-                plain text when `literal` is true.
+            pattern: Regular expression (RE2 syntax, like Python's without backreferences
+                or lookaround; `^`/`$` match at line ends), or plain text when `literal` is
+                true.
             path: Folder (or single file) to search, relative to the workspace root.
             literal: Treat the pattern as plain text, not a regular expression.
             ignore_case: Match regardless of letter case.
@@ -133,6 +127,7 @@ class SearchTool(BaseTool):
                 code=ErrorCode.NOT_FOUND,
                 hint="Search `.` (the whole workspace) or list folders first.",
             )
+        meter = self.budget.start()
         needle = pattern.encode("utf-8") if literal and not ignore_case else None
         # On ASCII text, an ASCII literal matches regardless of case exactly where its lower
         # case occurs in the text's lower case (the Unicode case folds that make `re` differ,
@@ -146,8 +141,7 @@ class SearchTool(BaseTool):
             if len(data) <= self.max_file_bytes and data.find(b"\x00", 0, SNIFF_BYTES) == -1:
                 searched = 1
                 rel = self.sandbox.relative(target)
-                text = data.decode("utf-8", errors="replace")
-                truncated = _scan(rx, text, rel, context_lines, limit, matches)
+                truncated = _scan(rx, data, rel, context_lines, limit, matches)
                 return SearchOutput(matches=matches, files_searched=1, truncated=truncated)
             return SearchOutput(matches=matches, files_searched=0, truncated=False)
         filters = PathFilter(include or (), exclude or ())
@@ -156,6 +150,14 @@ class SearchTool(BaseTool):
         for entry in walk(self.sandbox, target, gitignore=respect_gitignore, filters=filters):
             if ctx is not None and ctx.cancelled:
                 break
+            if _spent(meter, entry.rel):  # checked before each file: ~0.1 µs
+                return SearchOutput(
+                    matches=matches,
+                    files_searched=searched,
+                    truncated=True,
+                    stopped=f"the search budget was spent before `{entry.rel}`; narrow `path` "
+                    "or `include` to search the rest",
+                )
             try:
                 data = read_regular(
                     entry.name, entry.dir_fd, self.max_file_bytes, allow_hard_links=links
@@ -169,63 +171,69 @@ class SearchTool(BaseTool):
                 continue
             if folded is not None and data.isascii() and folded not in data.lower():
                 continue
-            text = data.decode("utf-8", errors="replace")
-            if _scan(rx, text, entry.rel, context_lines, limit, matches):
+            if _scan(rx, data, entry.rel, context_lines, limit, matches):
                 truncated = True
                 break
         return SearchOutput(matches=matches, files_searched=searched, truncated=truncated)
 
 
-def _scan(
-    rx: re.Pattern[str], text: str, rel: str, context: int, limit: int, out: list[Match]
-) -> bool:
-    """Append the matching lines of ``text``; True when the limit was hit with more left."""
+def _spent(meter: Meter, where: str) -> bool:
+    try:
+        meter.check(where)
+    except ToolError:
+        return True
+    return False
+
+
+def _scan(rx: Query, data: bytes, rel: str, context: int, limit: int, out: list[Match]) -> bool:
+    """Append the matching lines of the UTF-8 ``data``; True when the limit was hit with more
+    left. Only the lines returned are decoded."""
     line = 1
     pos = 0
     last_line = 0
-    for m in rx.finditer(text):
+    for m in rx.regex.finditer(data):
         start = m.start()
-        line += text.count("\n", pos, start)
+        line += data.count(b"\n", pos, start)
         pos = start
         if line == last_line:
             continue
         if len(out) >= limit:
             return True
         last_line = line
-        begin = text.rfind("\n", 0, start) + 1
-        end = text.find("\n", start)
-        end = len(text) if end == -1 else end
-        match = Match(path=rel, line=line, text=_clip(text[begin:end]))
+        begin = data.rfind(b"\n", 0, start) + 1
+        end = data.find(b"\n", start)
+        end = len(data) if end == -1 else end
+        match = Match(path=rel, line=line, text=_clip(data[begin:end]))
         if context:
-            match["before"] = _before(text, begin, context)
-            match["after"] = _after(text, end, context)
+            match["before"] = _before(data, begin, context)
+            match["after"] = _after(data, end, context)
         out.append(match)
     return False
 
 
-def _clip(line: str) -> str:
-    line = line.rstrip("\r")
+def _clip(raw: bytes) -> str:
+    line = raw[: _MAX_LINE * 4 + 4].decode("utf-8", errors="replace").rstrip("\r")
     return line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + " [... line cut ...]"
 
 
-def _before(text: str, begin: int, count: int) -> list[str]:
+def _before(data: bytes, begin: int, count: int) -> list[str]:
     lines: list[str] = []
     end = begin - 1
     while count and end >= 0:
-        start = text.rfind("\n", 0, end) + 1
-        lines.append(_clip(text[start:end]))
+        start = data.rfind(b"\n", 0, end) + 1
+        lines.append(_clip(data[start:end]))
         end = start - 1
         count -= 1
     return lines[::-1]
 
 
-def _after(text: str, end: int, count: int) -> list[str]:
+def _after(data: bytes, end: int, count: int) -> list[str]:
     lines: list[str] = []
     start = end + 1
-    while count and start <= len(text) - 1:
-        stop = text.find("\n", start)
-        stop = len(text) if stop == -1 else stop
-        lines.append(_clip(text[start:stop]))
+    while count and start <= len(data) - 1:
+        stop = data.find(b"\n", start)
+        stop = len(data) if stop == -1 else stop
+        lines.append(_clip(data[start:stop]))
         start = stop + 1
         count -= 1
     return lines

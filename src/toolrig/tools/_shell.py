@@ -24,11 +24,12 @@ from typing import IO, Final
 
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._context import ToolContext
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._sandbox import Sandbox
+from toolrig.tools._shell_policy import GIT_ENV, check_allowed, vet
 from toolrig.tools._supervise import supervised, supervisor_available
 from toolrig.tools._text import cut_middle
 
@@ -130,6 +131,8 @@ class ShellTool(BaseTool):
             )
         self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
         self.allow_shell = allow_shell
+        if allowed_programs is not None:
+            check_allowed(allowed_programs)
         self.allowed_programs = None if allowed_programs is None else tuple(allowed_programs)
         self.pass_env = tuple(pass_env)
         self.env = dict(env or {})
@@ -206,7 +209,7 @@ class ShellTool(BaseTool):
                 code=ErrorCode.PERMISSION_DENIED,
                 hint=f"Allowed programs: {', '.join(self.allowed_programs)}.",
             )
-        return list(command)
+        return list(command) if self.allowed_programs is None else vet(list(command))
 
     def _allowed(self, program: str) -> bool:
         assert self.allowed_programs is not None
@@ -217,9 +220,11 @@ class ShellTool(BaseTool):
         found = shutil.which(program, path=self._environment().get("PATH"))
         return found is not None and found in self.allowed_programs
 
-    def _environment(self) -> dict[str, str]:
+    def _environment(self, argv: Sequence[str] = ()) -> dict[str, str]:
         out = {k: os.environ[k] for k in self.pass_env if k in os.environ}
         out.update(self.env)
+        if argv and self.allowed_programs is not None and os.path.basename(argv[0]) == "git":
+            out.update(GIT_ENV)
         return out
 
     def _run(
@@ -231,7 +236,7 @@ class ShellTool(BaseTool):
             proc = subprocess.Popen(
                 argv if status_w < 0 else supervised(argv, status_w),
                 cwd=cwd,
-                env=self._environment(),
+                env=self._environment(argv),
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

@@ -13,7 +13,7 @@ import re
 import uuid
 from typing import Any, Final
 
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core.model._errors import ErrorCode, ToolError
 
 __all__ = ["jsonable", "split_table_name"]
 

@@ -7,10 +7,10 @@ is the tree the server will build.
 
 A query is allowed when it is one statement, a plain ``SELECT`` (``WITH ... SELECT``, ``VALUES``,
 ``TABLE``) or an ``EXPLAIN`` of one without ``ANALYZE``, with no nested statement that changes
-data (``WITH x AS (DELETE ...)``), no ``SELECT ... INTO``, no row locks, and no call to a function
-that reaches outside the query: server files and programs, large objects, other connections,
-backends, settings, locks, sequences, replication, notifications. Functions a user created are
-not known here; the role the tool connects as is what limits those (see :func:`role_problem`).
+data (``WITH x AS (DELETE ...)``), no ``SELECT ... INTO`` and no row locks. The functions,
+operators and types it names are collected here and judged against the server's own catalogue
+by ``_pg_catalog`` (a function must be ``IMMUTABLE`` or ``STABLE``), never against a list of
+names known to be bad.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from toolrig.core._errors import ErrorCode, ToolError
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.tools._pg_catalog import QueryNames
 
 __all__ = [
-    "DENIED_FUNCTIONS",
-    "DENIED_PREFIXES",
     "INSTALL",
     "MAX_SQL_CHARS",
     "ROLE_QUERY",
     "check_postgres_query",
     "narrow_role_sql",
+    "refused",
     "require_pglast",
     "role_problem",
 ]
@@ -35,60 +35,6 @@ __all__ = [
 INSTALL: Final = "pip install 'toolrig[postgres]'"
 MAX_SQL_CHARS: Final = 100_000
 _MAX_NODES: Final = 200_000
-
-DENIED_PREFIXES: Final = (
-    "lo_",  # large objects: lo_import / lo_export read and write server files
-    "pg_read_",  # pg_read_file, pg_read_binary_file
-    "pg_ls_",  # pg_ls_dir, pg_ls_logdir, pg_ls_waldir, ...
-    "pg_file_",  # adminpack: pg_file_write, pg_file_rename, ...
-    "dblink",  # connections to other servers, run as the server
-    "pg_advisory",  # session-wide locks that outlive the query
-    "pg_try_advisory",
-    "pg_logical_",  # logical decoding and messages
-    "pg_replication_",  # replication origins
-    "pg_create_",  # replication slots, restore points
-    "pg_drop_",
-    "pg_copy_",
-    "pg_stat_reset",  # statistics resets
-    "pg_wal_replay_",
-    "pg_backup_",
-    "query_to_xml",  # runs a query given as text, which this check never saw
-    "cursor_to_xml",
-)
-"""Function-name prefixes refused in a query (the name's last part, as the server folds it)."""
-
-DENIED_FUNCTIONS: Final = frozenset(
-    {
-        "loread",
-        "lowrite",
-        "pg_stat_file",
-        "pg_logdir_ls",
-        "pg_current_logfile",
-        "pg_terminate_backend",
-        "pg_cancel_backend",
-        "pg_signal_backend",
-        "pg_reload_conf",
-        "pg_rotate_logfile",
-        "pg_rotate_logfile_old",
-        "pg_promote",
-        "pg_switch_wal",
-        "pg_start_backup",
-        "pg_stop_backup",
-        "pg_export_snapshot",
-        "pg_import_system_collations",
-        "pg_log_backend_memory_contexts",
-        "pg_sync_replication_slots",
-        "pg_notify",
-        "set_config",
-        "nextval",
-        "setval",
-        "txid_current",
-        "pg_current_xact_id",
-        "query_to_xmlschema",
-        "query_to_xml_and_xmlschema",
-    }
-)
-"""Function names refused in a query, beside :data:`DENIED_PREFIXES`."""
 
 ROLE_QUERY: Final = """
 SELECT r.rolname,
@@ -124,7 +70,8 @@ def require_pglast() -> Any:
     return pglast
 
 
-def _refused(what: str) -> ToolError:
+def refused(what: str) -> ToolError:
+    """The error for a query refused because of ``what`` it holds."""
     return ToolError(
         f"query_db is read-only: {what} is refused.",
         code=ErrorCode.PERMISSION_DENIED,
@@ -154,17 +101,33 @@ def _nodes(root: Any) -> Iterator[Any]:
             stack.extend(getattr(value, name) for name in value)
 
 
-def _function_name(node: Any) -> str:
-    parts = [getattr(p, "sval", "") for p in node.funcname or ()]
-    return str(parts[-1]) if parts else ""
+def _name(parts: Any) -> str:
+    """``name`` or ``schema.name`` from a tuple of ``String`` nodes, as the server folded it."""
+    words = [str(getattr(p, "sval", "")) for p in parts or ()]
+    return ".".join(words[-2:])
 
 
-def _denied_function(name: str) -> bool:
-    return name in DENIED_FUNCTIONS or name.startswith(DENIED_PREFIXES)
+_RANGE_OPERATORS: Final = (">=", "<=")
+"""What ``BETWEEN`` calls (the parser names it ``BETWEEN``, not by its operators)."""
 
 
-def check_postgres_query(sql: str) -> None:
-    """Refuse ``sql`` unless it is one read-only query (see the module's docstring).
+def _operator_names(node: Any) -> tuple[str, ...]:
+    from pglast.enums import A_Expr_Kind
+
+    if node.kind in (
+        A_Expr_Kind.AEXPR_BETWEEN,
+        A_Expr_Kind.AEXPR_NOT_BETWEEN,
+        A_Expr_Kind.AEXPR_BETWEEN_SYM,
+        A_Expr_Kind.AEXPR_NOT_BETWEEN_SYM,
+    ):
+        return _RANGE_OPERATORS
+    return (_name(node.name),)
+
+
+def check_postgres_query(sql: str) -> tuple[QueryNames, bool]:
+    """Refuse ``sql`` unless it is shaped as one read-only query (see the module's docstring);
+    the functions, operators and types it names, for the catalogue to judge, and whether it is
+    an ``EXPLAIN``.
 
     ``sql`` is the text the server will receive, with ``$n`` placeholders. Raises
     ``invalid_arguments`` for text that does not parse or holds several statements, and
@@ -196,24 +159,42 @@ def check_postgres_query(sql: str) -> None:
             hint="Send each statement in its own call.",
         )
     top = statements[0].stmt
+    explain = isinstance(top, ast.ExplainStmt)
     if isinstance(top, ast.ExplainStmt):
         options = [o.defname.lower() for o in top.options or () if o.defname]
         if "analyze" in options:
-            raise _refused("EXPLAIN ANALYZE (it runs the statement)")
+            raise refused("EXPLAIN ANALYZE (it runs the statement)")
         top = top.query
     if not isinstance(top, ast.SelectStmt):
-        raise _refused(f"a {_statement_word(top)} statement")
+        raise refused(f"a {_statement_word(top)} statement")
+    functions: set[str] = set()
+    fields: set[str] = set()
+    operators: set[str] = set()
+    types: set[str] = set()
     for node in _nodes(top):
         if isinstance(node, ast.FuncCall):
-            name = _function_name(node)
-            if _denied_function(name):
-                raise _refused(f"the function {name}()")
+            functions.add(_name(node.funcname))
+        elif isinstance(node, ast.ColumnRef) and len(node.fields or ()) >= 2:
+            fields.add(_name((node.fields or ())[-1:]))
+        elif isinstance(node, ast.A_Indirection):
+            fields.update(_name((item,)) for item in node.indirection or ())
+        elif isinstance(node, ast.A_Expr):
+            operators.update(_operator_names(node))
+        elif isinstance(node, ast.TypeName):
+            types.add(_name(node.names))
         elif isinstance(node, ast.IntoClause):
-            raise _refused("SELECT ... INTO (it creates a table)")
+            raise refused("SELECT ... INTO (it creates a table)")
         elif isinstance(node, ast.LockingClause):
-            raise _refused("SELECT ... FOR UPDATE / SHARE (it locks rows)")
+            raise refused("SELECT ... FOR UPDATE / SHARE (it locks rows)")
         elif type(node).__name__.endswith("Stmt") and not isinstance(node, ast.SelectStmt):
-            raise _refused(f"a nested {_statement_word(node)} statement")
+            raise refused(f"a nested {_statement_word(node)} statement")
+    names = QueryNames(
+        functions=frozenset(functions),
+        fields=frozenset(fields) - {""},
+        operators=frozenset(operators),
+        types=frozenset(types),
+    )
+    return names, explain
 
 
 def _statement_word(node: Any) -> str:

@@ -17,9 +17,9 @@ import httpx
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._errors import ErrorCode, RetryableToolError, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, RetryableToolError, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._html import html_title, html_to_markdown
 from toolrig.tools._netguard import NetPolicy, guarded_stream
 from toolrig.tools._text import decode

@@ -20,7 +20,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 import httpx
 from typing_extensions import TypedDict
 
-from toolrig.core._errors import ErrorCode, RetryableToolError, ToolError
+from toolrig.core.model._errors import ErrorCode, RetryableToolError, ToolError
 
 __all__ = [
     "BACKENDS",

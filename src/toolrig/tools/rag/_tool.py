@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from toolrig.core._base import BaseTool, action
-from toolrig.core._errors import ErrorCode, ToolError
-from toolrig.core._spec import ToolAnnotations
+from toolrig.core.define._base import BaseTool, action
+from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._fd import Unreadable, read_regular
 from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._text import decode, looks_binary

@@ -1,0 +1,157 @@
+"""The approvals inbox: the calls agent sessions hold, and the decisions people take on them.
+
+A decision is written into the held session with the session store's compare-and-swap save
+(the version read must still be the stored one), so of two people deciding at once exactly one
+wins; the other gets :class:`~toolrig.agent.AlreadyDecided`, as does anyone deciding a turn a
+run has claimed. The agent that holds the session reads the decisions
+(:func:`stored_decisions`, or :func:`wait_for_decisions` to block until there are some) and
+resumes with ``agent.run(session_id=..., approvals=...)``, exactly as after ``toolrig agent
+--session ID --allow CALL_ID``: that run claims the turn before any tool runs, so even two
+processes resuming with the same decisions run each approved call once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from toolrig.agent._approval import Answer, Decision, Deny
+from toolrig.agent._claim import AlreadyDecided
+from toolrig.storage._log import ExecutionLog
+from toolrig.storage._sessions import LogSessionStore, SessionConflict, SessionState
+
+__all__ = [
+    "HeldCall",
+    "decide",
+    "held_calls",
+    "stored_decisions",
+    "wait_for_decisions",
+]
+
+_KEY: Final = "decisions"
+"""Where decisions are kept in a session's ``pending`` data."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HeldCall:
+    """One call a session holds for a decision."""
+
+    session_id: str
+    tool_call_id: str
+    name: str
+    tool: str
+    arguments: dict[str, Any]
+    held_at: float
+    decision: dict[str, Any] | None
+    """What was decided and not yet acted on by the agent (``None``: undecided)."""
+
+    @property
+    def arguments_json(self) -> str:
+        return json.dumps(self.arguments, ensure_ascii=False, indent=2, default=str)
+
+
+def _table(log: ExecutionLog) -> str:
+    return LogSessionStore(log).table
+
+
+def held_calls(log: ExecutionLog, *, limit: int = 200) -> list[HeldCall]:
+    """The calls held by stored sessions, newest first."""
+    sql = (
+        f"SELECT session_id, pending, updated_at FROM {_table(log)} "
+        f"WHERE pending IS NOT NULL ORDER BY updated_at DESC LIMIT {int(limit)}"
+    )
+    out: list[HeldCall] = []
+    for session_id, pending, updated in log._conn().execute(sql).fetchall():
+        data = json.loads(pending) if pending else None
+        if not isinstance(data, dict):
+            continue
+        decided = dict(data.get(_KEY) or {})
+        claim = data.get("claim")
+        if isinstance(claim, dict):  # a run is deciding the turn now: show what it decided
+            by = f"run {claim.get('run_id')} is carrying it out"
+            for call_id, word in (claim.get("decisions") or {}).items():
+                decided[call_id] = {"kind": word, "reason": by}
+        for item in data.get("pending", []):
+            out.append(
+                HeldCall(
+                    session_id=session_id,
+                    tool_call_id=item["id"],
+                    name=item["name"],
+                    tool=item["tool"],
+                    arguments=item.get("arguments") or {},
+                    held_at=float(updated),
+                    decision=decided.get(item["id"]),
+                )
+            )
+    return out
+
+
+def decide(log: ExecutionLog, session_id: str, tool_call_id: str, decision: dict[str, Any]) -> None:
+    """Record ``decision`` (``{"kind": "allow" | "deny" | "answer", "reason"?, "output"?}``)
+    for one held call; :class:`AlreadyDecided` when it was decided first, or is not held."""
+    store = LogSessionStore(log)
+    state = store.load(session_id)
+    pending = None if state is None else state.pending
+    held = [] if pending is None else [item["id"] for item in pending.get("pending", [])]
+    if state is None or pending is None or tool_call_id not in held:
+        # decided, and the agent resumed with it (or never held by this session)
+        raise AlreadyDecided(session_id, [tool_call_id], None)
+    claim = pending.get("claim")
+    if claim is not None:  # a run is deciding the turn now (agent.run(approvals=...))
+        raise AlreadyDecided(session_id, [tool_call_id], claim.get("run_id"))
+    decided = dict(pending.get(_KEY) or {})
+    if tool_call_id in decided:
+        raise AlreadyDecided(session_id, [tool_call_id], None)
+    decided[tool_call_id] = {**decision, "at": time.time()}
+    try:
+        store.save(replace(state, pending={**pending, _KEY: decided}))
+    except SessionConflict:  # another decision (or a run's claim) was written first
+        raise AlreadyDecided(session_id, [tool_call_id], None) from None
+
+
+def stored_decisions(state: SessionState | None) -> dict[str, Decision] | None:
+    """The decisions recorded for every call ``state`` holds, as ``approvals=`` takes them;
+    ``None`` until each held call is decided."""
+    pending = None if state is None else state.pending
+    if not pending:
+        return None
+    decided = pending.get(_KEY) or {}
+    ids = [item["id"] for item in pending.get("pending", [])]
+    if not ids or any(i not in decided for i in ids):
+        return None
+    return {i: _decision(decided[i]) for i in ids}
+
+
+def wait_for_decisions(
+    log: ExecutionLog, session_id: str, *, timeout: float = 3600.0, poll: float = 0.2
+) -> dict[str, Decision]:
+    """Block until every call ``session_id`` holds is decided; ``TimeoutError`` after
+    ``timeout`` seconds, ``LookupError`` when the session holds no calls (never did, or
+    another process decided and resumed it)."""
+    store = LogSessionStore(log)
+    deadline = time.monotonic() + timeout
+    while True:
+        state = store.load(session_id)
+        if state is None or not state.pending or "claim" in state.pending:
+            raise LookupError(
+                f"session {session_id!r} holds no calls awaiting a decision "
+                "(never stored, or already being resumed by another run)"
+            )
+        found = stored_decisions(state)
+        if found is not None:
+            return found
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"no decision on session {session_id!r} in {timeout:g} s")
+        time.sleep(poll)
+
+
+def _decision(data: dict[str, Any]) -> Decision:
+    kind = data.get("kind")
+    if kind == "allow":
+        return True
+    if kind == "answer":
+        return Answer(output=data.get("output"))
+    reason = data.get("reason")
+    return Deny(reason=reason) if reason else Deny()

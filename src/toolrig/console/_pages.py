@@ -1,0 +1,260 @@
+"""The console's page handlers: each reads the request, asks one module for its data and
+renders one template. State changes (decisions, try-it calls) check the form's token first."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response, StreamingResponse
+
+from toolrig.agent._claim import AlreadyDecided
+from toolrig.console._approvals import decide, held_calls
+from toolrig.console._catalog_view import action_views, redact, search_catalog, secret_names
+from toolrig.console._charts import bars, meter
+from toolrig.console._guard import same_token
+from toolrig.console._health import health
+from toolrig.console._run_view import run_view
+from toolrig.console._runs import RunFilters, newest_id, runs_page
+from toolrig.console._session_view import message_view
+from toolrig.console._state import Console
+from toolrig.console._tryit import arguments_from_form, fields_of
+from toolrig.storage._sessions import LogSessionStore
+
+__all__ = [
+    "approvals",
+    "catalog",
+    "decide_call",
+    "health_page",
+    "home",
+    "run",
+    "run_events",
+    "runs",
+    "session",
+    "tool",
+]
+
+_STATUSES = ("succeeded", "failed", "skipped")
+
+
+def _console(request: Request) -> Console:
+    console: Console = request.app.state.console
+    return console
+
+
+def _refused(console: Console, request: Request, message: str, status: int = 403) -> Response:
+    return console.page(request, "refused.html", status=status, message=message)
+
+
+async def home(request: Request) -> Response:
+    return RedirectResponse("/runs", status_code=302)
+
+
+def _epoch(text: str | None) -> float | None:
+    """A ``datetime-local`` value (or epoch seconds) as epoch seconds; ``None`` when empty."""
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        return None
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        return None if not text else float(text)
+    except ValueError:
+        return None
+
+
+def _filters(request: Request) -> RunFilters:
+    q = request.query_params
+    status = q.get("status") or None
+    return RunFilters(
+        tool=q.get("tool") or None,
+        status=status if status in _STATUSES else None,
+        since=_epoch(q.get("since")),
+        until=_epoch(q.get("until")),
+    )
+
+
+async def runs(request: Request) -> Response:
+    console = _console(request)
+    filters = _filters(request)
+    before = _number(request.query_params.get("before"))
+    rows, cursor = await run_in_threadpool(runs_page, console.log, filters, before=before)
+    newest = await run_in_threadpool(newest_id, console.log)
+    args = {k: v for k, v in request.query_params.items() if k not in ("before", "partial")}
+    template = "runs_rows.html" if request.query_params.get("partial") else "runs.html"
+    return console.page(
+        request,
+        template,
+        runs=rows,
+        cursor=cursor,
+        filters=filters,
+        query=args,
+        newest=newest,
+        first_page=before is None,
+        tools=sorted(console.catalog.names()),
+        statuses=_STATUSES,
+    )
+
+
+async def run_events(request: Request) -> Response:
+    """Server-sent events: ``records`` with the newest id whenever new records land."""
+    console = _console(request)
+    since_text = request.query_params.get("after", "")
+
+    async def stream() -> AsyncIterator[str]:
+        last = int(since_text) if since_text.isdigit() else -1
+        yield "retry: 2000\n\n"
+        while not await request.is_disconnected():
+            newest = await run_in_threadpool(newest_id, console.log)
+            if newest != last:
+                if last >= 0:
+                    yield f"event: records\ndata: {newest}\n\n"
+                last = newest
+            else:
+                yield ": idle\n\n"
+            await asyncio.sleep(0.5)
+
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+    )
+
+
+async def run(request: Request) -> Response:
+    console = _console(request)
+    secrets = secret_names(console.catalog)
+    view = await run_in_threadpool(run_view, console.log, request.path_params["run_id"], secrets)
+    if not view.spans:
+        return _refused(console, request, "No records for this run.", 404)
+    return console.page(request, "run.html", view=view)
+
+
+async def session(request: Request) -> Response:
+    """A stored conversation, turn by turn, and the calls it holds."""
+    console = _console(request)
+    session_id = request.path_params["session_id"]
+    state = await run_in_threadpool(LogSessionStore(console.log).load, session_id)
+    if state is None:
+        return _refused(console, request, f"No stored session {session_id!r}.", 404)
+    secrets = secret_names(console.catalog)
+    held = [
+        c for c in await run_in_threadpool(held_calls, console.log) if c.session_id == session_id
+    ]
+    held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
+    messages = [message_view(m, secrets) for m in state.messages]
+    return console.page(request, "session.html", state=state, messages=messages, held=held)
+
+
+async def approvals(request: Request) -> Response:
+    console = _console(request)
+    held = await run_in_threadpool(held_calls, console.log)
+    secrets = secret_names(console.catalog)
+    held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
+    destructive = {}
+    for call in held:
+        entry = console.catalog.entry(call.name)
+        destructive[call.tool_call_id] = bool(
+            entry is not None and entry[0].spec.action_annotations(entry[1].name).destructive
+        )
+    notice = request.query_params.get("notice", "")
+    return console.page(
+        request, "approvals.html", held=held, destructive=destructive, notice=notice
+    )
+
+
+async def decide_call(request: Request) -> Response:
+    console = _console(request)
+    form = await request.form()
+    if console.read_only:
+        return _refused(console, request, "This console is read-only: decisions are off.")
+    if not same_token(_text(form.get("csrf")), console.csrf):
+        return _refused(console, request, "The form's token is missing or stale: reload.")
+    kind = _text(form.get("kind"))
+    decision: dict[str, Any] = {"kind": kind}
+    if kind == "deny":
+        decision["reason"] = _text(form.get("reason")) or "Denied in the console."
+    elif kind == "answer":
+        raw = _text(form.get("output")) or ""
+        try:
+            decision["output"] = json.loads(raw)
+        except ValueError:
+            decision["output"] = raw
+    elif kind != "allow":
+        return _refused(console, request, "Unknown decision.", 400)
+    session, call = _text(form.get("session")) or "", _text(form.get("call")) or ""
+    try:
+        await run_in_threadpool(decide, console.log, session, call, decision)
+    except AlreadyDecided as exc:
+        return console.page(request, "refused.html", status=409, message=str(exc))
+    return RedirectResponse(f"/approvals?notice={kind}:{call}", status_code=303)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+async def catalog(request: Request) -> Response:
+    console = _console(request)
+    query = request.query_params.get("q", "").strip()
+    views = action_views(console.catalog)
+    if query:
+        order = search_catalog(console.catalog, query)
+        by_name = {v.name: v for v in views}
+        views = [by_name[n] for n in order if n in by_name]
+    changes = list(reversed(console.changes))
+    return console.page(request, "catalog.html", actions=views, query=query, changes=changes)
+
+
+async def tool(request: Request) -> Response:
+    console = _console(request)
+    name = request.path_params["name"]
+    view = next((v for v in action_views(console.catalog) if v.name == name), None)
+    if view is None:
+        return _refused(console, request, console.catalog.missing_message(name), 404)
+    fields = fields_of(view.parameters)
+    result: dict[str, Any] | None = None
+    typed: dict[str, str] = {}
+    if request.method == "POST":
+        form = await request.form()
+        if console.read_only:
+            return _refused(console, request, "This console is read-only: try-it is off.")
+        if not same_token(_text(form.get("csrf")), console.csrf):
+            return _refused(console, request, "The form's token is missing or stale: reload.")
+        typed = {k: v for k, v in form.items() if isinstance(v, str)}
+        if view.destructive and typed.get("confirm") != "yes":
+            return _refused(console, request, f"{name} is destructive: tick the confirmation.")
+        arguments = arguments_from_form(fields, typed)
+        call_id = f"console-{uuid.uuid4().hex[:12]}"
+        outcome = await console.executor.execute(name, arguments, tool_call_id=call_id)
+        await run_in_threadpool(
+            console.log.add_tool_result, outcome, run_id=call_id, input_data=arguments
+        )
+        result = outcome.to_dict()
+        typed = {f.name: typed.get(f.name, "") for f in fields if not f.secret}
+    return console.page(
+        request, "tool.html", action=view, fields=fields, result=result, typed=typed
+    )
+
+
+async def health_page(request: Request) -> Response:
+    console = _console(request)
+    figures = await run_in_threadpool(health, console.log)
+    chart = bars([c for _, c in figures.per_minute], label="calls per minute, last hour")
+    meters = {t.tool: meter(t.error_rate) for t in figures.tools}
+    return console.page(request, "health.html", h=figures, chart=chart, meters=meters)

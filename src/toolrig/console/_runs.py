@@ -1,0 +1,203 @@
+"""The runs list: runs (agent runs, plans, loose calls) newest first, a page at a time.
+
+A page is found by walking records downwards along an index until enough distinct runs are
+seen: the primary key without filters, ``(executor, started_at)`` or ``(status,
+started_at)`` when a tool or a status is chosen (ordering those by id would sort every
+matching record first: 100 ms on 50,000 of them). Each run's totals are then read through
+the ``(run_id, id)`` index. A run is listed on the page where its newest matching record
+falls, so keyset pages never repeat a run whose records interleave with others'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from toolrig.storage._log import ExecutionLog
+
+__all__ = ["PAGE_SIZE", "RunFilters", "RunRow", "newest_id", "runs_page"]
+
+PAGE_SIZE: Final = 50
+_FIRST_CHUNK: Final = 4
+"""Records read first per run wanted; each further read doubles, up to :data:`_MAX_CHUNK`
+(a filtered page needs about one record per run, an unfiltered one about ten)."""
+_MAX_CHUNK: Final = 8000
+_MAX_SCANNED: Final = 50_000
+"""Records read at most to fill one page (a rare filter then shows a shorter page and a
+"more" link, instead of scanning a million rows)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunFilters:
+    """What the runs list is narrowed to; ``None`` is "any"."""
+
+    tool: str | None = None
+    status: str | None = None
+    since: float | None = None
+    until: float | None = None
+
+    @property
+    def key(self) -> str:
+        """The column pages are ordered by: one an index serves with these filters."""
+        return "started_at" if self.tool is not None or self.status is not None else "id"
+
+    def clauses(self) -> tuple[list[str], list[Any]]:
+        """SQL conditions (``?`` placeholders) and their values."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        for clause, value in (
+            ("executor = ?", self.tool),
+            ("status = ?", self.status),
+            ("started_at >= ?", self.since),
+            ("started_at < ?", self.until),
+        ):
+            if value is not None:
+                clauses.append(clause)
+                params.append(value)
+        return clauses, params
+
+
+@dataclass(slots=True, kw_only=True)
+class RunRow:
+    """One run's totals, as the list shows them."""
+
+    run_id: str
+    kind: str = "calls"
+    """``agent``, ``plan`` or ``calls``."""
+    records: int = 0
+    failed: int = 0
+    turns: int = 0
+    started_at: float = 0.0
+    finished_at: float = 0.0
+    newest_id: int = 0
+    cost: float = 0.0
+    tools: dict[str, int] = field(default_factory=dict)
+
+    key: float = 0.0
+    """The ordering value of its newest matching record (id, or start time when filtered)."""
+
+    @property
+    def status(self) -> str:
+        """``failed`` when any record failed, else ``succeeded``."""
+        return "failed" if self.failed else "succeeded"
+
+    @property
+    def duration_ms(self) -> float:
+        return max(0.0, (self.finished_at - self.started_at) * 1000.0)
+
+
+def _sql(log: ExecutionLog, sql: str) -> str:
+    return sql if log.placeholder == "?" else sql.replace("?", log.placeholder)
+
+
+def newest_id(log: ExecutionLog) -> int:
+    """The id of the newest record (0 for an empty log)."""
+    row = log._conn().execute(f"SELECT MAX(id) FROM {log.table}").fetchone()
+    return int(row[0] or 0)
+
+
+def runs_page(
+    log: ExecutionLog, filters: RunFilters, *, before: float | None = None, size: int = PAGE_SIZE
+) -> tuple[list[RunRow], float | None]:
+    """Up to ``size`` runs whose newest matching record is older than ``before`` (on
+    ``filters.key``), newest first, and the cursor of the next page (``None`` on the last)."""
+    clauses, params = filters.clauses()
+    key = filters.key
+    cursor = before
+    order: list[str] = []
+    seen: set[str] = set()
+    scanned = 0
+    exhausted = False
+    chunk = _FIRST_CHUNK * (size + 1)
+    while len(order) <= size and scanned < _MAX_SCANNED:
+        where = list(clauses)
+        values = list(params)
+        if cursor is not None:
+            where.append(f"{key} < ?")
+            values.append(cursor)
+        sql = (
+            f"SELECT {key}, run_id FROM {log.table} WHERE {' AND '.join(where) or '1 = 1'} "
+            f"ORDER BY {key} DESC LIMIT {chunk}"
+        )
+        rows = log._conn().execute(_sql(log, sql), values).fetchall()
+        for at, run_id in rows:
+            if run_id not in seen:
+                if len(order) > size:  # the page and one more run to say there is a next
+                    break
+                seen.add(run_id)
+                order.append(run_id)
+            cursor = at
+        else:
+            scanned += len(rows)
+            if len(rows) < chunk:
+                exhausted = True
+                break
+            chunk = min(chunk * 2, _MAX_CHUNK)
+            continue
+        break
+    totals = _totals(log, order)
+    newest = (
+        _newest(log, order, filters) if key != "id" else {r: t.newest_id for r, t in totals.items()}
+    )
+    runs = [totals[r] for r in order if r in totals]
+    for run in runs:
+        run.key = float(newest.get(run.run_id, 0))
+    if before is not None:  # listed on an earlier page, where its newest record is
+        runs = [r for r in runs if r.key < before]
+    if len(runs) > size:
+        return runs[:size], runs[size - 1].key
+    if not exhausted and runs:
+        return runs, runs[-1].key
+    if not exhausted and cursor is not None:
+        return runs, float(cursor)
+    return runs, None
+
+
+def _newest(log: ExecutionLog, run_ids: list[str], filters: RunFilters) -> dict[str, float]:
+    """Each run's newest matching record, on ``filters.key``. The filters sit in the select
+    list, not the WHERE clause, so the planner reads the runs through the run index instead
+    of every record of the chosen tool or status."""
+    if not run_ids:
+        return {}
+    clauses, params = filters.clauses()
+    marks = ", ".join("?" for _ in run_ids)
+    sql = (
+        f"SELECT run_id, MAX(CASE WHEN {' AND '.join(clauses)} THEN {filters.key} END) "
+        f"FROM {log.table} WHERE run_id IN ({marks}) GROUP BY run_id"
+    )
+    rows = log._conn().execute(_sql(log, sql), [*params, *run_ids]).fetchall()
+    return {run_id: float(value) for run_id, value in rows if value is not None}
+
+
+def _totals(log: ExecutionLog, run_ids: list[str]) -> dict[str, RunRow]:
+    """Each run's totals, read through the ``(run_id, id)`` index."""
+    if not run_ids:
+        return {}
+    marks = ", ".join("?" for _ in run_ids)
+    sql = (
+        "SELECT run_id, executor, executor_type, COUNT(*), "
+        "SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), MIN(started_at), "
+        "MAX(finished_at), MAX(id), SUM(cost), MAX(step_id) "
+        f"FROM {log.table} WHERE run_id IN ({marks}) GROUP BY run_id, executor, executor_type"
+    )
+    out: dict[str, RunRow] = {}
+    for run_id, tool, kind, count, failed, first, last, newest, cost, step in (
+        log._conn().execute(_sql(log, sql), run_ids).fetchall()
+    ):
+        row = out.get(run_id)
+        if row is None:
+            row = out[run_id] = RunRow(run_id=run_id, started_at=float(first))
+        row.records += int(count)
+        row.failed += int(failed or 0)
+        row.started_at = min(row.started_at, float(first))
+        row.finished_at = max(row.finished_at, float(last))
+        row.newest_id = max(row.newest_id, int(newest))
+        row.cost += float(cost or 0.0)
+        if kind == "llm":
+            row.turns += int(count)
+            row.kind = "agent"
+        else:
+            row.tools[tool] = row.tools.get(tool, 0) + int(count)
+            if step and not str(step).startswith("turn") and row.kind == "calls":
+                row.kind = "plan"
+    return out

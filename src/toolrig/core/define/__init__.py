@@ -1,0 +1,2 @@
+"""Defining tools: ``@tool``, ``Tool``, ``BaseTool``, actions, signatures and docstrings; may
+import every other room."""

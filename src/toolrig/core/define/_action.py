@@ -1,0 +1,289 @@
+"""What runs: an :class:`Action` holds the callable and its validators.
+
+An action defined from a function gets validators compiled on their first use (see
+:mod:`toolrig.core.schema._validation`): defining many tools costs what exporting them needs.
+One defined from a JSON Schema compiles at definition time (jsonschema-rs takes about 10 µs), as
+compiling is what checks the schema, every keyword of it and its defaults; equal schemas share
+one compiled validator (:mod:`toolrig.core.schema._json_schema`)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolrig.core.context._context import ToolContext
+from toolrig.core.define._signature import describe_function
+from toolrig.core.model._errors import ToolDefinitionError
+from toolrig.core.model._names import ActionRef
+from toolrig.core.model._spec import ActionSpec, ToolAnnotations
+from toolrig.core.result._jsonable import safe_repr
+from toolrig.core.schema._json_schema import JsonSchema, SchemaCompileError, compile_json_schema
+from toolrig.core.schema._schema_arguments import SchemaArgumentValidator
+from toolrig.core.schema._schema_output import SchemaOutputValidator
+from toolrig.core.schema._validation import ArgumentsValidator, ArgumentValidator, OutputValidator
+
+__all__ = ["Action", "action_from_function", "action_from_schema", "context_parameter"]
+
+
+class Action:
+    """One callable unit of a tool: its spec, its function and its validators.
+
+    Built once at definition time; per call only ``validator.validate``, :meth:`call` and
+    ``output_validator.check`` run (the validators compile themselves on first use when built
+    lazily, then cost the same as if compiled up front).
+    """
+
+    __slots__ = (
+        "context_param",
+        "func",
+        "is_async",
+        "name",
+        "output_validator",
+        "plain",
+        "positional_only",
+        "spec",
+        "tool",
+        "validator",
+    )
+
+    spec: ActionSpec
+    name: str
+    func: Callable[..., Any]
+    is_async: bool
+    validator: ArgumentsValidator
+    output_validator: OutputValidator | SchemaOutputValidator | None
+    context_param: str | None
+    positional_only: tuple[str, ...]
+    tool: str
+    plain: bool
+
+    def __init__(
+        self,
+        *,
+        spec: ActionSpec,
+        func: Callable[..., Any],
+        validator: ArgumentsValidator,
+        output_validator: OutputValidator | SchemaOutputValidator | None,
+        context_param: str | None,
+        positional_only: tuple[str, ...] = (),
+        tool: str = "",
+        plain: bool = False,
+    ) -> None:
+        init = object.__setattr__
+        init(self, "spec", spec)
+        init(self, "name", spec.name)
+        init(self, "func", func)
+        init(self, "is_async", inspect.iscoroutinefunction(func))
+        init(self, "validator", validator)
+        init(self, "output_validator", output_validator)
+        init(self, "context_param", context_param)
+        init(self, "positional_only", positional_only)
+        init(self, "tool", tool)
+        init(self, "plain", plain)
+        """Whether its tool has no time limit, retries, process or queue, so a call may take
+        the pipeline's straight-line path (set when the tool is built)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(
+            f"an Action is frozen (it may be shared by several tools); use "
+            f"action.replace({name}=...) for a changed copy"
+        )
+
+    def replace(self, **changes: Any) -> Action:
+        """A copy of this action with ``changes`` (``spec`` also renames it)."""
+        made = Action.__new__(Action)
+        for slot in Action.__slots__:
+            object.__setattr__(made, slot, changes.get(slot, getattr(self, slot)))
+        if "spec" in changes and "name" not in changes:
+            object.__setattr__(made, "name", changes["spec"].name)
+        if "func" in changes:
+            object.__setattr__(made, "is_async", inspect.iscoroutinefunction(changes["func"]))
+        return made
+
+    def bind(self, instance: object, tool: str) -> Action:
+        """This action with its function bound to ``instance`` (for methods of tool classes)."""
+        return self.replace(func=self.func.__get__(instance, type(instance)), tool=tool)
+
+    def call(self, values: dict[str, Any], ctx: ToolContext | None) -> Any:
+        """Call the function with validated ``values`` (never mutated); async: a coroutine."""
+        if self.context_param is not None:
+            values = {**values, self.context_param: ctx}
+        if self.positional_only:
+            values = dict(values)
+            args = [values.pop(name) for name in self.positional_only if name in values]
+            return self.func(*args, **values)
+        return self.func(**values)
+
+    def __repr__(self) -> str:
+        return f"<Action {ActionRef.of_record(self.tool or self.name, self.name)}>"
+
+
+def context_parameter(func: Callable[..., Any]) -> str | None:
+    """The name of the parameter annotated with :class:`ToolContext`, if any."""
+    from toolrig.core.define._signature import _is_context
+
+    try:
+        hints = inspect.get_annotations(func, eval_str=True)
+    except Exception:
+        hints = getattr(func, "__annotations__", {})
+    for name, annotation in hints.items():
+        if name != "return" and _is_context(annotation):
+            return name
+    return None
+
+
+def action_from_function(
+    func: Callable[..., Any],
+    *,
+    name: str,
+    subject: str,
+    description: str | None = None,
+    skip_first: bool = False,
+    output_description: str | None = None,
+    when_to_use: str | None = None,
+    annotations: ToolAnnotations | None = None,
+    examples: tuple[str, ...] = (),
+) -> Action:
+    """An action whose parameters come from the function's type hints and docstring."""
+    if inspect.isasyncgenfunction(func) or inspect.isgeneratorfunction(func):
+        raise ToolDefinitionError(
+            subject, "generator functions cannot be tools; return a list instead"
+        )
+    sig = describe_function(func, subject=subject, skip_first=skip_first)
+    text = description if description is not None else sig.description
+    spec = _action_spec(
+        subject,
+        name=name,
+        description=text,
+        parameters=sig.parameters,
+        output_schema=sig.output_schema,
+        output_type=sig.output_type,
+        output_description=output_description or sig.output_description,
+        when_to_use=when_to_use,
+        annotations=annotations,
+        examples=examples,
+    )
+    return Action(
+        spec=spec,
+        func=func,
+        validator=ArgumentValidator(sig.arguments_validator, sig.parameters, subject),
+        output_validator=(
+            None if sig.output_validator is None else OutputValidator(sig.output_validator, subject)
+        ),
+        context_param=sig.context_param,
+        positional_only=sig.positional_only,
+    )
+
+
+def action_from_schema(
+    func: Callable[..., Any],
+    *,
+    name: str,
+    subject: str,
+    description: str,
+    parameters: Mapping[str, Any],
+    output_schema: Mapping[str, Any] | None = None,
+    output_type: str | None = None,
+    output_description: str | None = None,
+    when_to_use: str | None = None,
+    annotations: ToolAnnotations | None = None,
+    examples: tuple[str, ...] = (),
+) -> Action:
+    """An action whose parameters are given as a JSON Schema (declared parameters, YAML, MCP)."""
+    params = dict(parameters)
+    params.setdefault("type", "object")
+    params.setdefault("properties", {})
+    problems: list[str] = []
+    try:
+        validator = compile_json_schema(params, forbid_extra=True)
+    except SchemaCompileError as exc:
+        raise ToolDefinitionError(
+            subject, [f"parameter schema: {problem}" for problem in exc.problems]
+        ) from exc
+    out_validator = None
+    if output_schema is not None:
+        try:
+            out_validator = SchemaOutputValidator(compile_json_schema(output_schema), subject)
+        except SchemaCompileError as exc:
+            problems.extend(f"output schema: {problem}" for problem in exc.problems)
+    problems.extend(_check_defaults(params, validator))
+    if problems:
+        raise ToolDefinitionError(subject, problems)
+    if output_type is None and output_schema is not None:
+        kind = output_schema.get("type")
+        output_type = kind if isinstance(kind, str) else None
+    spec = _action_spec(
+        subject,
+        name=name,
+        description=description,
+        parameters=params,
+        output_schema=dict(output_schema) if output_schema is not None else None,
+        output_type=output_type,
+        output_description=output_description,
+        when_to_use=when_to_use,
+        annotations=annotations,
+        examples=examples,
+    )
+    return Action(
+        spec=spec,
+        func=func,
+        validator=SchemaArgumentValidator(validator, params, subject),
+        output_validator=out_validator,
+        context_param=context_parameter(func),
+    )
+
+
+def _check_defaults(schema: Mapping[str, Any], compiled: JsonSchema) -> list[str]:
+    """Every default must satisfy its own parameter's constraints.
+
+    The defaults are validated together, strictly, against the parameters' own schema; only
+    problems located inside a defaulted parameter count (the others are simply missing).
+    """
+    from toolrig.core.schema._json_data import data_problems, plain
+    from toolrig.core.schema._schema_problems import schema_problems
+
+    props = schema.get("properties")
+    defaults = {
+        name: prop["default"]
+        for name, prop in (props.items() if isinstance(props, Mapping) else ())
+        if isinstance(prop, Mapping) and "default" in prop
+    }
+    if not defaults or compiled.is_valid(defaults):
+        return []
+    errors: list[Any] = []
+    try:  # errors at the top level (a required parameter absent here) are not the defaults'
+        readable = plain(defaults)
+        if readable:
+            errors = [e for e in compiled.errors(defaults, 100) if e.instance_path]
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        readable = False
+    if not readable:
+        return [
+            f"parameter `{loc[0]}`: its default is not JSON data ({text})"
+            for loc, _, text in data_problems(defaults, 20)
+            if loc
+        ]
+    if not errors:  # only required parameters are absent: nothing to describe
+        return []
+    problems = []
+    for problem in schema_problems(compiled.schema, compiled.enforced, errors, defaults):
+        name = problem["path"].split(".", 1)[0].split("[", 1)[0]
+        if name not in defaults:
+            continue  # a required parameter without default: absent here, not wrong
+        problems.append(
+            f"parameter `{name}`: default {safe_repr(defaults[name])[:80]} breaks its own "
+            f"constraints ({problem['path']}: {problem['text']})"
+        )
+    return problems
+
+
+def _action_spec(subject: str, **fields: Any) -> ActionSpec:
+    from pydantic import ValidationError
+
+    try:
+        return ActionSpec(**fields)
+    except ValidationError as exc:
+        raise ToolDefinitionError(
+            subject, [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
+        ) from None

@@ -1,0 +1,69 @@
+"""``import toolrig`` loads what a first call needs and nothing more: the modules below are
+imported on first use. Checked in a fresh interpreter (``sys.modules`` after the import)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+LAZY = (
+    # standard library only some calls need
+    "pickle",  # results of process-isolated calls (runtime/_process.py, before its fork)
+    "ctypes",  # abandoning a thread at its timeout (runtime/_threads.py)
+    "sqlite3",  # the execution log
+    "multiprocessing",
+    # third-party parts of schema-defined tools and YAML catalogues
+    "jsonschema_rs",  # the first JSON-Schema-defined tool
+    "yaml",  # the first YAML definition
+    # the layers above the core, each imported on first use of its names
+    "toolrig.registry._registry",
+    "toolrig.registry._yamlsrc",
+    "toolrig.agent",
+    "toolrig.providers",
+    "toolrig.storage",
+    "toolrig.mcp",
+    "toolrig.search",
+    "toolrig.tools",
+    "toolrig.runtime._plan",
+    # SDKs and clients
+    "httpx",
+    "mcp",
+    "openai",
+    "anthropic",
+    "numpy",
+    "opentelemetry",
+)
+
+
+def loaded_after(statement: str) -> set[str]:
+    code = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout))
+
+
+def test_import_toolrig_leaves_the_lazy_modules_unloaded() -> None:
+    assert sorted(set(LAZY) & loaded_after("import toolrig")) == []
+
+
+@pytest.mark.parametrize(
+    ("statement", "module"),
+    [
+        ("import toolrig; toolrig.Registry", "toolrig.registry._registry"),
+        (
+            "from toolrig import Tool\n"
+            "Tool('t', 'd', {'type': 'object', 'properties': {}}, lambda: 1)",
+            "jsonschema_rs",
+        ),
+        (
+            "import threading, toolrig\n"
+            "from toolrig.runtime._threads import _clear_interrupt\n"
+            "_clear_interrupt(threading.get_ident())",
+            "ctypes",
+        ),
+    ],
+)
+def test_each_lazy_module_arrives_with_its_first_use(statement: str, module: str) -> None:
+    assert module in loaded_after(statement)  # the list above names modules that do load
