@@ -33,7 +33,7 @@ from retrieval_data import (
     metatool_specs,
 )
 
-from toolrig.core._spec import ToolSpec
+from toolrig.core.model._spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 from toolrig.search._dense import clear_query_cache, load_embedders
 from toolrig.search._packaged import ModelFilesMissing

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from search_doubles import single
 
-from toolrig.core._spec import ToolSpec
+from toolrig.core.model._spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 
 ROOT = Path(__file__).resolve().parents[2]
