@@ -30,6 +30,7 @@ HELPERS = {
     "fuzz_tools": "the tools fuzz.py calls",
     "fuzz_values": "the arguments fuzz.py generates",
     "retrieval_data": "the corpora retrieval.py and tune_search.py read",
+    "retrieval_models": "the per-model rows retrieval.py prints",
     "run_quick": "this runner",
 }
 """Modules of ``bench/`` that are not benchmarks, with what they are."""

@@ -198,9 +198,11 @@ FACES: dict[str, list[str]] = {
         "toolrig.runtime._tracing:chat_span",
     ],
     "search": [
+        "toolrig.search._config:SearchConfig",
         "toolrig.search._dense:MiniLMEmbedder",
         "toolrig.search._index:ToolIndex",
         "toolrig.search._meta_tools:meta_tools",
+        "toolrig.search._packaged:ModelFilesMissing",
         "toolrig.search._request:MAX_QUERY_CHARS",
     ],
     "storage": [

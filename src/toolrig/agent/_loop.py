@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
@@ -39,6 +39,9 @@ from toolrig.runtime._tracing import agent_span
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._sessions import SessionState, SessionStore, session_store
 
+if TYPE_CHECKING:
+    from toolrig.search._config import SearchConfig
+
 __all__ = ["Agent"]
 
 DepsT = TypeVar("DepsT", default=None)
@@ -62,7 +65,9 @@ class Agent(Generic[DepsT, OutputT]):
     during its call (``ctx.elicit``), as an MCP client would. ``limits`` is each run's budget of
     tool calls, tokens or cost (`RunLimits`; ``max_steps`` counts turns). ``log`` records
     every turn and call, and keeps sessions so that a conversation continues in another
-    process. A failed run raises `AgentRunError` unless ``raise_on_error=False``.
+    process. ``tools_per_turn`` offers only the tools that tool search finds for each turn,
+    ranked as ``tool_search`` says (e.g. ``SearchConfig.accurate()``). A failed run raises
+    `AgentRunError` unless ``raise_on_error=False``.
     """
 
     def __init__(
@@ -84,6 +89,7 @@ class Agent(Generic[DepsT, OutputT]):
         sessions: SessionStore | None = None,
         instructions: str | None = None,
         tools_per_turn: int | None = None,
+        tool_search: SearchConfig | None = None,
         output_retries: int = 1,
         raise_on_error: bool = True,
         **llm_settings: Any,
@@ -131,7 +137,7 @@ class Agent(Generic[DepsT, OutputT]):
         if tools_per_turn is not None:
             from toolrig.search._index import ToolIndex
 
-            self._index = ToolIndex.follow(self.catalog)
+            self._index = ToolIndex.follow(self.catalog, config=tool_search)
             if log is not None:  # tools called often in earlier runs rank a little higher
                 self._index.set_usage(log.tool_usage())
                 # and requests like earlier ones find the tools they led to (stored only

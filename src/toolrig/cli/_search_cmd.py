@@ -38,6 +38,12 @@ def add_search_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         help="ranking (auto: fused when the extra 'search' is installed, else lexical)",
     )
     search.add_argument(
+        "--accurate",
+        action="store_true",
+        help="re-score the best candidates with a reranker (slower, more precise; needs the "
+        "extra 'search-accurate')",
+    )
+    search.add_argument(
         "--usage-log",
         metavar="URL",
         help="rank tools called often in this execution log a little higher "
@@ -62,12 +68,16 @@ def run_search_command(args: argparse.Namespace) -> int:
     from toolrig.cli._catalog import load_learned, load_registry, load_usage
     from toolrig.cli._output import CliError, out_console
     from toolrig.search._index import ToolIndex
+    from toolrig.search._packaged import ModelFilesMissing
 
     console = out_console()
     if not args.catalog:
         raise CliError("give at least one --catalog folder or file to search")
     registry = load_registry(args.catalog, command="search")
-    index = ToolIndex.follow(registry)
+    try:
+        index = ToolIndex.follow(registry, accurate=args.accurate)
+    except ModelFilesMissing as exc:
+        raise CliError(f"cannot search --accurate: {exc}") from None
     filters: dict[str, Any] = {}
     if args.type:
         filters["type"] = args.type

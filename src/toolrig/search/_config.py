@@ -81,7 +81,24 @@ class SearchConfig:
     (see `.diversify`); 0 turns diversification off."""
     duplicate_threshold: float = 0.8
     """Cosine similarity of two documents above which they count as near-duplicates."""
+    reranker: str | None = None
+    """The accurate mode's second stage (``"late-interaction"`` or ``"cross-encoder"``, see
+    `.rerank`; extra ``search-accurate``): it re-scores the ``reranker_depth`` best
+    candidates of the first stage. ``None``: one stage."""
+    reranker_depth: int = 40
+    """How many first-stage candidates the reranker scores (at least the ``k`` asked for)."""
+    reranker_weight: float = 0.3
+    """The reranker's weight beside the first stage's (1) once both are z-scored over the
+    candidates. On the dev slices (late interaction, 40 candidates) 0.3 kept two-tool and BFCL
+    recall and gained 1.7 points of MetaTool single-tool recall@5; 0.5 and 1 lost on BFCL
+    and two-tool requests; 30 or 50 candidates scored as 40."""
     usage_weight: float = 0.6
     """How far the most-called tool moves up once call counts are known
     (`ToolIndex.set_usage`), as a share of how far the query's best score stands above
     its mean (see `.usage`); 0 ignores the counts."""
+
+    @classmethod
+    def accurate(cls) -> SearchConfig:
+        """The accurate mode: the default first stage, then its best candidates re-scored by
+        a reranker (extra ``search-accurate``; see ``docs/search.md`` for the figures)."""
+        return cls(reranker="late-interaction")

@@ -7,7 +7,9 @@ at run time. Two models, fused with each other and with BM25F by `.fusion`:
   has no dependencies; its WordPiece vocabulary ships with toolrig), re-quantized once for
   integer products when ``onnx`` is installed (`.quantize`) and run by onnxruntime;
 - ``static``: WordLlama's static token embeddings (package ``wordllama``), averaged: about a
-  tenth of a millisecond per request.
+  tenth of a millisecond per request;
+- ``bge``: bge-small-en (extra ``search-accurate``, see `.bge`), asked for by name only;
+  its files missing raise `.packaged.ModelFilesMissing` instead of falling back.
 
 Without the extra, `load_embedders` logs one warning and search ranks by words alone.
 """
@@ -25,6 +27,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from toolrig.search._packaged import ModelFilesMissing
 
 if TYPE_CHECKING:
     import numpy as np
@@ -336,6 +340,12 @@ def dense_available() -> bool:
     )
 
 
+def _bge() -> Embedder:
+    from toolrig.search._bge import BGEEmbedder
+
+    return BGEEmbedder()
+
+
 _warned = False
 _cache: dict[tuple[str, ...], tuple[Embedder, ...]] = {}
 _cache_lock = threading.Lock()
@@ -349,12 +359,18 @@ def load_embedders(names: Sequence[str] = ("minilm", "static")) -> tuple[Embedde
     with _cache_lock:
         if key in _cache:
             return _cache[key]
-        factories = {"minilm": MiniLMEmbedder, "static": StaticEmbedder}
+        factories: dict[str, Callable[[], Embedder]] = {
+            "minilm": MiniLMEmbedder,
+            "static": StaticEmbedder,
+            "bge": _bge,
+        }
         unknown = [n for n in key if n not in factories]
         if unknown:
             raise ValueError(f"unknown embedding models {unknown}; known: {sorted(factories)}")
         try:
             loaded: tuple[Embedder, ...] = tuple(factories[n]() for n in key)
+        except ModelFilesMissing:
+            raise  # a model of the extra 'search-accurate', asked for by name: say so
         except (ImportError, FileNotFoundError) as exc:
             if not _warned:
                 logger.warning(

@@ -22,6 +22,8 @@ from toolrig.search._follow import Following
 from toolrig.search._hits import SearchHit, hits_of, top_hits
 from toolrig.search._learned import LearnedRequests, learned_boost, store_pair
 from toolrig.search._request import check_request
+from toolrig.search._rerank import load_reranker
+from toolrig.search._second_stage import accurate_config, rerank_scores
 from toolrig.search._segments import request_parts
 from toolrig.search._tokenize import analyze, field_terms, vocabulary_of
 from toolrig.search._usage import UsagePrior
@@ -38,8 +40,8 @@ Mode = Literal["auto", "lexical", "dense", "fused"]
 
 class ToolIndex:
     """Search over the actions of a changing set of tools (thread-safe).
-
-    ``embedders`` overrides the configured models (``()`` for lexical ranking only).
+    ``embedders`` overrides the configured models (``()`` for lexical ranking only);
+    ``accurate=True`` adds the second stage of `SearchConfig.accurate`.
     """
 
     def __init__(
@@ -48,8 +50,10 @@ class ToolIndex:
         *,
         config: SearchConfig | None = None,
         embedders: tuple[Any, ...] | None = None,
+        accurate: bool = False,
     ) -> None:
-        self.config = config if config is not None else SearchConfig()
+        self.config = accurate_config(config, accurate)
+        self._reranker = load_reranker(self.config.reranker) if self.config.reranker else None
         if embedders is None:
             from toolrig.search._dense import load_embedders
 
@@ -84,10 +88,11 @@ class ToolIndex:
         *,
         config: SearchConfig | None = None,
         embedders: tuple[Any, ...] | None = None,
+        accurate: bool = False,
     ) -> ToolIndex:
         """A new index of ``catalog``'s tools that follows every later change (tools added,
         updated, removed or reloaded) until `unfollow`."""
-        index = cls(config=config, embedders=embedders)
+        index = cls(config=config, embedders=embedders, accurate=accurate)
         following = Following(catalog, index)
         with index._lock:
             index._following.append(following)
@@ -256,7 +261,7 @@ class ToolIndex:
         if isinstance(filters, Mapping):
             filters = SearchFilters(**filters)
         with self._lock:
-            self._last_query = query
+            self._last_query, second = query, self._reranker if mode != "lexical" else None
             if mode == "auto":
                 mode = "fused" if self._embedders else "lexical"
             if mode != "lexical" and not self._embedders:
@@ -270,7 +275,10 @@ class ToolIndex:
                 self._usage.boost_pairs(ranked, self.config.usage_weight, population)
                 return hits_of(self._docs, ranked, k, group)
             depth = max(self.config.rerank_depth, 8 * k)
-            return self._top(self._scores(query, allowed, mode, depth), k, group, mode)
+            total = self._scores(query, allowed, mode, depth)
+            if second is not None:  # also after a words-only first stage
+                total = rerank_scores(total, query, self._docs, second, self.config, k)
+            return self._top(total, k, group, mode)
 
     def _lexical(self, query: str, allowed: Any) -> list[tuple[int, float]]:
         scores = self._bm25.scores(analyze(query))
