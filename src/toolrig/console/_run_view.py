@@ -6,6 +6,7 @@ duration, both as percentages of the run's span, so the template only lays them 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -93,26 +94,5 @@ def run_view(
 
 
 def _record_data(record: ExecutionRecord) -> dict[str, Any]:
-    return {
-        field: getattr(record, field)
-        for field in (
-            "id",
-            "run_id",
-            "step_id",
-            "tool_call_id",
-            "executor",
-            "executor_type",
-            "action",
-            "input_data",
-            "output",
-            "status",
-            "error_code",
-            "error_message",
-            "started_at",
-            "finished_at",
-            "duration_ms",
-            "attempts",
-            "cost",
-            "tool_version",
-        )
-    }
+    """The record's fields, for "copy as JSON" (the log's own field list)."""
+    return dataclasses.asdict(record)
