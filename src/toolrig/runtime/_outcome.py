@@ -8,7 +8,7 @@ import inspect
 import logging
 import time
 from collections.abc import Awaitable, Mapping
-from typing import Any
+from typing import Any, final
 
 from toolrig.core.context._context import ToolContext
 from toolrig.core.define._action import Action
@@ -32,11 +32,22 @@ logger = logging.getLogger("toolrig.executor")
 
 def link(middleware: Middleware, call_next: CallNext) -> CallNext:
     """``call_next`` wrapped in ``middleware``: one step of the middleware chain."""
+    return _Linked(middleware, call_next)
 
-    async def step(call: Call) -> ToolResult:
-        return await middleware(call, call_next)
 
-    return step
+@final
+class _Linked:
+    """A middleware bound to the rest of the chain. Calling it hands back the middleware's own
+    coroutine (no coroutine of its own: a frame and an await fewer per step, per call)."""
+
+    __slots__ = ("call_next", "middleware")
+
+    def __init__(self, middleware: Middleware, call_next: CallNext) -> None:
+        self.middleware = middleware
+        self.call_next = call_next
+
+    def __call__(self, call: Call) -> Awaitable[ToolResult]:
+        return self.middleware(call, self.call_next)
 
 
 def make_result(
@@ -90,7 +101,7 @@ def raised(exc: Exception, action: Action) -> ErrorInfo:
 
 def values_or(args: Any) -> Mapping[str, Any] | None:
     """``args`` when it is a mapping (what hooks and events are shown), else ``None``."""
-    return args if isinstance(args, Mapping) else None
+    return args if type(args) is dict or isinstance(args, Mapping) else None
 
 
 async def with_timeout(

@@ -107,6 +107,10 @@ class Placement:
     def runner_for(self, call: Call) -> Runner:
         """Where ``call``'s attempts run."""
         spec = call.owner.spec
+        if self.dispatcher is None and not self.overrides and spec.runs_on is None:
+            if spec.isolation == "process":  # the common case, decided from the spec alone
+                return self.processes
+            return _ASYNC if call.target.is_async else self.thread_runner
         where = self.overrides.get(spec.name)
         queue = where[len("queue:") :] if where and where.startswith("queue:") else None
         if where is None:
