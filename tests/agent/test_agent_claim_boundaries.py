@@ -6,7 +6,7 @@
 |-----------------|-------------------------------------------------------------------------|
 | absent values   | no held turn and no decisions: nothing is refused                       |
 | absent values   | a claim without a run id: refused, ``claimed_by`` is ``None``           |
-| absent values   | the session vanished / lost its held turn before the conflict: ``None`` |
+| absent values   | the session expired / lost its held turn before the conflict: ``None`` |
 | scope           | a decision for a call never used in the session is not "already decided"|
 | scope           | a decision for a call still held is not "already decided"               |
 | scope           | the claim records the held calls only, not other decisions sent        |
@@ -29,11 +29,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolrig.agent import AlreadyDecided, Answer, ApprovalPolicy, Deny, PendingCall
+from toolrig.agent import AlreadyDecided, Answer, ApprovalPolicy, Decision, Deny, PendingCall
 from toolrig.agent._claim import check_not_decided, claim_held
 from toolrig.agent._session_policy import policy_data, session_policy
 from toolrig.storage import LogSessionStore, MemorySessionStore, SessionStore
-from toolrig.storage._sessions import SessionState
+from toolrig.storage._sessions import SessionConflict, SessionState
 from toolrig.storage._sqlite import SQLiteExecutionLog
 
 
@@ -112,7 +112,13 @@ def _saved_held(store: SessionStore, *ids: str) -> SessionState:
 def test_the_claim_records_each_held_call_by_its_word_and_the_run(store: SessionStore) -> None:
     state = _saved_held(store, "a", "b", "c", "d")
     held = [_call(i) for i in "abcd"]
-    decisions = {"a": True, "b": False, "c": Deny(reason="no"), "d": Answer(output=1), "x": True}
+    decisions: dict[str, Decision] = {
+        "a": True,
+        "b": False,
+        "c": Deny(reason="no"),
+        "d": Answer(output=1),
+        "x": True,
+    }
     before = time.time()
     written = claim_held(store, state, held, decisions, "run-1")
     claim = written.pending["claim"] if written.pending else None
@@ -203,3 +209,21 @@ def test_a_when_rule_is_remembered_and_required_then_kept() -> None:
     assert joined is not None and joined.when is _rule
     kept = session_policy("s", ApprovalPolicy(when=_rule), {"tools": ["a"], "when": False})
     assert kept is not None and kept.when is _rule and not kept.destructive
+
+
+class _ExpiringStore(MemorySessionStore):
+    """A store of one's own whose sessions expire: the conflicting save finds none left."""
+
+    def save(self, state: SessionState) -> SessionState:
+        raise SessionConflict("expired")
+
+    def load(self, session_id: str) -> SessionState | None:
+        return None
+
+
+def test_a_conflict_on_a_session_that_is_gone_names_no_run() -> None:
+    state = _state(pending=_held("a"), used=("a",))
+    with pytest.raises(AlreadyDecided) as caught:
+        claim_held(_ExpiringStore(), state, [_call("a")], {"a": True}, "run-2")
+    assert caught.value.claimed_by is None
+    assert caught.value.call_ids == ["a"]
