@@ -64,8 +64,10 @@ def test_a_claimed_turn_is_refused_naming_the_held_calls_and_the_claimer() -> No
     assert caught.value.call_ids == ["c1", "c2"]
     assert caught.value.claimed_by == "run-7"
     assert caught.value.session_id == "s1"
-    assert str(caught.value).startswith(
-        "call(s) c1, c2 of session 's1' were already decided by run 'run-7'; nothing ran"
+    assert str(caught.value) == (
+        "call(s) c1, c2 of session 's1' were already decided by run 'run-7'; nothing ran in "
+        "this run. Load the session to see what is held now (the execution log has what the "
+        "deciding run did)"
     )
 
 
@@ -84,6 +86,7 @@ def test_decisions_for_used_calls_no_longer_held_are_refused_sorted() -> None:
         check_not_decided(state, {"c2": True, "c1": Deny(), "c3": True})
     assert caught.value.call_ids == ["c1", "c2"]
     assert caught.value.claimed_by is None
+    assert caught.value.session_id == "s1"
 
 
 def test_decisions_for_held_or_never_used_calls_are_not_already_decided() -> None:
@@ -139,6 +142,7 @@ def test_a_second_claim_on_the_same_read_is_refused_naming_the_first(store: Sess
         claim_held(store, state, [_call("a"), _call("b")], {"a": True, "b": True}, "run-2")
     assert caught.value.claimed_by == "run-1"
     assert caught.value.call_ids == ["a", "b"]
+    assert caught.value.session_id == "s1"
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 
