@@ -15,6 +15,7 @@ project re-runs only the functions that changed.
     .venv/bin/python scripts/mutation.py -m _claim       # modules whose path contains "_claim"
     .venv/bin/python scripts/mutation.py --survivors     # list the surviving mutants too
     .venv/bin/python scripts/mutation.py --fresh         # ignore the cache
+    .venv/bin/python scripts/mutation.py --changed --list  # name the modules, run nothing
 
 A mutant listed in :data:`EQUIVALENT` cannot change behaviour; it is counted apart and not held
 against the score. Exit status 0 when every module run reaches :data:`TARGET`, 1 otherwise.
@@ -67,7 +68,22 @@ MODULES: dict[str, tuple[str, ...]] = {
 }
 
 # Mutants that cannot change behaviour, by mutmut's name, with the reason.
-EQUIVALENT: dict[str, str] = {}
+_NET = "toolrig.tools._netguard."
+EQUIVALENT: dict[str, str] = {
+    _NET + "x__parse_networks__mutmut_3": "strict=None is falsy: the same as strict=False",
+    _NET + "x__pinned__mutmut_5": "httpx's URL.host has no brackets or spaces to strip",
+    _NET + "x__pinned__mutmut_6": "URL.host is lower case and bracket-free: no X, [ or ] to strip",
+    _NET + "x__resolve__mutmut_8": "without type=, getaddrinfo repeats each address per socket "
+    "type; the list keeps each address once, in the same order",
+    _NET + "x__resolve__mutmut_24": "split('%') or split('%', 2): the part before the first % is "
+    "the same",
+    _NET + "x__resolve__mutmut_25": "a zone index holds no %: rsplit and split cut at the same one",
+    _NET + "x__resolve__mutmut_30": "maxsplit 2 instead of 1: the part before the first % is the "
+    "same",
+    _NET + "xǁNetPolicyǁreason__mutmut_41": "getattr default None is falsy like False",
+    _NET + "x_resolve_checked__mutmut_36": "ip_address(None) raises ValueError, so a literal "
+    "goes to getaddrinfo, which returns that same address without a lookup",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -205,6 +221,9 @@ def run_module(module: str, *, fresh: bool = False) -> Score:
 def changed_modules(ref: str) -> list[str]:
     """Modules whose code or mapped tests differ from the merge base with ``ref`` (committed
     or not)."""
+    found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", ref], cwd=ROOT, check=False)
+    if found.returncode != 0 and ref == "origin/main":
+        ref = "main"  # a clone without that remote: compare with the local main branch
     base = subprocess.run(
         ["git", "merge-base", ref, "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
@@ -234,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-m", "--module", action="append", default=[])
     parser.add_argument("--fresh", action="store_true", help="ignore the cached scores")
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
+    parser.add_argument("--list", action="store_true", help="name the selected modules only")
     args = parser.parse_args(argv)
 
     selected = list(MODULES)
@@ -243,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         selected = [m for m in selected if any(k in m for k in args.module)]
     if not selected:
         print("no module to mutate")
+        return 0
+    if args.list:
+        print("\n".join(selected))
         return 0
     cache = _load_cache()
     scores: list[Score] = []
