@@ -221,7 +221,9 @@ def run_module(module: str, *, fresh: bool = False) -> Score:
 def changed_modules(ref: str) -> list[str]:
     """Modules whose code or mapped tests differ from the merge base with ``ref`` (committed
     or not)."""
-    found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", ref], cwd=ROOT, check=False)
+    found = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", ref], cwd=ROOT, capture_output=True, check=False
+    )
     if found.returncode != 0 and ref == "origin/main":
         ref = "main"  # a clone without that remote: compare with the local main branch
     base = subprocess.run(
