@@ -58,6 +58,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/agent/test_agent_approval_policy.py",
         "tests/agent/test_agent_claim_boundaries.py",
     ),
+    "src/toolrig/tools/_sandbox.py": (
+        "tests/tools/test_tools_sandbox.py",
+        "tests/tools/test_adversarial_files.py",
+    ),
     "src/toolrig/tools/_netguard.py": (
         # test_web_fetch.py is left out: its slow-page and size-cap tests take seconds each,
         # and the audit tests send the same hops (redirects, pinning) to a local server.
