@@ -10,6 +10,7 @@ public addresses are reached unless the operator allows more, each cell a test b
 | every entry   | each refusal reason has its own words (loopback, link-local, ...)         |
 | scope         | an ``allow`` network opens its addresses and nothing beside them          |
 | scope         | an embedding whose IPv4 cannot be located: refused, even ``allow_private``|
+| scope         | a tunnel address carrying a public IPv4 under a private prefix: refused   |
 | entry points  | a bare address, a name (resolved), every scheme of ``schemes``           |
 | failure path  | invalid URL, other scheme, no host, unknown name: each its own code      |
 | absent values | no port: the scheme's default port is the one resolved                    |
@@ -243,3 +244,18 @@ def test_an_address_literal_is_sent_as_it_is(url: str) -> None:
     assert target == parsed
     assert headers == {}
     assert ext == {}
+
+
+def test_a_tunnel_address_is_judged_by_its_own_prefix_too() -> None:
+    """ISATAP carries 93.184.216.34 (public), but the packet goes to the private fd00::/64
+    network first: both must be allowed."""
+    tunnel = _ip("fd00::5efe:5db8:d822")
+    assert not NetPolicy().permits(tunnel)
+    assert NetPolicy().reason(tunnel) == "a private network address"
+    assert NetPolicy().permits(_ip("2001:db8:1::5efe:5db8:d822")) is False  # documentation net
+    assert NetPolicy(allow_private=True).permits(tunnel)
+
+
+def test_a_refused_scheme_names_every_scheme_accepted() -> None:
+    error = _refusal("ftp://93.184.216.34/x", NetPolicy())
+    assert error.message == "URL scheme 'ftp' is not allowed (use http or https)."
