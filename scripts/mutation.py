@@ -61,6 +61,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "src/toolrig/tools/_sandbox.py": (
         "tests/tools/test_tools_sandbox.py",
         "tests/tools/test_adversarial_files.py",
+        "tests/tools/test_tools_special_files.py",
+        "tests/tools/test_tools_files.py",
+        "tests/tools/test_tools_escapes.py",
     ),
     "src/toolrig/tools/_netguard.py": (
         # test_web_fetch.py is left out: its slow-page and size-cap tests take seconds each,
