@@ -26,6 +26,8 @@ class FakeDns:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.names: dict[str, list[str]] = {}
         self.asked: list[str] = []
+        self.ports: list[int] = []
+        """The port of each name looked up (numeric addresses are not recorded)."""
         monkeypatch.setattr(socket, "getaddrinfo", self._getaddrinfo)
 
     def add(self, host: str, addresses: Sequence[str]) -> None:
@@ -50,6 +52,7 @@ class FakeDns:
         if not addresses:
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         number = int(port) if port not in (None, "") else 0
+        self.ports.append(number)
         out: list[tuple[Any, ...]] = []
         for text_address in addresses:
             address = ipaddress.ip_address(text_address)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -23,6 +24,18 @@ def _get_loop() -> asyncio.AbstractEventLoop:
             thread.start()
             _loop = loop
         return _loop
+
+
+def _forget_loop_after_fork() -> None:
+    """A forked child has the loop object but not the thread running it: calls would wait
+    forever on it. The child starts its own loop on first use."""
+    global _lock, _loop
+    _lock = threading.Lock()
+    _loop = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_loop_after_fork)
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
