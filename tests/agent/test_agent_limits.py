@@ -42,13 +42,16 @@ async def test_a_turn_over_the_tool_call_budget_is_not_run_and_the_session_resum
     first = await agent.arun("do steps 1 to 4", raise_on_error=False)
     assert first.stop_reason == "usage_limit"
     assert first.error is not None and "tool_calls limit (3)" in first.error
-    assert RAN == [1, 2]  # stopped before the turn that would pass the budget ran anything
+    # stopped before the turn that would pass the budget ran anything (a turn's calls run at once)
+    assert sorted(RAN) == [1, 2]
+        sorted(RAN) == [1, 2]
+    )  # (a turn's calls run at once) stopped before the turn that would pass the budget ran anything
     assert not first.completed and first.output is None
 
     agent.limits = RunLimits(tool_calls=10)  # a larger budget; the session goes on
     second = await agent.arun(session_id=first.session_id)
     assert second.stop_reason == "answer" and second.output == "done"
-    assert RAN == [1, 2, 3, 4]
+    assert sorted(RAN) == [1, 2, 3, 4]
     # the API would have refused a history with unanswered calls (ScriptedModel checks it)
     assert model.remaining == 0
     await agent.aclose()
@@ -77,7 +80,7 @@ async def test_tokens_and_cost_stop_before_the_next_request(limits: RunLimits, n
     result = await agent.arun("go", raise_on_error=False)
     assert result.stop_reason == "usage_limit"
     assert result.error is not None and named in result.error
-    assert len(model.requests) == 2 and RAN == [1, 2]
+    assert len(model.requests) == 2 and sorted(RAN) == [1, 2]
     assert result.usage.total_tokens == 40
     await agent.aclose()
 

@@ -20,6 +20,11 @@ tightened copy of the core schema:
   pydantic-core read the text as Unicode and refuse it (about 20 ns a parameter);
 * ``Any`` (the schema ``{}``: any JSON value) accepts any Python object: only JSON data passes
   (finite numbers, text keys, valid text, bounded nesting); a plain ``dict``'s keys are text.
+* ``datetime`` is exported as ``format: date-time`` (RFC 3339: a date, ``T``, a time and an
+  offset) but accepts naive values, a space for the ``T`` and digits for a timestamp: text must
+  be an RFC 3339 date-time, in strict and lax calls alike, and the value a tool receives always
+  carries its offset (a Python ``datetime`` must be aware; a number in a lax call is read as a
+  Unix time, in UTC). See docs/validation.md.
 
 Each check runs only where such a type is: other parameters cost what they did (plain ``int``
 parameters keep pydantic's lax reading of ``true`` as ``1``: a check on every integer would
@@ -29,7 +34,9 @@ cost every call; strict calls refuse it).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, Final, cast
 
 from pydantic_core import CoreSchema, PydanticCustomError
@@ -76,6 +83,8 @@ def _tightened(node: dict[str, Any]) -> dict[str, Any]:
         return node if _TEXT_CHECKED & node.keys() else {**node, "min_length": 0}
     if kind == "any":
         return _wrap(node, _json_data, "function-after")
+    if kind == "datetime" and "tz_constraint" not in node:
+        return _wrap({**node, "tz_constraint": "aware"}, _rfc3339_text, "function-before")
     if kind == "dict" and node.get("keys_schema", {}).get("type") in ("any", "function-after"):
         keys = node["keys_schema"]
         if keys.get("type") == "any" or keys.get("function", {}).get("function") is _json_data:
@@ -138,6 +147,29 @@ def _gathered(kind: str) -> Callable[[Any, Callable[[Any], Any]], Any]:
         return result
 
     return check
+
+
+_RFC3339: Final = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z"
+)
+
+
+def _rfc3339_text(value: Any) -> Any:
+    """Text given for a date-time is what ``format: date-time`` says: RFC 3339, with its
+    offset, read here (so a strict call reads it as its JSON text); values of other types go
+    on to pydantic, which wants them aware."""
+    if not isinstance(value, str):
+        return value
+    if _RFC3339.match(value):
+        try:
+            return datetime.fromisoformat(value[:-1] + "+00:00" if value[-1] in "Zz" else value)
+        except ValueError:
+            pass  # a date that does not exist (2024-02-30): said below
+    raise PydanticCustomError(
+        "date_time_format",
+        "Input should be an RFC 3339 date-time with its offset, such as "
+        "2024-05-01T10:00:00Z or 2024-05-01T12:00:00+02:00",
+    )
 
 
 def _json_data(value: Any) -> Any:
