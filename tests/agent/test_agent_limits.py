@@ -44,8 +44,6 @@ async def test_a_turn_over_the_tool_call_budget_is_not_run_and_the_session_resum
     assert first.error is not None and "tool_calls limit (3)" in first.error
     # stopped before the turn that would pass the budget ran anything (a turn's calls run at once)
     assert sorted(RAN) == [1, 2]
-        sorted(RAN) == [1, 2]
-    )  # (a turn's calls run at once) stopped before the turn that would pass the budget ran anything
     assert not first.completed and first.output is None
 
     agent.limits = RunLimits(tool_calls=10)  # a larger budget; the session goes on
