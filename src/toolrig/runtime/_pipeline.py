@@ -335,20 +335,26 @@ class Pipeline:
             and timeout is UNSET
         ):
             return self.line.run_sync(tool, action, args, call_id, strict, progress)
-        if self._inline and not action.is_async and tool.spec.isolation == "thread":
+        spec = tool.spec
+        if (
+            self._inline
+            and not action.is_async
+            and spec.isolation == "thread"
+            and spec.runs_on is None
+            and self._policy.limit(spec, timeout) is None
+        ):
             call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
-            if call.timeout is None and tool.spec.runs_on is None:
-                call.runner = INLINE
-                coro = self._chain(call)
-                if self._traced:
-                    coro = traced_call(coro, action, call_id)
-                try:
-                    coro.send(None)
-                except StopIteration as done:
-                    result: ToolResult = done.value
-                    return result
-                coro.close()  # unreachable by construction: nothing on this path suspends
-                raise RuntimeError("the inline call path suspended")
+            call.runner = INLINE
+            coro = self._chain(call)
+            if self._traced:
+                coro = traced_call(coro, action, call_id)
+            try:
+                coro.send(None)
+            except StopIteration as done:
+                result: ToolResult = done.value
+                return result
+            coro.close()  # unreachable by construction: nothing on this path suspends
+            raise RuntimeError("the inline call path suspended")
         return run_sync(
             self.run(tool, action, args, call_id, timeout, strict, max_retries, progress)
         )
