@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, final
 
-from toolrig.core.context._context import ProgressCallback
+from toolrig.core.context._context import ProgressCallback, ToolContext
 from toolrig.core.context._events import Listeners
 from toolrig.core.context._runner import ToolRunner
 from toolrig.core.define._action import Action
@@ -67,18 +67,22 @@ class StraightLine:
         middleware or retry), as a straight line over the same steps, without the ~0.4 µs
         of driving a coroutine."""
         started_at, t0 = time.time(), time.perf_counter()
-        ready = self._start(tool, action, args, call_id, strict, progress, started_at, t0)
-        if isinstance(ready, ToolResult):
-            return ready
-        values, ctx, call = ready
+        try:
+            values = action.validator.validate(args, strict=strict)
+        except ArgumentsInvalid as exc:
+            return self._refused(tool, action, args, exc, call_id, strict, started_at, t0)
+        call = self._announced(tool, action, values, call_id, strict, started_at, t0)
+        ctx = self._context(action, call_id, progress)
+        output = None
         try:
             output = action.call(values, ctx)
         except Exception as exc:
-            return self._end(
-                action, values, None, raised(exc, action), call, call_id, started_at, t0
-            )
-        error = checked(action, output, self.validate_output)
-        return self._end(action, values, output, error, call, call_id, started_at, t0)
+            error: ErrorInfo | None = raised(exc, action)
+        else:
+            error = checked(action, output, self.validate_output)
+        result = make_result(action, output, error, call_id, started_at, t0, 1)
+        report(self.listeners, action, values, result, call)
+        return result
 
     async def run_async(
         self,
@@ -92,10 +96,13 @@ class StraightLine:
         """The plainest awaited call as one coroutine over the same steps: one coroutine
         per call, which shows when thousands run at once."""
         started_at, t0 = time.time(), time.perf_counter()
-        ready = self._start(tool, action, args, call_id, strict, progress, started_at, t0)
-        if isinstance(ready, ToolResult):
-            return ready
-        values, ctx, call = ready
+        try:
+            values = action.validator.validate(args, strict=strict)
+        except ArgumentsInvalid as exc:
+            return self._refused(tool, action, args, exc, call_id, strict, started_at, t0)
+        call = self._announced(tool, action, values, call_id, strict, started_at, t0)
+        ctx = self._context(action, call_id, progress)
+        output = None
         try:
             if action.is_async:
                 output = await action.call(values, ctx)
@@ -108,76 +115,76 @@ class StraightLine:
                 if ctx is not None:
                     ctx.cancel_event.set()
                 raise  # the caller's own cancellation is not ours to swallow
-            cancelled = ErrorInfo(
+            error: ErrorInfo | None = ErrorInfo(
                 code=ErrorCode.CANCELLED, message=f"`{action.name}` was cancelled."
             )
-            return self._end(action, values, None, cancelled, call, call_id, started_at, t0)
         except Exception as exc:
-            return self._end(
-                action, values, None, raised(exc, action), call, call_id, started_at, t0
-            )
-        error = checked(action, output, self.validate_output)
-        return self._end(action, values, output, error, call, call_id, started_at, t0)
+            error = raised(exc, action)
+        else:
+            error = checked(action, output, self.validate_output)
+        result = make_result(action, output, error, call_id, started_at, t0, 1)
+        report(self.listeners, action, values, result, call)
+        return result
 
-    def _start(
+    def _refused(
         self,
         tool: BaseTool,
         action: Action,
         args: Any,
+        exc: ArgumentsInvalid,
         call_id: str,
         strict: bool,
-        progress: ProgressCallback | None,
         started_at: float,
         t0: float,
-    ) -> tuple[dict[str, Any], Any, Call | None] | ToolResult:
-        """Validate and announce: the values, context and call (built only for listeners),
-        or the call's final result."""
+    ) -> ToolResult:
+        """The result of a call whose arguments are invalid, reported."""
+        result = make_result(action, None, exc.error, call_id, started_at, t0, 1)
         call = None
-        try:
-            values = action.validator.validate(args, strict=strict)
-        except ArgumentsInvalid as exc:
-            result = make_result(action, None, exc.error, call_id, started_at, t0, 1)
-            if self.listeners.items:
-                call = Call(
-                    owner=tool,
-                    target=action,
-                    arguments={},
-                    raw=args,
-                    tool_call_id=call_id,
-                    strict=strict,
-                    started_at=started_at,
-                    t0=t0,
-                )
-            report(self.listeners, action, values_or(args), result, call)
-            return result
         if self.listeners.items:
             call = Call(
                 owner=tool,
                 target=action,
-                arguments=values,
-                raw=values,
+                arguments={},
+                raw=args,
                 tool_call_id=call_id,
                 strict=strict,
                 started_at=started_at,
                 t0=t0,
             )
-            announce(self.listeners, action, call_id, values, call)
-        if action.context_param is None:
-            return values, None, call
-        ctx = context_for(action, call_id, 1, None, progress, self.state, self.runner)
-        return values, ctx, call
+        report(self.listeners, action, values_or(args), result, call)
+        return result
 
-    def _end(
+    def _announced(
         self,
+        tool: BaseTool,
         action: Action,
         values: dict[str, Any],
-        output: Any,
-        error: ErrorInfo | None,
-        call: Call | None,
         call_id: str,
+        strict: bool,
         started_at: float,
         t0: float,
-    ) -> ToolResult:
-        result = make_result(action, output, error, call_id, started_at, t0, 1)
-        report(self.listeners, action, values, result, call)
-        return result
+    ) -> Call | None:
+        """The call, told to the listeners, or ``None`` when nobody listens (it is built
+        only for them)."""
+        if not self.listeners.items:
+            return None
+        call = Call(
+            owner=tool,
+            target=action,
+            arguments=values,
+            raw=values,
+            tool_call_id=call_id,
+            strict=strict,
+            started_at=started_at,
+            t0=t0,
+        )
+        announce(self.listeners, action, call_id, values, call)
+        return call
+
+    def _context(
+        self, action: Action, call_id: str, progress: ProgressCallback | None
+    ) -> ToolContext | None:
+        """The call's context, for a tool that asks for one."""
+        if action.context_param is None:
+            return None
+        return context_for(action, call_id, 1, None, progress, self.state, self.runner)
