@@ -42,6 +42,14 @@ TARGET = 0.90  # killed / (generated - equivalent), per module
 RUN_LIMIT = 1500  # seconds for the mutmut run of one module
 MAX_CHILDREN = 2  # test processes at a time, at nice 10: the two cores are shared
 
+_PIPELINE_TESTS = (
+    "tests/runtime/test_runtime_executor.py",
+    "tests/runtime/test_runtime_pipeline.py",
+    "tests/runtime/test_runtime_one_call.py",
+    "tests/runtime/test_runtime_timeouts_concurrency.py",
+    "tests/runtime/test_pipeline_boundaries.py",
+)
+
 # The one place that says which tests cover which module: a module's mutants are run against
 # these test files only (per-module selection keeps a module's run within minutes).
 MODULES: dict[str, tuple[str, ...]] = {
@@ -72,6 +80,18 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/tools_web/test_web_audit_gaps.py",
         "tests/tools_web/test_netguard_boundaries.py",
     ),
+    # The pipeline: the steps of a call, its two straight lines, the composed path's links and
+    # how an attempt's outcome becomes a result. Not the property tests (seconds a test, each
+    # would run against every mutant) nor the isolation tests (child processes).
+    **{
+        module: _PIPELINE_TESTS
+        for module in (
+            "src/toolrig/runtime/_steps.py",
+            "src/toolrig/runtime/_straight.py",
+            "src/toolrig/runtime/_outcome.py",
+            "src/toolrig/runtime/_links.py",
+        )
+    },
 }
 
 # Mutants that cannot change behaviour, by mutmut's name, with the reason.

@@ -36,8 +36,8 @@ class ToolEvent:
     delay: float | None = None
     """For ``retried``: seconds waited before the next attempt."""
     call: Call | None = None
-    """The call itself, as hooks and middleware see it (``None`` for a name that names no
-    tool, and on the straight-line paths, which build no ``Call``)."""
+    """The call itself, as hooks and middleware see it (``None`` only for a name that names
+    no tool: every path builds the ``Call`` when someone listens)."""
 
 
 Listener = Callable[[ToolEvent], None]

@@ -1,0 +1,357 @@
+"""The promises of a call's steps, tried on every path a call can take.
+
+A call takes one of four paths: the straight sync line (``execute_sync``, nothing to
+compose), the straight async line (``execute``), the composed path (any middleware), and the
+composed path run for a blocking caller (``execute_sync`` with a time limit). Each promise
+below holds on each of them, and the test named in its row tries it there.
+
+===========================================  ==================================================
+promise (boundary)                           test
+===========================================  ==================================================
+listeners hear ``started`` with the tool,    ``test_events_name_the_call_on_every_path``
+action, call id, attempt and the validated
+arguments, then the outcome with the result
+and its attempt count (every path)
+a tool's context names its tool, action,     ``test_the_context_describes_its_own_call``
+call id and attempt, carries the executor's
+state, reports progress to the caller and
+nests calls on the same pipeline (every path)
+the context's deadline is the call's limit   ``test_the_context_deadline_is_the_calls_limit``
+from now; none without a limit
+a tool that is cancelled from inside is a    ``test_a_tool_cancelled_from_inside_answers_cancelled``
+``cancelled`` result naming the action; the
+caller's own cancellation propagates and
+sets the context's cancel event (async paths)  ``test_the_callers_cancellation_propagates``
+a timeout is a retryable ``timeout`` with a  ``test_a_timeout_is_retryable_and_says_what_to_do``
+hint (composed path, async and thread tools)
+output checking follows ``validate_output``  ``test_output_checking_follows_the_setting``
+(straight and composed)
+the result's duration is measured from the   ``test_the_duration_is_measured_on_the_composed_path``
+call's start on the composed path
+a failed call logs one INFO line naming the  ``test_log_lines_name_the_call_and_carry_its_fields``
+action, its code and the message's first
+line; a succeeded one a DEBUG line; each
+with the call's structured fields
+a name that names nothing: one ``not_found`` ``test_a_missing_name_answers_the_same_everywhere``
+result with a hint and metadata, one
+``failed`` event (attempt 0), one INFO log
+line and, traced, one span (``and nothing
+else``: no ``started`` event)
+===========================================  ==================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from toolrig import ToolContext, ToolExecutor, ToolResult, tool
+from toolrig.core.model._errors import ErrorCode
+from toolrig.runtime import Call, CallNext, EventKind, ToolEvent
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool
+async def add_async(a: int, b: int) -> int:
+    """Add two integers, awaiting."""
+    return a + b
+
+
+async def _through(call: Call, call_next: CallNext) -> ToolResult:
+    """A middleware that changes nothing: its presence composes the path."""
+    return await call_next(call)
+
+
+PATHS = ("straight-sync", "straight-async", "composed-async", "composed-blocking")
+
+
+def _run(
+    path: str, executor: ToolExecutor, name: str, args: dict[str, Any], **options: Any
+) -> ToolResult:
+    """Call ``name`` on ``path`` (the executor is built for that path by `_executor`)."""
+    if path in ("straight-sync", "composed-blocking"):
+        if path == "composed-blocking":
+            options.setdefault("timeout", 30.0)
+        return executor.execute_sync(name, args, **options)
+    return asyncio.run(executor.execute(name, args, **options))  # type: ignore[arg-type]
+
+
+def _executor(path: str, tools: list[Any], **settings: Any) -> ToolExecutor:
+    middleware = [_through] if path.startswith("composed") else []
+    return ToolExecutor(tools, middleware=middleware, **settings)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_events_name_the_call_on_every_path(path: str) -> None:
+    executor = _executor(path, [add])
+    events: list[ToolEvent] = []
+    executor.add_listener(events.append)
+    result = _run(path, executor, "add", {"a": "1", "b": 2}, tool_call_id="c-7")
+    assert result.output == 3
+    assert [e.kind for e in events] == [EventKind.STARTED, EventKind.SUCCEEDED]
+    started, done = events
+    for event in events:
+        assert (event.tool, event.action, event.tool_call_id) == ("add", "add", "c-7")
+        assert event.attempt == 1
+        assert type(event.call) is Call
+    assert started.arguments == {"a": 1, "b": 2}  # the validated values, not the raw text
+    assert done.arguments == {"a": 1, "b": 2}
+    assert done.result is result
+
+    failing = _executor(path, [add])
+    failed: list[ToolEvent] = []
+    failing.add_listener(failed.append)
+    refused = _run(path, failing, "add", {"a": "one", "b": 2}, tool_call_id="c-8")
+    assert [e.kind for e in failed] == [EventKind.FAILED]  # no start for invalid arguments
+    assert failed[0].result is refused and failed[0].tool_call_id == "c-8"
+    assert failed[0].attempt == 1 and failed[0].action == "add"
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_context_describes_its_own_call(path: str) -> None:
+    seen: list[ToolContext] = []
+
+    @tool
+    async def inner(n: int) -> int:
+        """Double."""
+        return n * 2
+
+    @tool
+    async def outer(n: int, ctx: ToolContext) -> int:
+        """Report progress and call ``inner``."""
+        seen.append(ctx)
+        ctx.report_progress(1, 2, "half")
+        nested = await ctx.run_tool(inner, "inner", {"n": n})
+        return int(nested.output)
+
+    progress: list[tuple[float, float | None, str | None]] = []
+    executor = _executor(path, [outer, inner], state={"tenant": "t1"})
+    calls: list[ToolEvent] = []
+    executor.add_listener(calls.append)
+    result = _run(
+        path,
+        executor,
+        "outer",
+        {"n": 4},
+        tool_call_id="c-9",
+        progress=lambda done, total, message: progress.append((done, total, message)),
+    )
+    assert result.success, result.error
+    assert result.output == 8
+    (ctx,) = seen
+    assert (ctx.tool, ctx.action, ctx.tool_call_id, ctx.attempt) == ("outer", "outer", "c-9", 1)
+    assert ctx.state == {"tenant": "t1"}
+    assert progress == [(1, 2, "half")]
+    # the nested call ran on this pipeline: its listener heard it, under the caller's id
+    assert [(e.tool, e.kind) for e in calls if e.tool == "inner"] == [
+        ("inner", EventKind.STARTED),
+        ("inner", EventKind.SUCCEEDED),
+    ]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_context_deadline_is_the_calls_limit(path: str) -> None:
+    deadlines: list[float | None] = []
+
+    @tool
+    async def look(ctx: ToolContext) -> bool:
+        """Note the deadline."""
+        deadlines.append(ctx.deadline)
+        return True
+
+    executor = _executor(path, [look])
+    before = time.monotonic()
+    limited = "composed" in path  # the straight lines run calls without a limit
+    options = {"timeout": 5.0} if limited else {}
+    assert _run(path, executor, "look", {}, **options).success
+    (deadline,) = deadlines
+    if limited:
+        assert deadline is not None
+        assert before + 4.0 < deadline <= time.monotonic() + 5.0
+    else:
+        assert deadline is None
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_tool_cancelled_from_inside_answers_cancelled(path: str) -> None:
+    @tool
+    async def gives_up() -> int:
+        """Cancel itself."""
+        raise asyncio.CancelledError
+
+    result = _run(path, _executor(path, [gives_up]), "gives_up", {})
+    assert not result.success and result.error is not None
+    assert result.error.code == ErrorCode.CANCELLED
+    assert result.error.message == "`gives_up` was cancelled."
+
+
+@pytest.mark.parametrize("path", ["straight-async", "composed-async"])
+def test_the_callers_cancellation_propagates(path: str) -> None:
+    contexts: list[ToolContext] = []
+
+    @tool
+    async def waits(ctx: ToolContext) -> int:
+        """Wait for a long time."""
+        contexts.append(ctx)
+        await asyncio.sleep(30)
+        return 1
+
+    executor = _executor(path, [waits])
+
+    async def scenario() -> None:
+        task = asyncio.ensure_future(executor.execute("waits", {}))
+        for _ in range(2_000):  # until the tool runs (polling: the tool is the thing tested)
+            if contexts:
+                break
+            await asyncio.sleep(0.001)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+    assert contexts[0].cancel_event.is_set()
+
+
+@pytest.mark.parametrize("kind", ["async", "thread"])
+def test_a_timeout_is_retryable_and_says_what_to_do(kind: str) -> None:
+    if kind == "async":
+
+        @tool
+        async def slow() -> int:
+            """Sleep."""
+            await asyncio.sleep(5)
+            return 1
+
+    else:
+
+        @tool
+        def slow() -> int:
+            """Sleep in a thread."""
+            time.sleep(0.5)
+            return 1
+
+    executor = ToolExecutor([slow], middleware=[_through])
+    started = time.monotonic()
+    result = executor.execute_sync("slow", {}, timeout=0.05)
+    assert time.monotonic() - started < 2.0
+    assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
+    assert result.error.retryable
+    assert result.error.hint == "The tool took too long; try a smaller request or try again later."
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("check", [True, False])
+def test_output_checking_follows_the_setting(path: str, check: bool) -> None:
+    @tool
+    def wrong() -> int:
+        """Answer text where a number is declared."""
+        return "not a number"  # type: ignore[return-value]
+
+    result = _run(path, _executor(path, [wrong], validate_output=check), "wrong", {})
+    if check:
+        assert result.error is not None and result.error.code == ErrorCode.INVALID_OUTPUT
+    else:
+        assert result.success and result.output == "not a number"
+
+
+def test_the_duration_is_measured_on_the_composed_path() -> None:
+    @tool
+    async def pause() -> int:
+        """Sleep 50 ms."""
+        await asyncio.sleep(0.05)
+        return 1
+
+    result = _run("composed-async", _executor("composed-async", [pause]), "pause", {})
+    assert result.metadata is not None
+    assert 45.0 <= result.metadata.duration_ms < 5_000.0
+
+
+@pytest.fixture
+def executor_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.DEBUG, logger="toolrig.executor")
+    return caplog
+
+
+def _records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """The one line a call's outcome logs (not the traceback line of a tool that raised)."""
+    return [
+        r
+        for r in caplog.records
+        if r.name == "toolrig.executor" and r.funcName in ("report", "not_found")
+    ]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_log_lines_name_the_call_and_carry_its_fields(
+    path: str, executor_log: pytest.LogCaptureFixture
+) -> None:
+    @tool
+    def boom() -> int:
+        """Fail."""
+        raise ValueError("first line\nsecond line")
+
+    executor = _executor(path, [add, boom])
+    _run(path, executor, "add", {"a": 1, "b": 2}, tool_call_id="ok-1")
+    bad = _run(path, executor, "boom", {}, tool_call_id="bad-1")
+    assert bad.error is not None and "\n" in bad.error.message
+    succeeded, failed = _records(executor_log)
+    assert (succeeded.levelno, succeeded.getMessage()) == (logging.DEBUG, "add succeeded")
+    first_line = bad.error.message.splitlines()[0]
+    assert (failed.levelno, failed.getMessage()) == (
+        logging.INFO,
+        f"boom failed [{bad.error.code}]: {first_line}",
+    )
+    for record, call_id, code in ((succeeded, "ok-1", None), (failed, "bad-1", bad.error.code)):
+        fields = record.__dict__
+        assert fields["tool_call_id"] == call_id
+        assert (fields["tool"], fields["action"]) == (record.getMessage().split()[0],) * 2
+        assert fields["attempts"] == 1
+        assert fields["duration_ms"] >= 0.0
+        assert fields["error_code"] == code
+
+
+def _missing_everywhere() -> list[Callable[[ToolExecutor], ToolResult]]:
+    return [
+        lambda ex: ex.execute_sync("nope", {}, tool_call_id="m-1"),
+        lambda ex: asyncio.run(ex.execute("nope", {}, tool_call_id="m-1")),
+        lambda ex: ex.execute_sync("nope", {}, tool_call_id="m-1", timeout=5.0),
+    ]
+
+
+@pytest.mark.parametrize("middleware", [False, True])
+@pytest.mark.parametrize("entry", range(3))
+def test_a_missing_name_answers_the_same_everywhere(
+    entry: int, middleware: bool, executor_log: pytest.LogCaptureFixture
+) -> None:
+    executor = ToolExecutor([add], middleware=[_through] if middleware else [])
+    events: list[ToolEvent] = []
+    executor.add_listener(events.append)
+    before = time.time()
+    result = _missing_everywhere()[entry](executor)
+    assert not result.success and result.error is not None
+    assert result.error.code == ErrorCode.NOT_FOUND
+    assert "nope" in result.error.message
+    assert result.error.hint == "Call one of the available tools by its exact name."
+    meta = result.metadata
+    assert meta is not None
+    assert (meta.tool, meta.action, meta.tool_call_id) == ("nope", None, "m-1")
+    assert before <= meta.started_at <= time.time()
+    assert meta.duration_ms == 0.0
+    assert len(events) == 1  # one failed event and nothing else (no start)
+    (event,) = events
+    assert (event.kind, event.tool, event.action) == (EventKind.FAILED, "nope", "")
+    assert (event.tool_call_id, event.attempt, event.result) == ("m-1", 0, result)
+    (line,) = _records(executor_log)
+    assert (line.levelno, line.getMessage()) == (logging.INFO, "nope failed [not_found]")
+    assert line.__dict__["tool_call_id"] == "m-1"
+    assert line.__dict__["error_code"] == ErrorCode.NOT_FOUND
