@@ -32,6 +32,15 @@ a failed call logs one INFO line naming the  ``test_log_lines_name_the_call_and_
 action, its code and the message's first
 line; a succeeded one a DEBUG line; each
 with the call's structured fields
+a call past its limit answers ``timeout``     ``test_a_limit_stops_the_call_and_tells_its_context``
+naming the action and limit and sets the
+context's cancel event; the tool's own
+``TimeoutError`` is not the call's limit
+a hook raising ``PermissionError`` denies;   ``test_a_refusing_hook_denies_and_a_failing_hook_fails``
+one failing otherwise fails; neither runs
+the tool
+events show arguments that are a mapping,    ``test_events_show_arguments_only_when_they_are_a_mapping``
+and ``None`` for any other value
 a name that names nothing: one ``not_found`` ``test_a_missing_name_answers_the_same_everywhere``
 result with a hint and metadata, one
 ``failed`` event (attempt 0), one INFO log
@@ -355,3 +364,73 @@ def test_a_missing_name_answers_the_same_everywhere(
     assert (line.levelno, line.getMessage()) == (logging.INFO, "nope failed [not_found]")
     assert line.__dict__["tool_call_id"] == "m-1"
     assert line.__dict__["error_code"] == ErrorCode.NOT_FOUND
+
+
+def test_a_limit_stops_the_call_and_tells_its_context() -> None:
+    """Past its limit a call answers ``timeout`` naming the action and the limit, and its
+    context's cancel event is set (the tool is told to stop); a ``TimeoutError`` the tool
+    raises itself within the limit is the tool's own failure, not the call's limit."""
+    contexts: list[ToolContext] = []
+
+    @tool
+    async def slow(ctx: ToolContext) -> int:
+        """Sleep."""
+        contexts.append(ctx)
+        await asyncio.sleep(5)
+        return 1
+
+    @tool
+    async def own_timeout() -> int:
+        """Raise a timeout of its own at once."""
+        raise TimeoutError("the upstream service timed out")
+
+    executor = ToolExecutor([slow, own_timeout], middleware=[_through])
+    result = executor.execute_sync("slow", {}, timeout=0.05)
+    assert result.error is not None
+    assert result.error.message == "`slow` did not finish within 0.05 s"
+    assert contexts[0].cancel_event.is_set()
+    own = executor.execute_sync("own_timeout", {}, timeout=5.0)
+    assert own.error is not None
+    assert "the upstream service timed out" in own.error.message
+    assert "did not finish within" not in own.error.message
+
+
+@pytest.mark.parametrize("path", ["composed-async", "composed-blocking"])
+def test_a_refusing_hook_denies_and_a_failing_hook_fails(path: str) -> None:
+    ran: list[int] = []
+
+    @tool
+    def guarded(n: int) -> int:
+        """Count."""
+        ran.append(n)
+        return n
+
+    def refuse(call: Call) -> None:
+        if call.arguments["n"] == 1:
+            raise PermissionError("not on Sundays")
+        if call.arguments["n"] == 2:
+            raise RuntimeError("the hook itself broke")
+
+    executor = _executor(path, [guarded])
+    executor.add_pre_hook(refuse)
+    refused = _run(path, executor, "guarded", {"n": 1})
+    assert refused.error is not None
+    assert refused.error.code == ErrorCode.PERMISSION_DENIED
+    assert refused.error.message == "The call to `guarded` was refused: not on Sundays"
+    broken = _run(path, executor, "guarded", {"n": 2})
+    assert broken.error is not None and broken.error.code != ErrorCode.PERMISSION_DENIED
+    assert "the hook itself broke" in broken.error.message
+    assert ran == []  # neither refused call ran
+    assert _run(path, executor, "guarded", {"n": 3}).output == 3
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_events_show_arguments_only_when_they_are_a_mapping(path: str) -> None:
+    """Invalid arguments reach listeners as they were given when they are a mapping, and
+    as ``None`` when they are not one (a list, say)."""
+    executor = _executor(path, [add])
+    events: list[ToolEvent] = []
+    executor.add_listener(events.append)
+    _run(path, executor, "add", {"a": "x", "b": 1})
+    executor.execute_sync("add", ["not", "a", "mapping"])  # type: ignore[arg-type]
+    assert [e.arguments for e in events] == [{"a": "x", "b": 1}, None]
