@@ -48,6 +48,7 @@ _PIPELINE_TESTS = (
     "tests/runtime/test_runtime_one_call.py",
     "tests/runtime/test_runtime_timeouts_concurrency.py",
     "tests/runtime/test_pipeline_boundaries.py",
+    "tests/tracing/test_tracing_pipeline.py",
 )
 
 # The one place that says which tests cover which module: a module's mutants are run against

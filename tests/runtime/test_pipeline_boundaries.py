@@ -44,8 +44,9 @@ and ``None`` for any other value
 a name that names nothing: one ``not_found`` ``test_a_missing_name_answers_the_same_everywhere``
 result with a hint and metadata, one
 ``failed`` event (attempt 0), one INFO log
-line and, traced, one span (``and nothing
-else``: no ``started`` event)
+line (``and nothing else``: no ``started``
+event); traced, one span: in
+``tests/tracing/test_tracing_pipeline.py``
 ===========================================  ==================================================
 """
 
