@@ -205,6 +205,31 @@ def burst(
     return out
 
 
+def breakdown(executor: ToolExecutor, repeats: int, target_s: float) -> list[Row]:
+    """Each part of the straight sync line on its own: what the structure of a call (its
+    id, timestamps, result object) costs beside validation and the call itself."""
+    from toolrig.core.model._ids import new_call_id
+    from toolrig.runtime._outcome import make_result
+
+    entry = executor.catalog.entry("add")
+    assert entry is not None
+    action = entry[1]
+    values = action.validator.validate(ADD_ARGS)
+    parts: list[tuple[str, Callable[[], Any]]] = [
+        ("catalogue lookup", lambda: executor.catalog.entry("add")),
+        ("call id", new_call_id),
+        ("two clock reads (start time, duration)", lambda: (time.time(), perf())),
+        ("argument validation", lambda: action.validator.validate(ADD_ARGS)),
+        ("the function itself", lambda: action.call(values, None)),
+        ("result and metadata objects", lambda: make_result(action, 3, None, "c", 0.0, 1.0, 1)),
+        ("empty lambda (the harness)", lambda: None),
+    ]
+    return [
+        Row(f"  part: {label}", per_call_sync(call, repeats, target_s), "µs")
+        for label, call in parts
+    ]
+
+
 def import_cost(statement: str) -> tuple[float, float, float]:
     """(in-process import ms, process wall ms, peak RSS MiB) of a fresh interpreter.
 
@@ -308,6 +333,9 @@ def run(repeats: int, target_s: float, n_concurrent: int, import_repeats: int) -
             target=1.5,
         )
     )
+
+    section("where a sync call's time goes")
+    rows.extend(breakdown(sync_ex, repeats, target_s))
 
     section("toolrig async add")
     rows.append(
