@@ -87,6 +87,11 @@ change to defaults checks). Update a value, with its two runs, when a change mov
 purpose."""
 
 
+FIRST_MODEL = "import_vs_first_model"
+"""A reference printed beside the ratios, not guarded: what a pydantic user pays on defining a
+first constrained model is the fairer floor for a library whose own types are such models."""
+
+
 def per_call(n: int) -> tuple[Callable[[], float], Callable[[], float]]:
     """(toolrig, baseline) batches of ``n`` sync calls of ``add``; each returns seconds."""
     from toolrig import ToolExecutor, tool
@@ -229,8 +234,20 @@ def yaml_cold(folder: Path) -> float:
 IMPORT = "import time\nstart = time.process_time()\n{}\nprint(time.process_time() - start)"
 
 
-def import_ratio() -> float:
-    """``import toolrig`` / ``from pydantic import BaseModel, TypeAdapter``, fresh interpreters."""
+PYDANTIC_IMPORT = "from pydantic import BaseModel, TypeAdapter"
+PYDANTIC_FIRST_MODEL = (
+    "from pydantic import BaseModel, Field, TypeAdapter\n"
+    "class Add(BaseModel):\n"
+    "    a: int = Field(ge=0)\n"
+    "    b: int = 0"
+)
+
+
+def import_ratio() -> tuple[float, float]:
+    """``import toolrig`` / ``from pydantic import BaseModel, TypeAdapter``, fresh
+    interpreters; and, for reference, over the same import plus a first model with a
+    ``Field`` constraint (which loads ``pydantic.fields`` and ``pydantic.types``, as toolrig's
+    own models do)."""
 
     def cost(statement: str) -> float:
         code = IMPORT.format(statement)
@@ -239,7 +256,8 @@ def import_ratio() -> float:
         )
         return float(done.stdout)
 
-    return cost("import toolrig") / cost("from pydantic import BaseModel, TypeAdapter")
+    ours = cost("import toolrig")
+    return ours / cost(PYDANTIC_IMPORT), ours / cost(PYDANTIC_FIRST_MODEL)
 
 
 def measure(repeats: int, quick: bool) -> dict[str, list[float]]:
@@ -254,7 +272,7 @@ def measure(repeats: int, quick: bool) -> dict[str, list[float]]:
     }
     for ours, floor in pairs.values():  # warm-up: lazy imports, first compilations
         ours(), floor()
-    samples: dict[str, list[float]] = {name: [] for name in RECORDED}
+    samples: dict[str, list[float]] = {name: [] for name in (*RECORDED, FIRST_MODEL)}
     with tempfile.TemporaryDirectory(prefix="toolrig-ratios-") as tmp:
         write_definitions(Path(tmp), 300 if quick else 2_000)
         gc.collect()
@@ -267,7 +285,9 @@ def measure(repeats: int, quick: bool) -> dict[str, list[float]]:
                     base += floor()
                 samples[name].append(mine / base)
             samples["yaml_cold"].append(yaml_cold(Path(tmp)))
-            samples["import"].append(import_ratio())
+            bare, first_model = import_ratio()
+            samples["import"].append(bare)
+            samples[FIRST_MODEL].append(first_model)
     loop.close()
     return samples
 
@@ -286,6 +306,10 @@ def report(samples: dict[str, list[float]], check: bool) -> int:
         print(
             f"{name:<12} {now:>5.2f}x {rec.value:>8.2f}x {rec.target:>6.2f}x  {status:<11}  {rec.what}"
         )
+    print(
+        f"{'reference':<12} {statistics.median(samples[FIRST_MODEL]):>5.2f}x"
+        f"{'':>28}import toolrig / pydantic's import + one model with a Field (not guarded)"
+    )
     if flagged:
         print(
             f"{flagged} ratio(s) more than {WORSE - 1:.0%} worse than recorded"
