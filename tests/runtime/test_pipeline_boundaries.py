@@ -294,11 +294,7 @@ def executor_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
 
 def _records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     """The one line a call's outcome logs (not the traceback line of a tool that raised)."""
-    return [
-        r
-        for r in caplog.records
-        if r.name == "toolrig.executor" and r.funcName in ("report", "not_found")
-    ]
+    return [r for r in caplog.records if r.name == "toolrig.executor" and r.exc_info is None]
 
 
 @pytest.mark.parametrize("path", PATHS)
