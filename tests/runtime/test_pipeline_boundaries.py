@@ -5,49 +5,42 @@ compose), the straight async line (``execute``), the composed path (any middlewa
 composed path run for a blocking caller (``execute_sync`` with a time limit). Each promise
 below holds on each of them, and the test named in its row tries it there.
 
-===========================================  ==================================================
-promise (boundary)                           test
-===========================================  ==================================================
-listeners hear ``started`` with the tool,    ``test_events_name_the_call_on_every_path``
-action, call id, attempt and the validated
-arguments, then the outcome with the result
-and its attempt count (every path)
-a tool's context names its tool, action,     ``test_the_context_describes_its_own_call``
-call id and attempt, carries the executor's
-state, reports progress to the caller and
-nests calls on the same pipeline (every path)
-the context's deadline is the call's limit   ``test_the_context_deadline_is_the_calls_limit``
-from now; none without a limit
-a tool that is cancelled from inside is a    ``test_a_tool_cancelled_from_inside_answers_cancelled``
-``cancelled`` result naming the action; the
-caller's own cancellation propagates and
-sets the context's cancel event (async paths)  ``test_the_callers_cancellation_propagates``
-a timeout is a retryable ``timeout`` with a  ``test_a_timeout_is_retryable_and_says_what_to_do``
-hint (composed path, async and thread tools)
-output checking follows ``validate_output``  ``test_output_checking_follows_the_setting``
-(straight and composed)
-the result's duration is measured from the   ``test_the_duration_is_measured_on_the_composed_path``
-call's start on the composed path
-a failed call logs one INFO line naming the  ``test_log_lines_name_the_call_and_carry_its_fields``
-action, its code and the message's first
-line; a succeeded one a DEBUG line; each
-with the call's structured fields
-a call past its limit answers ``timeout``     ``test_a_limit_stops_the_call_and_tells_its_context``
-naming the action and limit and sets the
-context's cancel event; the tool's own
-``TimeoutError`` is not the call's limit
-a hook raising ``PermissionError`` denies;   ``test_a_refusing_hook_denies_and_a_failing_hook_fails``
-one failing otherwise fails; neither runs
-the tool
-events show arguments that are a mapping,    ``test_events_show_arguments_only_when_they_are_a_mapping``
-and ``None`` for any other value
-a name that names nothing: one ``not_found`` ``test_a_missing_name_answers_the_same_everywhere``
-result with a hint and metadata, one
-``failed`` event (attempt 0), one INFO log
-line (``and nothing else``: no ``started``
-event); traced, one span: in
-``tests/tracing/test_tracing_pipeline.py``
-===========================================  ==================================================
+Each promise (its boundary), and the test that tries it:
+
+- listeners hear ``started`` with the tool, action, call id, attempt and the validated
+  arguments, then the outcome with the result and its attempt count; invalid arguments: only
+  the outcome (every path): ``test_events_name_the_call_on_every_path``;
+- a tool's context names its tool, action, call id and attempt, carries the executor's state,
+  reports progress to the caller and nests calls on the same pipeline (every path):
+  ``test_the_context_describes_its_own_call``;
+- the context's deadline is the call's limit from now, and none without a limit:
+  ``test_the_context_deadline_is_the_calls_limit``;
+- a tool cancelled from inside is a ``cancelled`` result naming the action (every path):
+  ``test_a_tool_cancelled_from_inside_answers_cancelled``; the caller's own cancellation
+  propagates and sets the context's cancel event: ``test_the_callers_cancellation_propagates``;
+- a timeout is a retryable ``timeout`` with a hint (async and thread tools):
+  ``test_a_timeout_is_retryable_and_says_what_to_do``; it names the action and the limit and
+  sets the context's cancel event, and a ``TimeoutError`` the tool raises itself is not the
+  call's limit: ``test_a_limit_stops_the_call_and_tells_its_context``;
+- output checking follows ``validate_output`` (every path):
+  ``test_output_checking_follows_the_setting``;
+- the duration is measured from the call's start on the composed path:
+  ``test_the_duration_is_measured_on_the_composed_path``;
+- a hook raising ``PermissionError`` denies, one failing otherwise fails, and neither runs the
+  tool: ``test_a_refusing_hook_denies_and_a_failing_hook_fails``;
+- events show arguments that are a mapping and ``None`` for any other value:
+  ``test_events_show_arguments_only_when_they_are_a_mapping``;
+- a failed call logs one INFO line naming the action, its code and the message's first line,
+  a succeeded one a DEBUG line, each with the call's structured fields:
+  ``test_log_lines_name_the_call_and_carry_its_fields``; a result without metadata (made by a
+  post-hook) is still reported, with an empty id and one attempt (absent values):
+  ``test_a_result_a_post_hook_made_without_metadata_is_still_reported``;
+- a name that names nothing: one ``not_found`` result with a hint and metadata, one
+  ``failed`` event (attempt 0), one INFO log line, and nothing else (no ``started``), from
+  every entry point: ``test_a_missing_name_answers_the_same_everywhere``; a missing action of
+  a known tool is named in the metadata and the event:
+  ``test_a_missing_action_of_a_known_tool_is_named_in_the_answer``; traced, one span:
+  ``tests/tracing/test_tracing_pipeline.py``.
 """
 
 from __future__ import annotations
@@ -431,3 +424,43 @@ def test_events_show_arguments_only_when_they_are_a_mapping(path: str) -> None:
     _run(path, executor, "add", {"a": "x", "b": 1})
     executor.execute_sync("add", ["not", "a", "mapping"])  # type: ignore[arg-type]
     assert [e.arguments for e in events] == [{"a": "x", "b": 1}, None]
+
+
+def test_a_missing_action_of_a_known_tool_is_named_in_the_answer(
+    executor_log: pytest.LogCaptureFixture,
+) -> None:
+    executor = ToolExecutor([add])
+    events: list[ToolEvent] = []
+    executor.add_listener(events.append)
+    result = executor.pipeline.run_tool_sync(add, "subtract", {}, tool_call_id="m-2")
+    assert result.error is not None and result.error.code == ErrorCode.NOT_FOUND
+    assert result.metadata is not None
+    assert (result.metadata.tool, result.metadata.action) == ("add", "subtract")
+    assert result.metadata.duration_ms == 0.0
+    assert [(e.kind, e.tool, e.action, e.attempt) for e in events] == [
+        (EventKind.FAILED, "add", "subtract", 0)
+    ]
+
+
+@pytest.mark.parametrize("path", ["composed-async", "composed-blocking"])
+def test_a_result_a_post_hook_made_without_metadata_is_still_reported(
+    path: str, executor_log: pytest.LogCaptureFixture
+) -> None:
+    """A post-hook may answer with a bare result (no metadata, an empty message): the
+    outcome event and the log line still go out, with an empty id and one attempt."""
+    from toolrig import ErrorInfo
+
+    def replace(call: Call, result: ToolResult) -> ToolResult:
+        return ToolResult(success=False, error=ErrorInfo(code="policy", message=""))
+
+    executor = _executor(path, [add])
+    executor.add_post_hook(replace)
+    events: list[ToolEvent] = []
+    executor.add_listener(events.append)
+    result = _run(path, executor, "add", {"a": 1, "b": 2}, tool_call_id="p-1")
+    assert result.metadata is None and result.error is not None
+    done = events[-1]
+    assert (done.kind, done.tool_call_id, done.attempt) == (EventKind.FAILED, "", 1)
+    assert done.result is result
+    (line,) = _records(executor_log)
+    assert line.getMessage() == "add failed [policy]: "
