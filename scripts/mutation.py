@@ -84,20 +84,33 @@ MODULES: dict[str, tuple[str, ...]] = {
     # The pipeline: the steps of a call, its two straight lines, the composed path's links and
     # how an attempt's outcome becomes a result. Not the property tests (seconds a test, each
     # would run against every mutant) nor the isolation tests (child processes).
-    **{
-        module: _PIPELINE_TESTS
-        for module in (
+    **dict.fromkeys(
+        (
             "src/toolrig/runtime/_steps.py",
             "src/toolrig/runtime/_straight.py",
             "src/toolrig/runtime/_outcome.py",
             "src/toolrig/runtime/_links.py",
-        )
-    },
+        ),
+        _PIPELINE_TESTS,
+    ),
 }
 
 # Mutants that cannot change behaviour, by mutmut's name, with the reason.
 _NET = "toolrig.tools._netguard."
+_STEPS = "toolrig.runtime._steps."
 EQUIVALENT: dict[str, str] = {
+    _STEPS + "x_attempt__mutmut_5": "a context built for a tool that takes none is never "
+    "passed to it: Action.call adds it only under the context parameter's name",
+    _STEPS + "x_attempt__mutmut_28": "unreachable: an inline runner's attempt never suspends",
+    _STEPS + "x_attempt__mutmut_29": "unreachable: an inline runner's attempt never suspends",
+    _STEPS + "x_attempt__mutmut_30": "unreachable: an inline runner's attempt never suspends",
+    _STEPS + "x_attempt__mutmut_31": "with no limit, asyncio.timeout(None) waits as a bare "
+    "await does; with one, a bounded runner's own limit and an outer one expire together and "
+    "answer the same timeout",
+    _STEPS + "x_attempt__mutmut_52": "an inline attempt never suspends, so the caller's "
+    "cancellation cannot reach it: current_task().cancelling() is 0 there",
+    _STEPS + "x_not_found__mutmut_27": "ResultMetadata.duration_ms defaults to 0.0, the value "
+    "given",
     _NET + "x__parse_networks__mutmut_3": "strict=None is falsy: the same as strict=False",
     _NET + "x__pinned__mutmut_5": "httpx's URL.host has no brackets or spaces to strip",
     _NET + "x__pinned__mutmut_6": "URL.host is lower case and bracket-free: no X, [ or ] to strip",

@@ -3,7 +3,7 @@
 A call takes one of four paths: the straight sync line (``execute_sync``, nothing to
 compose), the straight async line (``execute``), the composed path (any middleware), and the
 composed path run for a blocking caller (``execute_sync`` with a time limit). Each promise
-below holds on each of them, and the test named in its row tries it there.
+below holds on each path that can take it.
 
 Each promise (its boundary), and the test that tries it:
 
