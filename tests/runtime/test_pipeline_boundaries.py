@@ -40,13 +40,24 @@ Each promise (its boundary), and the test that tries it:
   every entry point: ``test_a_missing_name_answers_the_same_everywhere``; a missing action of
   a known tool is named in the metadata and the event:
   ``test_a_missing_action_of_a_known_tool_is_named_in_the_answer``; traced, one span:
-  ``tests/tracing/test_tracing_pipeline.py``.
+  ``tests/tracing/test_tracing_pipeline.py``;
+- a strict call refuses what a lax one coerces, set per call or per executor (every path):
+  ``test_strict_calls_refuse_what_lax_ones_coerce``;
+- the `Call` listeners get holds the tool and action objects, the strict flag and the result's
+  start time, and for refused arguments what was given:
+  ``test_listeners_see_the_whole_call``;
+- a result's start time and duration are those of the call (a refused call included):
+  ``test_a_result_is_timed_from_its_start_on_every_path``;
+- a sync tool on the one-coroutine line gets its context, and when the caller gives up it is
+  given a grace period if it can see that, else interrupted:
+  ``test_a_sync_tool_on_the_async_line_gets_its_context_and_grace``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -464,3 +475,99 @@ def test_a_result_a_post_hook_made_without_metadata_is_still_reported(
     assert done.result is result
     (line,) = _records(executor_log)
     assert line.getMessage() == "add failed [policy]: "
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_strict_calls_refuse_what_lax_ones_coerce(path: str) -> None:
+    executor = _executor(path, [add])
+    assert _run(path, executor, "add", {"a": "1", "b": 2}).output == 3
+    strict = _run(path, executor, "add", {"a": "1", "b": 2}, strict=True)
+    assert strict.error is not None and strict.error.code == ErrorCode.INVALID_ARGUMENTS
+    assert _run(path, _executor(path, [add], strict=True), "add", {"a": "1", "b": 2}).error
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_listeners_see_the_whole_call(path: str) -> None:
+    """The `Call` an event carries holds the tool and action objects, the strict flag, the
+    start time of the result, and for refused arguments what was given (nothing validated)."""
+    executor = _executor(path, [add])
+    events: list[ToolEvent] = []
+    executor.add_listener(events.append)
+    ok = _run(path, executor, "add", {"a": 1, "b": 2}, strict=True)
+    given = {"a": "x", "b": 2}
+    refused = _run(path, executor, "add", given)
+    for event, result, strict in ((events[0], ok, True), (events[-1], refused, False)):
+        call = event.call
+        assert call is not None and result.metadata is not None
+        assert call.owner is add and call.target is add.get_action("add")
+        assert call.strict is strict
+        assert call.started_at == result.metadata.started_at
+        assert 0.0 < call.t0 <= time.perf_counter()
+    assert events[-1].call is not None
+    assert events[-1].call.raw == given and events[-1].call.arguments == {}
+    assert events[0].call is not None and events[0].call.arguments == {"a": 1, "b": 2}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_result_is_timed_from_its_start_on_every_path(path: str) -> None:
+    @tool
+    def pause() -> int:
+        """Sleep 20 ms."""
+        time.sleep(0.02)
+        return 1
+
+    executor = _executor(path, [pause, add])
+    for name, args, least in (("pause", {}, 20.0), ("add", {"a": "x", "b": 1}, 0.0)):
+        before = time.time()
+        started = time.perf_counter()
+        result = _run(path, executor, name, args)
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        meta = result.metadata
+        assert meta is not None
+        assert before <= meta.started_at <= time.time()
+        assert least <= meta.duration_ms <= elapsed_ms
+        assert meta.duration_ms > 0.0
+
+
+def test_a_sync_tool_on_the_async_line_gets_its_context_and_grace() -> None:
+    """A sync tool run on a worker thread by the one-coroutine line gets its context; when
+    the caller gives up, a tool that can see it (it takes a context) is given a grace period
+    to stop by itself, and one that cannot is interrupted: the caller sees its own
+    cancellation either way."""
+    stopped_by_itself: list[bool] = []
+    running = threading.Event()
+
+    @tool
+    def watches(ctx: ToolContext) -> int:
+        """Work until told to stop."""
+        running.set()
+        while not ctx.cancelled:
+            time.sleep(0.002)
+        stopped_by_itself.append(True)
+        return 0
+
+    @tool
+    def blind() -> int:
+        """Work without looking."""
+        running.set()
+        for _ in range(2_000):
+            time.sleep(0.002)
+        return 0
+
+    executor = ToolExecutor([watches, blind])
+
+    async def give_up(name: str) -> None:
+        running.clear()
+        task = asyncio.ensure_future(executor.execute(name, {}))
+        for _ in range(2_000):
+            if running.is_set():
+                break
+            await asyncio.sleep(0.001)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await asyncio.sleep(0.3)  # past the grace period, on the loop that set it
+
+    asyncio.run(give_up("watches"))
+    assert stopped_by_itself == [True]
+    asyncio.run(give_up("blind"))
