@@ -506,6 +506,7 @@ def test_listeners_see_the_whole_call(path: str) -> None:
     assert events[-1].call is not None
     assert events[-1].call.raw == given and events[-1].call.arguments == {}
     assert events[0].call is not None and events[0].call.arguments == {"a": 1, "b": 2}
+    assert events[0].call.raw == {"a": 1, "b": 2}  # what the tool is given, validated
 
 
 @pytest.mark.parametrize("path", PATHS)
