@@ -98,6 +98,8 @@ MODULES: dict[str, tuple[str, ...]] = {
 # Mutants that cannot change behaviour, by mutmut's name, with the reason.
 _NET = "toolrig.tools._netguard."
 _STEPS = "toolrig.runtime._steps."
+_STRAIGHT = "toolrig.runtime._straight."
+_OUTCOME = "toolrig.runtime._outcome."
 EQUIVALENT: dict[str, str] = {
     _STEPS + "x_attempt__mutmut_5": "a context built for a tool that takes none is never "
     "passed to it: Action.call adds it only under the context parameter's name",
@@ -109,6 +111,18 @@ EQUIVALENT: dict[str, str] = {
     "answer the same timeout",
     _STEPS + "x_attempt__mutmut_52": "an inline attempt never suspends, so the caller's "
     "cancellation cannot reach it: current_task().cancelling() is 0 there",
+    _STRAIGHT + "xǁStraightLineǁrun_sync__mutmut_45": "the output of a failed call is never "
+    "read: make_result keeps None whenever there is an error",
+    _STRAIGHT + "xǁStraightLineǁrun_async__mutmut_45": "the output of a failed call is never "
+    "read: make_result keeps None whenever there is an error",
+    _OUTCOME + "x_make_result__mutmut_12": "a duration 0.1% longer: less than the jitter between "
+    "the clock reads of a call and of its caller, so no test can tell it apart reliably",
+    _OUTCOME + "x_values_or__mutmut_4": "type(None) is dict is false: what remains is "
+    "isinstance(args, Mapping), true for every dict too",
+    _OUTCOME + "x_with_timeout__mutmut_5": "at expiry the coroutine has run to its "
+    "cancellation: closing a finished coroutine does nothing",
+    _OUTCOME + "xǁAttemptFailedǁ__init____mutmut_2": "the exception's text is read only if it "
+    "escapes, and attempt() turns every AttemptFailed into the call's error",
     _STEPS + "x_not_found__mutmut_27": "ResultMetadata.duration_ms defaults to 0.0, the value "
     "given",
     _NET + "x__parse_networks__mutmut_3": "strict=None is falsy: the same as strict=False",

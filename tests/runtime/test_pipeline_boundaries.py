@@ -60,6 +60,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -274,6 +275,7 @@ def test_output_checking_follows_the_setting(path: str, check: bool) -> None:
     result = _run(path, _executor(path, [wrong], validate_output=check), "wrong", {})
     if check:
         assert result.error is not None and result.error.code == ErrorCode.INVALID_OUTPUT
+        assert result.output is None  # the refused output is not handed on
     else:
         assert result.success and result.output == "not a number"
 
@@ -315,6 +317,10 @@ def test_log_lines_name_the_call_and_carry_its_fields(
     bad = _run(path, executor, "boom", {}, tool_call_id="bad-1")
     assert bad.error is not None and "\n" in bad.error.message
     succeeded, failed = _records(executor_log)
+    assert bad.error.message.startswith("`boom` failed")
+    (traceback,) = [r for r in executor_log.records if r.exc_info is not None]
+    assert (traceback.levelno, traceback.getMessage()) == (logging.DEBUG, "tool boom raised")
+    assert traceback.exc_info is not None and isinstance(traceback.exc_info[1], ValueError)
     assert (succeeded.levelno, succeeded.getMessage()) == (logging.DEBUG, "add succeeded")
     first_line = bad.error.message.splitlines()[0]
     assert (failed.levelno, failed.getMessage()) == (
@@ -420,6 +426,7 @@ def test_a_refusing_hook_denies_and_a_failing_hook_fails(path: str) -> None:
     assert refused.error.message == "The call to `guarded` was refused: not on Sundays"
     broken = _run(path, executor, "guarded", {"n": 2})
     assert broken.error is not None and broken.error.code != ErrorCode.PERMISSION_DENIED
+    assert broken.error.message.startswith("`guarded` failed")
     assert "the hook itself broke" in broken.error.message
     assert ran == []  # neither refused call ran
     assert _run(path, executor, "guarded", {"n": 3}).output == 3
@@ -434,7 +441,9 @@ def test_events_show_arguments_only_when_they_are_a_mapping(path: str) -> None:
     executor.add_listener(events.append)
     _run(path, executor, "add", {"a": "x", "b": 1})
     executor.execute_sync("add", ["not", "a", "mapping"])  # type: ignore[arg-type]
-    assert [e.arguments for e in events] == [{"a": "x", "b": 1}, None]
+    read_only = MappingProxyType({"a": "y", "b": 1})  # a mapping that is not a dict
+    _run(path, executor, "add", read_only)  # type: ignore[arg-type]
+    assert [e.arguments for e in events] == [{"a": "x", "b": 1}, None, read_only]
 
 
 def test_a_missing_action_of_a_known_tool_is_named_in_the_answer(

@@ -127,7 +127,6 @@ class CallTimedOut(Exception):
     """An attempt ran past its time limit."""
 
     def __init__(self, limit: float, action: Action) -> None:
-        self.limit = limit
         super().__init__(f"`{action.name}` did not finish within {limit:g} s")
 
 
