@@ -123,6 +123,7 @@ EQUIVALENT: dict[str, str] = {
     "cancellation: closing a finished coroutine does nothing",
     _OUTCOME + "xǁAttemptFailedǁ__init____mutmut_2": "the exception's text is read only if it "
     "escapes, and attempt() turns every AttemptFailed into the call's error",
+    "toolrig.runtime._links.x_compose__mutmut_32": "typing.cast does nothing at run time",
     _STEPS + "x_not_found__mutmut_27": "ResultMetadata.duration_ms defaults to 0.0, the value "
     "given",
     _NET + "x__parse_networks__mutmut_3": "strict=None is falsy: the same as strict=False",

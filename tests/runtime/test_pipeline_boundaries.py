@@ -50,7 +50,18 @@ Each promise (its boundary), and the test that tries it:
   ``test_a_result_is_timed_from_its_start_on_every_path``;
 - a sync tool on the one-coroutine line gets its context, and when the caller gives up it is
   given a grace period if it can see that, else interrupted:
-  ``test_a_sync_tool_on_the_async_line_gets_its_context_and_grace``.
+  ``test_a_sync_tool_on_the_async_line_gets_its_context_and_grace``;
+- a failing post-hook or middleware answers for the call (naming the action, keeping the
+  call's metadata) and is logged with its traceback:
+  ``test_a_failing_post_hook_answers_for_the_call_and_is_logged``,
+  ``test_a_failing_middleware_answers_for_the_call_and_is_logged``;
+- arguments a pre-hook gives are validated with the call's strictness, and a refusal keeps
+  the call's id, start time and one attempt:
+  ``test_a_pre_hooks_arguments_are_validated_as_the_callers_were``;
+- only retryable failures are retried, each retry told with its delay, and the outcome
+  counts the attempts: ``test_retries_only_what_is_retryable_and_tell_each_retry``; the wait
+  between attempts does not block the event loop:
+  ``test_a_retry_waits_without_blocking_the_loop``.
 """
 
 from __future__ import annotations
@@ -581,3 +592,137 @@ def test_a_sync_tool_on_the_async_line_gets_its_context_and_grace() -> None:
     asyncio.run(give_up("watches"))
     assert stopped_by_itself == [True]
     asyncio.run(give_up("blind"))
+
+
+@pytest.mark.parametrize("path", ["composed-async", "composed-blocking"])
+def test_a_failing_post_hook_answers_for_the_call_and_is_logged(
+    path: str, executor_log: pytest.LogCaptureFixture
+) -> None:
+    def broken(call: Call, result: ToolResult) -> ToolResult:
+        raise RuntimeError("audit store down")
+
+    executor = _executor(path, [add])
+    executor.add_post_hook(broken)
+    result = _run(path, executor, "add", {"a": 1, "b": 2}, tool_call_id="h-1")
+    assert result.success is False and result.output is None
+    assert result.error is not None and result.error.message.startswith("`add` failed")
+    assert result.metadata is not None and result.metadata.tool_call_id == "h-1"
+    (line,) = [r for r in executor_log.records if r.exc_info is not None]
+    assert line.getMessage() == f"post-execute hook {broken!r} failed"
+    assert line.exc_info is not None and isinstance(line.exc_info[1], RuntimeError)
+
+
+@pytest.mark.parametrize("path", ["composed-async", "composed-blocking"])
+def test_a_pre_hooks_arguments_are_validated_as_the_callers_were(path: str) -> None:
+    """Arguments a pre-hook gives are validated with the call's own strictness; a refusal
+    keeps the call's id, start time and one attempt."""
+
+    def to_text(call: Call) -> dict[str, Any]:
+        return {"a": "1", "b": 2}
+
+    executor = _executor(path, [add])
+    executor.add_pre_hook(to_text)
+    assert _run(path, executor, "add", {"a": 5, "b": 5}).output == 3
+    before = time.time()
+    strict = _run(path, executor, "add", {"a": 5, "b": 5}, strict=True, tool_call_id="s-1")
+    assert strict.error is not None and strict.error.code == ErrorCode.INVALID_ARGUMENTS
+    meta = strict.metadata
+    assert meta is not None and meta.tool_call_id == "s-1" and meta.attempts == 1
+    assert before <= meta.started_at <= time.time() and meta.duration_ms > 0.0
+
+    def refuse(call: Call) -> None:
+        raise PermissionError("closed")
+
+    refusing = _executor(path, [add])
+    refusing.add_pre_hook(refuse)
+    refused = _run(path, refusing, "add", {"a": 1, "b": 2}, tool_call_id="s-2")
+    meta = refused.metadata
+    assert meta is not None and meta.tool_call_id == "s-2" and meta.attempts == 1
+    assert before <= meta.started_at <= time.time() and meta.duration_ms > 0.0
+
+
+@pytest.mark.parametrize("path", ["composed-async", "composed-blocking"])
+def test_a_failing_middleware_answers_for_the_call_and_is_logged(
+    path: str, executor_log: pytest.LogCaptureFixture
+) -> None:
+    async def broken(call: Call, call_next: CallNext) -> ToolResult:
+        raise RuntimeError("policy store down")
+
+    executor = ToolExecutor([add], middleware=[broken])
+    result = _run(path, executor, "add", {"a": 1, "b": 2})
+    assert result.error is not None and result.error.message.startswith("`add` failed")
+    assert "policy store down" in result.error.message
+    (line,) = [r for r in executor_log.records if r.exc_info is not None]
+    assert line.getMessage() == "middleware failed on add"
+
+
+@pytest.mark.parametrize("path", ["composed-async", "composed-blocking"])
+def test_retries_only_what_is_retryable_and_tell_each_retry(path: str) -> None:
+    from toolrig import RetryableToolError, RetryPolicy, ToolError
+
+    attempts: list[int] = []
+
+    @tool
+    def flaky(fail: int, ctx: ToolContext) -> int:
+        """Fail ``fail`` times, retryably."""
+        attempts.append(ctx.attempt)
+        if ctx.attempt <= fail:
+            raise RetryableToolError("busy")
+        return ctx.attempt
+
+    @tool
+    def broken() -> int:
+        """Fail for good."""
+        attempts.append(0)
+        raise ToolError("no such record")
+
+    policy = RetryPolicy(initial_delay=0.001, max_delay=0.002, jitter=False)
+    executor = _executor(path, [flaky, broken], retry=policy)
+    events: list[ToolEvent] = []
+    executor.add_listener(events.append)
+    result = _run(path, executor, "flaky", {"fail": 2}, max_retries=3, tool_call_id="r-1")
+    assert result.output == 3 and attempts == [1, 2, 3]
+    assert (events[-1].kind, events[-1].attempt) == (EventKind.SUCCEEDED, 3)
+    retried = [e for e in events if e.kind == EventKind.RETRIED]
+    assert [e.attempt for e in retried] == [1, 2]
+    for event in retried:
+        assert (event.tool, event.action, event.tool_call_id) == ("flaky", "flaky", "r-1")
+        assert event.delay is not None and 0.0 < event.delay <= 0.002
+        assert event.result is not None and event.result.error is not None
+        assert event.call is not None and event.call.tool_call_id == "r-1"
+    attempts.clear()
+    assert _run(path, executor, "broken", {}, max_retries=3).error is not None
+    assert attempts == [0]  # not retryable: one attempt
+
+
+def test_a_retry_waits_without_blocking_the_loop() -> None:
+    """Between attempts of an awaited call the event loop keeps running other work."""
+    from toolrig import RetryableToolError, RetryPolicy
+
+    @tool
+    async def once_busy(ctx: ToolContext) -> int:
+        """Fail the first time."""
+        if ctx.attempt == 1:
+            raise RetryableToolError("busy")
+        return ctx.attempt
+
+    policy = RetryPolicy(initial_delay=0.2, max_delay=0.2, jitter=False)
+    executor = ToolExecutor([once_busy], retry=policy, middleware=[_through])
+
+    async def scenario() -> tuple[ToolResult, int]:
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticker = asyncio.ensure_future(tick())
+        result = await executor.execute("once_busy", {}, max_retries=1)
+        ticker.cancel()
+        return result, ticks
+
+    result, ticks = asyncio.run(scenario())
+    assert result.output == 2
+    assert ticks >= 5  # the 0.2 s wait let the ticker run (a blocking wait would not)
