@@ -280,6 +280,8 @@ class ToolIndex:
             if second is not None and self._unprepared:
                 prepare_reranker(second, self._docs, self._unprepared)
                 self._unprepared.clear()
+            if second is not None and hasattr(second, "read_request_soon"):
+                second.read_request_soon(query)  # overlaps the first stage
             depth = max(self.config.rerank_depth, 8 * k)
             total = self._scores(query, allowed, mode, depth)
             if second is not None:  # also after a words-only first stage

@@ -24,6 +24,7 @@ import threading
 import weakref
 from collections import OrderedDict, deque
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from toolrig.search._bge import onnx_session
@@ -55,6 +56,9 @@ _MAX_THREADS: Final = 4
 _WIDTH: Final = 384
 _CHUNK: Final = 32
 """Texts the background thread reads at a time (then it lets go of the lock and the disk)."""
+_PENDING_REQUESTS: Final = 8
+"""Requests whose pass was started ahead (`LateInteraction.read_request_soon`) and not yet
+used, at most (an abandoned search leaves one behind)."""
 _NICE: Final = 10
 """How much lower the background thread's CPU priority is than the searches' (Linux)."""
 
@@ -126,6 +130,8 @@ class LateInteraction:
         self._idle = threading.Event()
         self._idle.set()
         self._stop = threading.Event()  # set at interpreter exit (see _stop_readers)
+        self._requests: OrderedDict[str, Future[Any]] = OrderedDict()  # see read_request_soon
+        self._encoder: ThreadPoolExecutor | None = None
         _readers.add(self)
         _renew_in_forked_child(self)
 
@@ -158,6 +164,20 @@ class LateInteraction:
                 target=self._work, name="toolrig-rerank-prepare", daemon=True
             )
             self._worker.start()
+
+    def read_request_soon(self, query: str) -> None:
+        """Start the request's pass on a worker thread (the model runs without the GIL), so it
+        overlaps the first stage; `scores` then waits for it instead of running it."""
+        with self._lock:
+            if query in self._requests:
+                return
+            if self._encoder is None:
+                self._encoder = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="toolrig-rerank-request"
+                )
+            self._requests[query] = self._encoder.submit(self.tokens, query, _QUERY_TOKENS)
+            while len(self._requests) > _PENDING_REQUESTS:
+                self._requests.popitem(last=False)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the background thread has read every text given to `prepare_soon`;
@@ -223,8 +243,6 @@ class LateInteraction:
                     break
                 made.append(one(text))
             return made
-        from concurrent.futures import ThreadPoolExecutor
-
         # onnxruntime runs the shared session without the GIL, so texts run side by side
         with ThreadPoolExecutor(max_workers=cores, thread_name_prefix="toolrig-rerank") as pool:
             return list(pool.map(one, texts))
@@ -235,7 +253,9 @@ class LateInteraction:
             missing = [t for t in texts if t not in self._docs]
         if missing:
             self.prepare(missing)
-        q = self.tokens(query, _QUERY_TOKENS)
+        with self._lock:
+            early = self._requests.pop(query, None)
+        q = early.result() if early is not None else self.tokens(query, _QUERY_TOKENS)
         out: Matrix = np.empty(len(texts), dtype=np.float32)
         with self._lock:
             docs = [self._docs.get(t) for t in texts]
@@ -273,6 +293,8 @@ def _renew_in_forked_child(owner: LateInteraction) -> None:
             alive._queue.clear()
             alive._worker = None
             alive._idle.set()
+            alive._requests.clear()
+            alive._encoder = None
 
     os.register_at_fork(after_in_child=renew)
 
