@@ -10,7 +10,10 @@ Called by ``bench/retrieval.py`` (``--models`` part; ``--skip-models`` leaves it
 
 Quality: a fixed sample of held-out MetaTool single-tool requests (``--model-limit``), every
 held-out two-tool request and every held-out BFCL question. Speed: the same 200 held-out
-requests at ``--model-size`` tools; build: a first index of 1,000 tools from an empty cache.
+requests at ``--model-size`` tools; build: a first index of 1,000 tools from an empty cache,
+until every tool is embedded (and read by the late-interaction model, which the accurate mode
+does in a background thread after its first request; ``bench/accurate_speed.py`` times that
+apart).
 """
 
 from __future__ import annotations
@@ -119,10 +122,11 @@ def _first_build(specs: list[ToolSpec], c: Candidate) -> float:
 
 
 def _prepare(index: ToolIndex) -> None:
-    """Make a late-interaction reranker's token vectors of every tool text now."""
-    prepare = getattr(index._reranker, "prepare", None)
-    if prepare is not None:
-        prepare([d.dense_pieces[0] for d in index._docs if d is not None and d.dense_pieces])
+    """Wait until a late-interaction reranker has read every tool text (its background
+    thread starts at the index's first search)."""
+    wait = getattr(index._reranker, "wait", None)
+    if wait is not None:
+        wait()
 
 
 def model_rows(args: argparse.Namespace) -> None:

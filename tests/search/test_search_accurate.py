@@ -214,3 +214,96 @@ def test_an_agent_offers_the_tools_the_accurate_mode_finds(metatool: list[ToolSp
     assert agent._index.config.reranker == "late-interaction"
     agent.run("Show me houses for sale in Vancouver with a backyard.")
     assert "HousePurchasingTool" in offered[0] and "HouseRentingTool" not in offered[0]
+
+
+@needs_models
+def test_token_vectors_read_from_disk_equal_those_made(tmp_path: Path) -> None:
+    """Late interaction's tool token vectors: made in one process, read back from the disk
+    cache in another (without running the model), and made again from an empty cache."""
+    code = """
+        import hashlib, sys
+        from toolrig.search._rerank import load_reranker
+        texts = ["weather forecast for a city", "convert currencies", "book a hotel room"]
+        reranker = load_reranker("late-interaction")
+        if sys.argv[-1] == "disk":
+            def refuse(*args, **kwargs):
+                raise AssertionError("the model ran for a cached text")
+            reranker._make = refuse
+        reranker.prepare(texts)
+        out = hashlib.sha256()
+        for text in texts:
+            out.update(reranker._docs[text].tobytes())
+        out.update(reranker.scores("is it raining in Oslo?", texts).tobytes())
+        print(out.hexdigest())
+    """
+    cached, empty = str(tmp_path / "cached"), str(tmp_path / "empty")
+
+    def run(cache: str, how: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code), how],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "TOOLRIG_CACHE_DIR": cache},
+            cwd=ROOT,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    made = run(cached, "make")
+    assert list((tmp_path / "cached" / "vectors").glob("colbert-small-*.sqlite"))
+    assert run(cached, "disk") == made
+    assert run(empty, "make") == made != ""
+
+
+@needs_models
+def test_new_tools_are_read_ahead_in_the_background(
+    metatool: list[ToolSpec], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolrig.search import _vector_cache as vector_cache
+    from toolrig.search._rerank import load_reranker
+    from toolrig.search._second_stage import _text_of
+
+    monkeypatch.setenv("TOOLRIG_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(vector_cache, "_caches", {})
+    reranker: Any = load_reranker("late-interaction")
+    tools = [t for t in metatool if t.name.startswith("House")] + metatool[:40]
+    index = ToolIndex(tools, accurate=True)
+    texts = [_text_of(d) for d in index._docs]
+    with reranker._lock:  # as in a new process (earlier tests read these texts)
+        for text in texts:
+            reranker._docs.pop(text, None)
+    hits = index.search("Show me houses for sale in Vancouver", k=3, group="tool")
+    assert hits[0].tool == "HousePurchasingTool"
+    assert reranker.wait(timeout=120)
+    with reranker._lock:
+        assert all(text in reranker._docs for text in texts)
+        kept = {text: reranker._docs[text].copy() for text in texts[:5]}
+    for text, vectors in kept.items():
+        assert np_equal(vectors, reranker.tokens(text).astype("float16"))
+
+
+def np_equal(a: Any, b: Any) -> bool:
+    import numpy as np
+
+    return bool(np.array_equal(a, b))
+
+
+@needs_models
+def test_a_process_exits_cleanly_while_tools_are_read_ahead(tmp_path: Path) -> None:
+    """The background thread is stopped at exit: one left inside onnxruntime aborts."""
+    done = _python(
+        """
+        import json, sys
+        sys.path.insert(0, "tests/search")
+        from search_doubles import single
+        from toolrig.search import ToolIndex
+        tools = json.load(open("../shared/corpora/metatool/plugin_des.json"))
+        specs = [single(f"t{i}", text) for i, text in enumerate(tools.values())]
+        index = ToolIndex(specs, accurate=True)
+        print(index.search("weather in Oslo", k=1)[0].name)
+        """,
+        TOOLRIG_CACHE_DIR=str(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().startswith("t")

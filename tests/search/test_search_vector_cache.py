@@ -87,3 +87,17 @@ def test_the_file_keeps_only_the_newest_vectors(
     cache.close()
     count: Any = sqlite3.connect(tmp_path / "v.sqlite").execute("SELECT count(*) FROM vectors")
     assert count.fetchone()[0] == 3
+
+
+def test_matrices_of_any_height_come_back_as_stored(tmp_path: Path) -> None:
+    """A late-interaction model's token vectors: one float16 matrix per text, kept by limit."""
+    cache = VectorCache(tmp_path / "t.sqlite", width=3, dtype="float16", limit=2)
+    rng = np.random.default_rng(0)
+    made = {f"text {i}": rng.standard_normal((i + 1, 3)).astype(np.float16) for i in range(3)}
+    cache.put_many(list(made), list(made.values()))
+    kept = cache.get_many(list(made))
+    assert sorted(kept) == ["text 1", "text 2"]
+    for text, matrix in kept.items():
+        assert matrix.dtype == np.float16 and matrix.shape == made[text].shape
+        assert np.array_equal(matrix, made[text])
+    cache.close()

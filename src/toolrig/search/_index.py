@@ -23,7 +23,7 @@ from toolrig.search._hits import SearchHit, hits_of, top_hits
 from toolrig.search._learned import LearnedRequests, learned_boost, store_pair
 from toolrig.search._request import check_request
 from toolrig.search._rerank import load_reranker
-from toolrig.search._second_stage import accurate_config, rerank_scores
+from toolrig.search._second_stage import accurate_config, prepare_reranker, rerank_scores
 from toolrig.search._segments import request_parts
 from toolrig.search._tokenize import analyze, field_terms, vocabulary_of
 from toolrig.search._usage import UsagePrior
@@ -71,6 +71,7 @@ class ToolIndex:
         self._last_query: str | None = None
         self._requests: RequestLog | None = None
         self._tables = [VectorTable(e) for e in embedders]
+        self._unprepared: set[int] = set()  # slots whose text the reranker has yet to read
         self._numpy = importlib.util.find_spec("numpy") is not None
         self._following: list[Following] = []
         self.add_many(specs)
@@ -174,6 +175,8 @@ class ToolIndex:
             if not same_text:
                 for table in self._tables:
                     table.put(slot, doc.dense_pieces, doc.examples)
+                if self._reranker is not None:
+                    self._unprepared.add(slot)
         self._tools[spec.name] = tuple((d.tool, d.action) for d in docs)
 
     def _drop(self, slot: int) -> None:
@@ -274,6 +277,11 @@ class ToolIndex:
                     population = sum(1 for d in self._docs if d is not None and allowed(d))
                 self._usage.boost_pairs(ranked, self.config.usage_weight, population)
                 return hits_of(self._docs, ranked, k, group)
+            if second is not None and self._unprepared:
+                prepare_reranker(second, self._docs, self._unprepared)
+                self._unprepared.clear()
+            if second is not None and hasattr(second, "read_request_soon"):
+                second.read_request_soon(query)  # overlaps the first stage
             depth = max(self.config.rerank_depth, 8 * k)
             total = self._scores(query, allowed, mode, depth)
             if second is not None:  # also after a words-only first stage

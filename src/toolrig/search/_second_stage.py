@@ -8,7 +8,7 @@ candidate moves it up only so far. Documents outside the candidates can no longe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolrig.search._fusion import zscore
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from toolrig.search._documents import ActionDocument
     from toolrig.search._rerank import Reranker
 
-__all__ = ["accurate_config", "rerank_scores"]
+__all__ = ["accurate_config", "prepare_reranker", "rerank_scores"]
 
 
 def accurate_config(config: SearchConfig | None, accurate: bool) -> SearchConfig:
@@ -64,6 +64,17 @@ def rerank_scores(
     out = np.full(total.shape[0], -np.inf, dtype=np.float32)
     out[picked] = fused
     return out
+
+
+def prepare_reranker(
+    reranker: Reranker, docs: Sequence[ActionDocument | None], slots: Iterable[int]
+) -> None:
+    """Let ``reranker`` read the texts of the documents at ``slots`` ahead of the searches
+    that need them (a late-interaction model's token vectors of new tools, made by a
+    background thread), so that searches seldom pay for them one candidate at a time."""
+    prepare = getattr(reranker, "prepare_soon", None)
+    if prepare is not None:
+        prepare([_text_of(docs[slot]) for slot in sorted(slots) if docs[slot] is not None])
 
 
 def _text_of(doc: ActionDocument | None) -> str:

@@ -5,6 +5,8 @@ vectors back takes a fraction of a second. Vectors are stored per model in a SQL
 the cache folder (see `.quantize.cache_dir`), keyed by a hash of the text. The file keeps
 the newest `MAX_VECTORS` vectors. Any failure to read or write (a read-only folder, a
 damaged file) logs one warning and the model is simply run; search never depends on the cache.
+The same store keeps a late-interaction model's token vectors (one float16 matrix per text,
+`shared_cache` with ``width``), so the accurate mode's tools are read back instead of run again.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 else:
     Matrix = Any
 
-__all__ = ["MAX_VECTORS", "VectorCache", "cached_embed"]
+__all__ = ["MAX_VECTORS", "VectorCache", "cached_embed", "shared_cache"]
 
 logger = logging.getLogger("toolrig.search")
 
@@ -35,10 +37,25 @@ _CHUNK: Final = 500  # SQLite host parameters per lookup
 
 
 class VectorCache:
-    """Vectors of one model, by text (thread-safe)."""
+    """Vectors of one model, by text (thread-safe).
 
-    def __init__(self, path: Path) -> None:
+    By default one float32 vector per text. With ``width``, one matrix per text of that many
+    columns (any number of rows, stored as ``dtype``), e.g. a text's token vectors; ``limit``
+    is how many texts are kept (the newest; `MAX_VECTORS` when not given).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        width: int | None = None,
+        dtype: str = "float32",
+        limit: int | None = None,
+    ) -> None:
         self.path = path
+        self.width = width
+        self.dtype = dtype
+        self.limit = limit
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._pid = os.getpid()
@@ -52,15 +69,20 @@ class VectorCache:
         found: dict[str, Matrix] = {}
         rows = self._run(lambda db: _select(db, list(keys)), [])
         for key, dim, blob in rows:
-            found[keys[key]] = np.frombuffer(blob, dtype=np.float32, count=dim)
+            if self.width is None:
+                found[keys[key]] = np.frombuffer(blob, dtype=np.float32, count=dim)
+            else:
+                found[keys[key]] = np.frombuffer(blob, dtype=self.dtype).reshape(dim, self.width)
         return found
 
-    def put_many(self, texts: Sequence[str], vectors: Matrix) -> None:
-        """Store one vector per text (the oldest beyond `MAX_VECTORS` are dropped)."""
+    def put_many(self, texts: Sequence[str], vectors: Sequence[Matrix] | Matrix) -> None:
+        """Store one vector (or matrix, with ``width``) per text; the oldest beyond
+        ``limit`` are dropped."""
         import numpy as np
 
+        dtype = np.float32 if self.width is None else np.dtype(self.dtype)
         rows = [
-            (_key(t), int(v.shape[0]), np.ascontiguousarray(v, dtype=np.float32).tobytes())
+            (_key(t), int(v.shape[0]), np.ascontiguousarray(v, dtype=dtype).tobytes())
             for t, v in zip(texts, vectors, strict=True)
         ]
 
@@ -71,7 +93,7 @@ class VectorCache:
                 )
                 db.execute(
                     "DELETE FROM vectors WHERE rowid <= (SELECT max(rowid) FROM vectors) - ?",
-                    (MAX_VECTORS,),
+                    (MAX_VECTORS if self.limit is None else self.limit,),
                 )
 
         self._run(write, None)
@@ -147,6 +169,21 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def shared_cache(
+    key: str, *, width: int | None = None, dtype: str = "float32", limit: int | None = None
+) -> VectorCache:
+    """The process's cache of the vectors named ``key`` (a model file and version), in
+    ``vectors/{key}.sqlite`` under the cache folder."""
+    from toolrig.search._quantize import cache_dir
+
+    path = cache_dir() / "vectors" / f"{key}.sqlite"
+    with _caches_lock:
+        cache = _caches.get(str(path))
+        if cache is None:
+            cache = _caches[str(path)] = VectorCache(path, width=width, dtype=dtype, limit=limit)
+        return cache
+
+
 def cached_embed(embedder: Any, texts: Sequence[str]) -> Matrix:
     """``embedder.embed(texts)``, reading and storing vectors on disk when the embedder names
     a ``cache_key`` (its model file and version); others are run as they are."""
@@ -156,13 +193,7 @@ def cached_embed(embedder: Any, texts: Sequence[str]) -> Matrix:
         return out
     import numpy as np
 
-    from toolrig.search._quantize import cache_dir
-
-    path = cache_dir() / "vectors" / f"{key}.sqlite"
-    with _caches_lock:
-        cache = _caches.get(str(path))
-        if cache is None:
-            cache = _caches[str(path)] = VectorCache(path)
+    cache = shared_cache(key)
     found = cache.get_many(texts)
     missing = list(dict.fromkeys(t for t in texts if t not in found))
     if missing:
