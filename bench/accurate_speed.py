@@ -1,6 +1,7 @@
 """Speed of the accurate mode: first build, build from the disk cache, and p50/p95 per request.
 
-Run: ``.venv/bin/python bench/accurate_speed.py --sizes 1000,10000 --runs 5``. Each run of a
+Run: ``.venv/bin/python bench/accurate_speed.py --sizes 1000,10000 --runs 5`` (``--quick``:
+MetaTool's 199 tools, one run, 20 requests, for CI). Each run of a
 size starts from an empty cache folder ("first build": index the tools and answer a first
 request, which embeds every tool and reads its 40 candidates with the late-interaction model),
 times ``--requests`` held-out MetaTool requests at once ("warming": the background thread is
@@ -95,7 +96,13 @@ def main() -> None:
     parser.add_argument("--first-build-sizes", default="1000")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument(
+        "--quick", action="store_true", help="MetaTool's own 199 tools, one run, 20 requests (CI)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.sizes = args.first_build_sizes = "199"
+        args.runs, args.requests = 1, 20
     tools, single, _ = load_metatool()
     held_out = [q for q, _ in single if not is_dev(q)]
     queries = random.Random(1).sample(held_out, args.requests)
