@@ -10,8 +10,10 @@ tests did not change is not run again (the cached baseline); mutmut's own cache 
 project re-runs only the functions that changed.
 
     .venv/bin/python scripts/mutation.py                 # every module (cached ones are reused)
-    .venv/bin/python scripts/mutation.py --changed       # modules changed since origin/main
-    .venv/bin/python scripts/mutation.py --changed main  # ... since the merge base with main
+    .venv/bin/python scripts/mutation.py --changed       # modules whose score is not recorded
+    .venv/bin/python scripts/mutation.py --changed main  # modules changed since the merge base
+    .venv/bin/python scripts/mutation.py --changed --budget 900   # what CI runs (.ci/run)
+    .venv/bin/python scripts/mutation.py -m _log --record  # run, then record the score
     .venv/bin/python scripts/mutation.py -m _claim       # modules whose path contains "_claim"
     .venv/bin/python scripts/mutation.py --survivors     # list the surviving mutants too
     .venv/bin/python scripts/mutation.py --fresh         # ignore the cache
@@ -19,24 +21,37 @@ project re-runs only the functions that changed.
 
 A mutant listed in :data:`EQUIVALENT` cannot change behaviour; it is counted apart and not held
 against the score. Exit status 0 when every module run reaches :data:`TARGET`, 1 otherwise.
+
+``--changed`` without a REF compares each module with :data:`BASELINE`, the scores recorded in
+the repository (``--record``) under a hash of what decides them: a module whose code, tests or
+entries here changed since its score was recorded is run. It needs no git history and no
+cache, so it means the same on a fresh clone (CI) as in a working tree. ``--budget`` bounds the
+whole run: no module starts once it is spent, and a module running when it runs out is stopped
+there; both are said in the output. A module stopped part way fails only when the mutants it
+ran already leave more survivors than :data:`TARGET` allows for the whole module, so a slow
+machine can never fail a module that reaches the target.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = ROOT / ".mutation"
 CACHE = SCRATCH / "scores.json"
+BASELINE = ROOT / "scripts" / "mutation_baseline.json"  # recorded scores, committed
 COPIED = ("src", "tests", "pyproject.toml", "README.md", "docs", "examples", "CHANGELOG.md")
 TARGET = 0.90  # killed / (generated - equivalent), per module
 RUN_LIMIT = 1500  # seconds for the mutmut run of one module
@@ -105,11 +120,24 @@ class Score:
     other: int  # timeouts, suspicious, no tests: counted as not killed
     survivors: tuple[str, ...]
     seconds: float
+    not_run: int = 0  # left unchecked when the time limit stopped the run
+    cut: bool = False  # the time limit stopped the run
 
     @property
     def rate(self) -> float:
-        counted = self.generated - self.equivalent
+        """Killed over the mutants that count (over those run, when the run was cut)."""
+        counted = self.generated - self.equivalent - self.not_run
         return 1.0 if counted <= 0 else self.killed / counted
+
+    @property
+    def passes(self) -> bool:
+        """Whether the module meets :data:`TARGET`. A cut run fails only when its survivors
+        already exceed what the target allows over every mutant, whatever the rest do."""
+        if not self.cut:
+            return self.rate >= TARGET
+        counted = self.generated - self.equivalent
+        best = 1.0 if counted <= 0 else (counted - self.survived - self.other) / counted
+        return best >= TARGET
 
 
 def _slug(module: str) -> str:
@@ -117,12 +145,16 @@ def _slug(module: str) -> str:
 
 
 def _fingerprint(module: str) -> str:
-    """Hash of what decides a module's score: its code, its tests, the tool's settings."""
+    """Hash of what decides a module's score: its code, its test files and selection, and its
+    equivalent mutants (not the rest of this script, so adding a module changes no other's)."""
     digest = hashlib.sha256()
-    for name in (module, *MODULES[module], "scripts/mutation.py"):
+    for name in (module, *MODULES[module]):
         path = ROOT / name.partition("::")[0]
         digest.update(name.encode())
         digest.update(path.read_bytes() if path.exists() else b"<missing>")
+    prefix = _slug(module) + "."
+    for name in sorted(n for n in EQUIVALENT if n.startswith(prefix)):
+        digest.update(f"{name}: {EQUIVALENT[name]}".encode())
     return digest.hexdigest()
 
 
@@ -136,6 +168,44 @@ def _load_cache() -> dict[str, dict[str, object]]:
 def _save_cache(cache: dict[str, dict[str, object]]) -> None:
     SCRATCH.mkdir(exist_ok=True)
     CACHE.write_text(json.dumps(cache, indent=1, sort_keys=True))
+
+
+def load_baseline(path: Path = BASELINE) -> dict[str, dict[str, object]]:
+    """The recorded scores, by module: fingerprint and figures of its last complete run."""
+    if not path.exists():
+        return {}
+    data: dict[str, dict[str, object]] = json.loads(path.read_text())
+    return data
+
+
+def record(scores: list[Score], path: Path = BASELINE) -> list[str]:
+    """Record the complete runs among ``scores`` in the baseline; return the modules recorded."""
+    baseline = load_baseline(path)
+    done = [s for s in scores if not s.cut]
+    for s in done:
+        baseline[s.module] = {
+            "fingerprint": _fingerprint(s.module),
+            "generated": s.generated,
+            "killed": s.killed,
+            "survived": s.survived,
+            "equivalent": s.equivalent,
+            "other": s.other,
+            "seconds": s.seconds,
+        }
+    path.write_text(json.dumps(baseline, indent=1, sort_keys=True) + "\n")
+    return [s.module for s in done]
+
+
+def unrecorded_modules(baseline: dict[str, dict[str, object]]) -> list[str]:
+    """Modules whose recorded fingerprint differs from the current one (or that have none),
+    quickest recorded run first so a budget covers as many as it can; never-recorded first."""
+    stale = [m for m in MODULES if baseline.get(m, {}).get("fingerprint") != _fingerprint(m)]
+
+    def seconds(module: str) -> float:
+        value = baseline.get(module, {}).get("seconds", 0.0)
+        return float(value) if isinstance(value, (int, float)) else 0.0
+
+    return sorted(stale, key=seconds)
 
 
 def _mutmut_section(module: str) -> str:
@@ -174,54 +244,98 @@ def _prepare(module: str, *, fresh: bool) -> Path:
     return work
 
 
-def _mutmut(work: Path, *args: str, limit: float | None = None) -> str:
+def run_limited(
+    command: Sequence[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    limit: float | None,
+    grace: float = 20.0,
+) -> tuple[str, bool]:
+    """Run ``command``; return its output and whether ``limit`` (seconds) stopped it.
+
+    It runs in a process group of its own, so a stop reaches every process it started (the
+    test processes too): an interrupt first (mutmut keeps the results it has), then a kill."""
+    with subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    ) as child:
+        try:
+            return child.communicate(timeout=limit)[0], False
+        except subprocess.TimeoutExpired:
+            pass
+        out = ""
+        for sig in (signal.SIGINT, signal.SIGKILL):
+            try:
+                os.killpg(child.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                out = child.communicate(timeout=grace)[0]
+            except subprocess.TimeoutExpired:
+                continue
+            with contextlib.suppress(ProcessLookupError):  # the leader ended; its group may not
+                os.killpg(child.pid, signal.SIGKILL)
+            break
+        return out or "", True
+
+
+def _mutmut(work: Path, *args: str, limit: float | None = None) -> tuple[str, bool]:
     command = ["nice", "-n", "10", sys.executable, "-m", "mutmut", *args]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(
-        command, cwd=work, env=env, capture_output=True, text=True, timeout=limit, check=False
-    )
-    return done.stdout + done.stderr
+    return run_limited(command, cwd=work, env={**os.environ, "PYTHONHASHSEED": "0"}, limit=limit)
 
 
 def _statuses(work: Path) -> dict[str, str]:
     """Every mutant's status, by name (``mutmut results --all true``)."""
     out: dict[str, str] = {}
-    for line in _mutmut(work, "results", "--all", "true").splitlines():
+    for line in _mutmut(work, "results", "--all", "true")[0].splitlines():
         name, sep, status = line.strip().rpartition(": ")
         if sep and "__mutmut_" in name:
             out[name] = status
     return out
 
 
-def run_module(module: str, *, fresh: bool = False) -> Score:
-    """Run mutmut over ``module`` against its tests and count the results."""
+def run_module(module: str, *, fresh: bool = False, limit: float = RUN_LIMIT) -> Score:
+    """Run mutmut over ``module`` against its tests and count the results; ``limit`` seconds
+    bound the run (the mutants it left are counted as not run, never as killed)."""
     started = time.monotonic()
     work = _prepare(module, fresh=fresh)
     earlier = (work / "mutants").exists()
-    output = _mutmut(work, "run", "--max-children", str(MAX_CHILDREN), limit=RUN_LIMIT)
+    args = ("run", "--max-children", str(MAX_CHILDREN))
+    output, cut = _mutmut(work, *args, limit=limit)
     statuses = _statuses(work)
     retry = [n for n, s in statuses.items() if s != "killed"]
-    if earlier and retry:
+    if earlier and retry and not cut:
         # mutmut keeps a result while its function is unchanged; a killed mutant stays killed
         # when tests are added, but an earlier survivor must meet the current tests again.
-        _mutmut(work, "run", "--max-children", str(MAX_CHILDREN), *retry, limit=RUN_LIMIT)
+        left = limit - (time.monotonic() - started)
+        cut = left <= 0 or _mutmut(work, *args, *retry, limit=left)[1]
         statuses = _statuses(work)
-    if not statuses:
+    if not statuses and not cut:
         raise SystemExit(f"mutmut produced no mutants for {module}:\n{output[-3000:]}")
     equivalent = [n for n in statuses if n in EQUIVALENT]
-    killed = [n for n, s in statuses.items() if s == "killed" and n not in EQUIVALENT]
-    survived = [n for n, s in statuses.items() if s == "survived" and n not in EQUIVALENT]
+    counted = {n: s for n, s in statuses.items() if n not in EQUIVALENT}
+    not_run = [n for n, s in counted.items() if s == "not checked"] if cut else []
+    killed = [n for n, s in counted.items() if s == "killed"]
+    survived = [n for n, s in counted.items() if s == "survived"]
     return Score(
         module=module,
         generated=len(statuses),
         killed=len(killed),
         survived=len(survived),
         equivalent=len(equivalent),
-        other=len(statuses) - len(killed) - len(survived) - len(equivalent),
+        other=len(counted) - len(killed) - len(survived) - len(not_run),
         survivors=tuple(
-            sorted(n for n, s in statuses.items() if s != "killed" and n not in EQUIVALENT)
+            sorted(n for n, s in counted.items() if s != "killed" and n not in not_run)
         ),
         seconds=round(time.monotonic() - started, 1),
+        not_run=len(not_run),
+        cut=cut,
     )
 
 
@@ -243,30 +357,53 @@ def changed_modules(ref: str) -> list[str]:
     return [m for m, tests in MODULES.items() if m in touched or touched & set(tests)]
 
 
-def _table(scores: list[Score]) -> str:
+def table(scores: Sequence[Score], skipped: Sequence[str] = ()) -> str:
+    """The per-module table: a run cut by the budget and a module not started say so."""
     lines = [
-        "| module | generated | killed | survived | equivalent | other | score |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| module | generated | killed | survived | equivalent | other | not run | score |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for s in scores:
+        verdict = f"{s.rate:.0%}" + ("" if s.passes else " (below target)")
+        if s.cut and not s.generated:
+            verdict = "stopped by the time limit before any mutant ran"
+        elif s.cut:
+            verdict += " over the mutants run (stopped by the time limit)"
         lines.append(
             f"| `{_slug(s.module)}` | {s.generated} | {s.killed} | {s.survived} | "
-            f"{s.equivalent} | {s.other} | {s.rate:.0%} |"
+            f"{s.equivalent} | {s.other} | {s.not_run} | {verdict} |"
         )
+    for module in skipped:
+        lines.append(f"| `{_slug(module)}` | | | | | | all | not started: budget spent |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--changed", nargs="?", const="origin/main", metavar="REF")
+    parser.add_argument(
+        "--changed",
+        nargs="?",
+        const="recorded",
+        metavar="REF",
+        help="only modules whose score is not recorded for their current code and tests; "
+        "with REF, the modules changed since the merge base with REF (git)",
+    )
     parser.add_argument("-m", "--module", action="append", default=[])
     parser.add_argument("--fresh", action="store_true", help="ignore the cached scores")
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     parser.add_argument("--list", action="store_true", help="name the selected modules only")
+    parser.add_argument(
+        "--budget", type=float, metavar="SECONDS", help="time for the whole run (see above)"
+    )
+    parser.add_argument(
+        "--record", action="store_true", help=f"record complete runs in {BASELINE.name}"
+    )
     args = parser.parse_args(argv)
 
     selected = list(MODULES)
-    if args.changed:
+    if args.changed == "recorded":
+        selected = unrecorded_modules(load_baseline())
+    elif args.changed:
         selected = changed_modules(args.changed)
     if args.module:
         selected = [m for m in selected if any(k in m for k in args.module)]
@@ -276,32 +413,50 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print("\n".join(selected))
         return 0
+    started = time.monotonic()
     cache = _load_cache()
     scores: list[Score] = []
+    skipped: list[str] = []
     for module in selected:
         key = _fingerprint(module)
         hit = cache.get(module)
+        left = RUN_LIMIT
+        if args.budget is not None:
+            left = min(left, args.budget - (time.monotonic() - started))
         if hit is not None and hit.get("fingerprint") == key and not args.fresh:
             data = {k: v for k, v in hit.items() if k != "fingerprint"}
             data["survivors"] = tuple(data["survivors"])  # type: ignore[arg-type]
             score = Score(**data)  # type: ignore[arg-type]
             print(f"{module}: cached ({score.rate:.0%})", flush=True)
+        elif left <= 0:
+            print(f"{module}: not started, the budget of {args.budget:.0f} s is spent", flush=True)
+            skipped.append(module)
+            continue
         else:
             print(
                 f"{module}: running mutmut against {len(MODULES[module])} test selection(s)",
                 flush=True,
             )
-            score = run_module(module, fresh=args.fresh)
-            cache = {**_load_cache(), module: {**asdict(score), "fingerprint": key}}
-            _save_cache(cache)  # read again first: another run may have saved other modules
-            print(f"{module}: {score.rate:.0%} in {score.seconds:.0f} s", flush=True)
+            score = run_module(module, fresh=args.fresh, limit=left)
+            if not score.cut:  # a cut run is not a baseline for the next one
+                cache = {**_load_cache(), module: {**asdict(score), "fingerprint": key}}
+                _save_cache(cache)  # read again first: another run may have saved other modules
+            cut = f", stopped by the time limit: {score.not_run} mutants not run"
+            cut = cut if score.cut else ""
+            print(f"{module}: {score.rate:.0%} in {score.seconds:.0f} s{cut}", flush=True)
         scores.append(score)
-    print(_table(scores))
+    print(table(scores, skipped))
     if args.survivors:
         for s in scores:
             for name in s.survivors:
                 print(f"  not killed: {name}  (mutmut show {name}, in .mutation/{_slug(s.module)})")
-    return 0 if all(s.rate >= TARGET for s in scores) else 1
+    if args.record:
+        recorded = record(scores)
+        print(f"recorded in {BASELINE.relative_to(ROOT)}: {', '.join(recorded) or 'nothing'}")
+    failed = [_slug(s.module) for s in scores if not s.passes]
+    if failed:
+        print(f"below the target of {TARGET:.0%}: {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
