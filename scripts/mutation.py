@@ -17,6 +17,7 @@ project re-runs only the functions that changed.
     .venv/bin/python scripts/mutation.py -m _claim       # modules whose path contains "_claim"
     .venv/bin/python scripts/mutation.py --survivors     # list the surviving mutants too
     .venv/bin/python scripts/mutation.py --fresh         # ignore the cache
+    .venv/bin/python scripts/mutation.py -m _log --without _boundaries  # the score before them
     .venv/bin/python scripts/mutation.py --changed --list  # name the modules, run nothing
 
 A mutant listed in :data:`EQUIVALENT` cannot change behaviour; it is counted apart and not held
@@ -86,6 +87,41 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/tools/test_adversarial_addresses.py",
         "tests/tools_web/test_web_audit_gaps.py",
         "tests/tools_web/test_netguard_boundaries.py",
+    ),
+    # -- approvals ------------------------------------------------------------------------------
+    # Not test_a_held_call_is_decided_in_another_process: its child imports the unmutated package.
+    "src/toolrig/agent/_approval.py": (
+        "tests/agent/test_agent_approval.py::test_deny_and_answer_by_hand_in_one_process",
+        "tests/agent/test_agent_approval.py::test_the_policy_can_name_tools_or_decide_per_call",
+        "tests/agent/test_agent_approval.py::test_the_gate_holds_nothing_outside_an_agent_run",
+        "tests/agent/test_agent_approval.py::test_a_resume_may_bring_a_new_prompt_after_the_decided_results",
+        "tests/agent/test_agent_approval_policy.py",
+        "tests/agent/test_agent_call_ids.py",
+        "tests/agent/test_agent_meta_tools_approval.py",
+        "tests/agent/test_approval_boundaries.py",
+    ),
+    "src/toolrig/agent/_decide.py": (
+        "tests/agent/test_agent_loop.py::test_decide_next_action",
+        "tests/agent/test_approval_boundaries.py",
+    ),
+    # -- sessions ---------------------------------------------------------------------------------
+    # Not test_a_session_continues_in_another_process: its child imports the unmutated package.
+    "src/toolrig/storage/_sessions.py": (
+        "tests/agent/test_agent_conversation.py::test_a_run_continues_a_history",
+        "tests/agent/test_agent_conversation.py::test_two_runs_cannot_both_save_one_session_version",
+        "tests/agent/test_agent_conversation.py::test_a_stored_session_and_a_history_do_not_mix",
+        "tests/agent/test_agent_conversation.py::test_two_runs_continuing_one_session_at_once_cannot_both_save",
+        "tests/agent/test_agent_conversation.py::test_an_older_log_gets_the_sessions_table_by_its_migration",
+        "tests/agent/test_agent_approval_policy.py",
+        "tests/storage/test_sessions_boundaries.py",
+    ),
+    # -- retry classification ---------------------------------------------------------------------
+    "src/toolrig/runtime/_retry.py": (
+        "tests/runtime/test_runtime_executor.py::test_retries_with_backoff_only_for_retryable_failures",
+        "tests/runtime/test_runtime_executor.py::test_timeouts_are_retried",
+        "tests/runtime/test_runtime_pipeline.py::test_retries_happen_inside_middleware",
+        "tests/runtime/test_runtime_one_call.py::test_remote_attempts_are_retried_by_the_pipeline",
+        "tests/runtime/test_retry_boundaries.py",
     ),
 }
 
@@ -398,7 +434,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--record", action="store_true", help=f"record complete runs in {BASELINE.name}"
     )
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="TEST",
+        help="leave out the test selections containing TEST (a score before those tests; "
+        "implies --fresh, never recorded)",
+    )
     args = parser.parse_args(argv)
+    if args.without:
+        args.fresh, args.record = True, False
+        for module, tests in MODULES.items():
+            MODULES[module] = tuple(t for t in tests if not any(w in t for w in args.without))
 
     selected = list(MODULES)
     if args.changed == "recorded":
