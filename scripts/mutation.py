@@ -115,6 +115,23 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/agent/test_agent_approval_policy.py",
         "tests/storage/test_sessions_boundaries.py",
     ),
+    # -- the execution log ------------------------------------------------------------------------
+    # Not the two tests that write from separate processes: they import the unmutated package.
+    "src/toolrig/storage/_log.py": (
+        "tests/storage/test_storage_log.py::test_add_result_and_query",
+        "tests/storage/test_storage_log.py::test_executor_calls_are_recorded",
+        "tests/storage/test_storage_log.py::test_summary_is_bounded_and_keeps_errors",
+        "tests/storage/test_storage_log.py::test_large_values_are_stored_cut_with_a_marker",
+        "tests/storage/test_storage_log.py::test_many_threads_write_at_once",
+        "tests/storage/test_storage_log.py::test_sqlite_file_is_wal_and_versioned",
+        "tests/storage/test_storage_log.py::test_sqlite_migrates_an_old_schema_and_refuses_a_newer_one",
+        "tests/storage/test_storage_log.py::test_default_location",
+        "tests/storage/test_storage_log.py::test_tool_usage_counts_calls_by_tool_and_action",
+        "tests/storage/test_storage_failed_writes.py",
+        "tests/storage/test_storage_durability.py",
+        "tests/storage/test_storage_requests.py",
+        "tests/storage/test_log_boundaries.py",
+    ),
     # -- retry classification ---------------------------------------------------------------------
     "src/toolrig/runtime/_retry.py": (
         "tests/runtime/test_runtime_executor.py::test_retries_with_backoff_only_for_retryable_failures",
