@@ -132,6 +132,12 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/storage/test_storage_requests.py",
         "tests/storage/test_log_boundaries.py",
     ),
+    # -- plan resume ------------------------------------------------------------------------------
+    "src/toolrig/runtime/_plan_run.py": (
+        "tests/runtime/test_runtime_plans.py",
+        "tests/runtime/test_runtime_plan_resume.py",
+        "tests/runtime/test_plan_run_boundaries.py",
+    ),
     # -- retry classification ---------------------------------------------------------------------
     "src/toolrig/runtime/_retry.py": (
         "tests/runtime/test_runtime_executor.py::test_retries_with_backoff_only_for_retryable_failures",
