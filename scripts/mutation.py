@@ -138,6 +138,25 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/runtime/test_runtime_plan_resume.py",
         "tests/runtime/test_plan_run_boundaries.py",
     ),
+    # -- remote dispatch and worker -----------------------------------------------------------
+    # The worker and ledger run here in the test process, behind an in-process engine (the same
+    # worker code, a real Redis ledger). test_distributed_celery.py is left out: its workers are
+    # separate processes importing the unmutated package, and it takes minutes a run.
+    "src/toolrig/distributed/_dispatch.py": (
+        "tests/runtime/test_runtime_one_call.py::test_a_worker_runs_an_action_named_like_its_multi_action_tool",
+        "tests/runtime/test_runtime_one_call.py::test_remote_attempts_are_retried_by_the_pipeline",
+        "tests/distributed/test_remote_boundaries.py",
+    ),
+    "src/toolrig/distributed/_worker.py": (
+        "tests/runtime/test_runtime_one_call.py::test_a_worker_runs_an_action_named_like_its_multi_action_tool",
+        "tests/runtime/test_runtime_one_call.py::test_remote_attempts_are_retried_by_the_pipeline",
+        "tests/distributed/test_remote_boundaries.py",
+    ),
+    "src/toolrig/distributed/_ledger.py": (
+        "tests/runtime/test_runtime_one_call.py::test_a_worker_runs_an_action_named_like_its_multi_action_tool",
+        "tests/runtime/test_runtime_one_call.py::test_remote_attempts_are_retried_by_the_pipeline",
+        "tests/distributed/test_remote_boundaries.py",
+    ),
     # -- retry classification ---------------------------------------------------------------------
     "src/toolrig/runtime/_retry.py": (
         "tests/runtime/test_runtime_executor.py::test_retries_with_backoff_only_for_retryable_failures",

@@ -164,7 +164,12 @@ def worker_app(
     ledger = CallLedger(default_backend(broker, backend))
     host = WorkerHost(catalog, ledger, celery_limits=pool == "prefork")
 
-    @app.task(name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True)  # type: ignore[untyped-decorator]
+    # shared=False: the task is this app's alone. Celery's default shares it with every app
+    # finalized later in the process, whose own task of the name is then dropped, so a second
+    # worker app ran the first one's catalogue.
+    @app.task(  # type: ignore[untyped-decorator]
+        name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True, shared=False
+    )
     def call(task: Any, data: dict[str, Any]) -> dict[str, Any]:
         return host.run(data, str(task.request.hostname or "worker"))
 
