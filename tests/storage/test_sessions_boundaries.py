@@ -6,6 +6,7 @@ is refused (`SessionConflict`) rather than dropping another run's turns.
 |---|---|---|
 | loaded whole | messages, held calls, policy, call ids, version: each | ``test_every_field...`` |
 | absent values | never saved: ``None``; no held calls, policy, ids, messages | ``test_absent...`` |
+| absent values | messages ``None``; a row from before call ids were kept | ``..._absent_*`` |
 | versions | first save 1, each save +1; the version read, not a count | ``test_versions...`` |
 | conflicts | first save of a saved id; an older version; a newer one | ``test_a_stale...`` |
 | conflicts | a later version of an id never saved | ``test_a_first_save...`` |
@@ -79,6 +80,27 @@ def test_absent_values_come_back_absent(store: SessionStore) -> None:
     )
 
 
+def test_absent_messages_are_stored_as_none(store: SessionStore) -> None:
+    session = _id()
+    store.save(SessionState(session_id=session, messages=None))  # type: ignore[arg-type]
+    loaded = store.load(session)
+    assert loaded is not None and loaded.messages in ([], None)
+    if isinstance(store, LogSessionStore):
+        assert loaded.messages == []
+
+
+def test_a_session_saved_before_call_ids_were_kept_has_none(tmp_path: Path) -> None:
+    log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
+    log._conn().execute(
+        "INSERT INTO agent_sessions (session_id, messages, pending, version, updated_at) "
+        "VALUES ('old', '[]', NULL, 3, 0)"
+    )
+    loaded = LogSessionStore(log).load("old")
+    assert loaded == SessionState(session_id="old", version=3)
+    assert loaded.call_ids == [] and loaded.policy is None
+    log.close()
+
+
 def test_versions_count_the_saves_of_one_session_only(store: SessionStore) -> None:
     one, other = _id(), _id()
     state = store.save(SessionState(session_id=one, messages=[{"n": 1}]))
@@ -102,7 +124,10 @@ def test_a_stale_or_unknown_version_is_refused_and_keeps_the_stored_one(
         read += 1  # a version no save produced
     with pytest.raises(SessionConflict) as refused:
         store.save(SessionState(session_id=session, messages=[{"lost": True}], version=read))
-    assert repr(session) in str(refused.value) and "load it again" in str(refused.value)
+    assert str(refused.value) == (
+        f"session {session!r} was saved by another run since this one loaded it; load it "
+        "again (run again with the same session_id) to continue from the newest state"
+    )
     assert store.load(session) == newest
 
 
