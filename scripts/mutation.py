@@ -396,6 +396,9 @@ def run_module(module: str, *, fresh: bool = False, limit: float = RUN_LIMIT) ->
         statuses = _statuses(work)
     if not statuses and not cut:
         raise SystemExit(f"mutmut produced no mutants for {module}:\n{output[-3000:]}")
+    if not cut and statuses and all(s == "not checked" for s in statuses.values()):
+        # the tests failed before any mutant ran (a test failing unmutated, or under mutmut)
+        raise SystemExit(f"mutmut ran no mutant of {module}:\n{output[-3000:]}")
     equivalent = [n for n in statuses if n in EQUIVALENT]
     counted = {n: s for n, s in statuses.items() if n not in EQUIVALENT}
     not_run = [n for n, s in counted.items() if s == "not checked"] if cut else []
