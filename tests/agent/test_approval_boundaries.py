@@ -19,6 +19,8 @@ call and nothing else.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import warnings
 from typing import Any
 
 import pytest
@@ -30,6 +32,7 @@ from toolrig import BaseTool, ToolAnnotations, ToolExecutor, action, tool
 from toolrig.agent import Answer, ApprovalPolicy, Deny, decide_next_action
 from toolrig.agent._approval import SCOPE, PendingCall, RunScope, approval_gate, decided_result
 from toolrig.agent._decide import SYSTEM
+from toolrig.core.result._result import ErrorInfo, ToolResult
 from toolrig.registry import Registry
 from toolrig.runtime._call import Call
 from toolrig.testing import ModelTurn, ScriptedModel
@@ -212,7 +215,8 @@ def test_next_action_reads_the_first_known_call_only() -> None:
     registry = Registry()
     registry.add(Shelf)
     decision, messages = _decide([turn], registry, "Run r: 0 results.")
-    assert not decision.done and decision.error is None and decision.text == "Reading first."
+    assert decision.done is False and decision.error is None and decision.text == "Reading first."
+    assert decision.usage.input_tokens > 0
     assert (decision.tool, decision.action, decision.call_name) == ("shelf", "read", "shelf__read")
     assert decision.params == {"title": "Dune"}
     assert messages[-1]["content"] == "Tidy the shelf.\n\nResults so far:\nRun r: 0 results."
@@ -233,10 +237,42 @@ def test_next_action_names_an_unknown_call_by_its_first_part() -> None:
 
 
 def test_next_action_reports_a_call_it_cannot_read() -> None:
-    turn = ModelTurn(calls=[("shelf.read", '{"title": ', "a")])
+    turn = ModelTurn(text="Trying.", calls=[("shelf.read", '{"title": ', "a")])
     decision, _ = _decide([turn], ToolExecutor([Shelf]))
-    assert not decision.done and decision.error is not None and not decision.error.success
+    assert decision.done is False and decision.text == "Trying."
+    assert decision.usage.input_tokens > 0
+    assert decision.error is not None and not decision.error.success
     assert decision.error.error is not None
     assert decision.error.error.code == "invalid_arguments"
     assert (decision.tool, decision.action, decision.params) == ("shelf", "read", {})
     assert decision.call_name is None
+
+
+def test_next_action_with_an_executor_uses_its_catalogue_not_the_old_methods() -> None:
+    turn = ModelTurn(calls=[("shelf.read", {"title": "Dune"}, "a")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        decision, _ = _decide([turn], ToolExecutor([Shelf]))
+    assert (decision.tool, decision.action) == ("shelf", "read")
+
+
+def test_next_action_with_arguments_that_are_not_an_object_has_no_params() -> None:
+    turn = ModelTurn(calls=[("note", "[1, 2]", "a")])
+    decision, _ = _decide([turn], ToolExecutor([note]))
+    assert (decision.tool, decision.params, decision.error) == ("note", {}, None)
+
+
+class Unreadable(ScriptedModel):
+    """A model client whose turn carries a failed call without metadata."""
+
+    async def complete(self, conversation: Any, tools: Any) -> Any:
+        turn = await super().complete(conversation, tools)
+        failed = ToolResult(success=False, error=ErrorInfo(code="invalid_arguments", message="?"))
+        return dataclasses.replace(turn, calls=[failed])
+
+
+def test_next_action_reports_a_failed_call_without_metadata() -> None:
+    model = Unreadable([ModelTurn(text="Hm.", calls=[("note", {"text": "x"}, "a")])])
+    decision = asyncio.run(decide_next_action(model, "q", ToolExecutor([note])))
+    assert (decision.tool, decision.action, decision.done) == (None, None, False)
+    assert decision.error is not None and decision.text == "Hm."

@@ -16,18 +16,27 @@ that cannot record does not stop the plan.
 | resume | the call id: stable until recorded, none without a store | ``..._call_ids`` |
 | result | plan order; outputs and failed; timings of steps run here only | ``..._result...`` |
 | settings | an unknown failure policy; a plan with problems runs nothing | ``..._settings`` |
+| actions | a step not run or re-used names its action | ``..._their_action``, ``..._reused_...`` |
+| resume | another plan's records; a store without call ids; the id's hash | ``test_resume_...`` |
+| catalogue | a tool removed while its plan runs: recorded, no version | ``..._tool_removed...`` |
+| cost | the cost function prices the plan and each record | ``..._cost_function...`` |
+| concurrency | a dependant starts when its dependency ends; the duration | ``..._dependant_...`` |
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
+import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from toolrig import ToolCost, ToolExecutor, tool
+from toolrig import BaseTool, ToolCost, ToolExecutor, action, tool
+from toolrig.registry import Registry
 from toolrig.runtime import Plan, PlanError, PlanRunner, StepEvent
 from toolrig.storage import SQLiteExecutionLog
 
@@ -39,7 +48,7 @@ IDS: list[str] = []
 async def double(n: int) -> int:
     """Twice ``n``."""
     RAN.append(f"double({n})")
-    await asyncio.sleep(0.02 * (n % 3))
+    await asyncio.sleep(0.1 * (n % 3))
     return 2 * n
 
 
@@ -331,7 +340,7 @@ def test_result_in_plan_order_whatever_finishes_first() -> None:
 
 
 def test_settings() -> None:
-    with pytest.raises(ValueError, match="on_failure must be 'skip_dependants' or 'stop'"):
+    with pytest.raises(ValueError, match=r"^on_failure must be 'skip_dependants' or 'stop'$"):
         PlanRunner(_executor(), on_failure="ignore")  # type: ignore[arg-type]
     RAN.clear()
     with pytest.raises(PlanError):
@@ -345,3 +354,177 @@ def test_settings() -> None:
             )
         )
     assert RAN == []
+
+
+class Shelf(BaseTool):
+    """Books, by action."""
+
+    name = "shelf"
+
+    @action
+    def count(self, n: int) -> int:
+        """Count."""
+        return n
+
+    @action
+    def fail(self, why: str) -> int:
+        """Fail."""
+        raise RuntimeError(why)
+
+    @action
+    async def slow(self, n: int) -> int:
+        """Count, slowly."""
+        await asyncio.sleep(0.2)
+        return n
+
+
+def test_results_of_steps_not_run_name_their_action() -> None:
+    plan = _plan(
+        "p",
+        [
+            {"id": "bad", "tool": "shelf", "action": "fail", "params": {"why": "no"}},
+            {"id": "dep", "tool": "shelf", "action": "count", "params": {"n": "${bad.output}"}},
+            {"id": "ok", "tool": "shelf", "action": "count", "params": {"n": 1}},
+            {"id": "ref", "tool": "shelf", "action": "count", "params": {"n": "${ok.output.x}"}},
+        ],
+    )
+    result = PlanRunner(ToolExecutor([Shelf])).run_sync(plan)
+    stopped = PlanRunner(ToolExecutor([Shelf]), on_failure="stop").run_sync(
+        _plan(
+            "q",
+            [
+                {"id": "bad", "tool": "shelf", "action": "fail", "params": {"why": "no"}},
+                {"id": "ok", "tool": "shelf", "action": "slow", "params": {"n": 1}},
+                {
+                    "id": "cut",
+                    "tool": "shelf",
+                    "action": "count",
+                    "params": {"n": 1},
+                    "depends_on": ["ok"],
+                },
+            ],
+        )
+    )
+    for step in (result.results["dep"], result.results["ref"], stopped.results["cut"]):
+        assert step.metadata is not None
+        assert (step.metadata.tool, step.metadata.action) == ("shelf", "count")
+    assert stopped.results["cut"].code == "cancelled"
+
+
+def test_a_reused_step_of_an_action_names_it_and_its_event_has_the_result(
+    log: SQLiteExecutionLog,
+) -> None:
+    plan = _plan("p", [{"id": "a", "tool": "shelf", "action": "count", "params": {"n": 3}}])
+    runner = PlanRunner(ToolExecutor([Shelf]), store=log)
+    runner.run_sync(plan)
+    seen: list[StepEvent] = []
+    runner.add_listener(seen.append)
+    again = runner.run_sync(plan)
+    reused = again.results["a"]
+    assert again.reused == ("a",) and reused.metadata is not None
+    assert (reused.metadata.tool, reused.metadata.action) == ("shelf", "count")
+    assert [(e.status, e.result) for e in seen] == [("reused", reused)]
+
+
+def test_resume_reads_its_own_plans_records_only(log: SQLiteExecutionLog) -> None:
+    step = [{"id": "a", "tool": "whoami", "params": {"n": 1}}]
+    PlanRunner(_executor(), store=log).run_sync(_plan("first", step))
+    RAN.clear()
+    other = PlanRunner(_executor(), store=log).run_sync(_plan("second", step))
+    assert other.reused == () and RAN == ["whoami(1)"]
+    assert IDS[-1].startswith("second.a.0.")
+
+
+def test_resume_from_a_store_whose_records_have_no_call_id() -> None:
+    class Store:
+        """A store of plain records, without call ids."""
+
+        def __init__(self) -> None:
+            self.records: list[Any] = []
+
+        def add_tool_result(self, result: Any, **fields: Any) -> int:
+            meta = result.metadata
+            self.records.append(
+                SimpleNamespace(
+                    run_id=fields["run_id"],
+                    step_id=fields["step_id"],
+                    executor=meta.tool,
+                    action=meta.action,
+                    tool_version=fields["tool_version"],
+                    input_data=fields["input_data"],
+                    output=result.output,
+                    ok=result.success,
+                )
+            )
+            return len(self.records)
+
+        def query(self, *, run_id: str | None = None, status: str | None = None) -> list[Any]:
+            return [r for r in self.records if r.run_id == run_id]
+
+    store = Store()
+    plan = _plan("p", [{"id": "a", "tool": "double", "params": {"n": 2}}])
+    PlanRunner(_executor(), store=store).run_sync(plan)
+    again = PlanRunner(_executor(), store=store).run_sync(plan)
+    assert again.reused == ("a",) and again.outputs == {"a": 4}
+    assert again.results["a"].metadata is not None
+
+
+def test_resume_call_ids_hash_the_tools_version_and_arguments(log: SQLiteExecutionLog) -> None:
+    PlanRunner(_executor(), store=log).run_sync(
+        _plan("p", [{"id": "a", "tool": "whoami", "params": {"n": 5}}])
+    )
+    digest = hashlib.sha256(b'0.1.0\n{"n":5}').hexdigest()[:12]
+    (call_id,) = IDS
+    assert call_id == f"p.a.0.{digest}"
+
+
+def test_a_tool_removed_while_its_plan_runs_is_recorded_without_a_version(
+    log: SQLiteExecutionLog,
+) -> None:
+    registry = Registry()
+
+    @tool(version="3.0.0")
+    def vanish(n: int) -> int:
+        """Leaves the catalogue while it runs."""
+        registry.remove("vanish")
+        return n
+
+    registry.add(vanish)
+    result = PlanRunner(ToolExecutor(registry), store=log).run_sync(
+        _plan("p", [{"id": "a", "tool": "vanish", "params": {"n": 1}}])
+    )
+    assert result.outputs == {"a": 1}
+    (record,) = log.get_run("p")
+    assert record.tool_version is None and record.output == 1
+
+
+def test_the_cost_function_prices_the_plan_and_its_records(log: SQLiteExecutionLog) -> None:
+    runner = PlanRunner(_executor(), store=log, cost_of=lambda step, args: 7.0)
+    plan = _plan("p", [{"id": "a", "tool": "whoami", "params": {"n": 1}}])
+    assert runner.check(plan).estimated_cost == 7.0
+    assert runner.run_sync(plan).estimated_cost == 7.0
+    assert [r.cost for r in log.get_run("p")] == [7.0]
+
+
+def test_a_dependant_starts_when_its_dependency_ends_not_when_all_do() -> None:
+    plan = _plan(
+        "p",
+        [
+            {"id": "slow", "tool": "sleepy", "params": {"seconds": 0.4}},
+            {"id": "fast", "tool": "sleepy", "params": {"seconds": 0.0}},
+            {"id": "next", "tool": "sleepy", "params": {"seconds": 0.0}, "depends_on": ["fast"]},
+        ],
+    )
+    started = time.perf_counter()
+    result = PlanRunner(ToolExecutor([sleepy])).run_sync(plan)
+    elapsed = time.perf_counter() - started
+    assert result.plan_id == "p" and result.success
+    assert result.timings["next"][0] < result.timings["slow"][1]
+    assert 400 <= result.duration_ms <= elapsed * 1000
+
+
+@tool
+async def sleepy(seconds: float) -> float:
+    """Sleep."""
+    await asyncio.sleep(seconds)
+    return seconds
