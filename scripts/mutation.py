@@ -215,6 +215,68 @@ EQUIVALENT.update(
     }
 )
 
+_SESSIONS = "toolrig.storage._sessions.xǁLogSessionStoreǁ"
+EQUIVALENT.update(
+    {
+        _SESSIONS + name: "SQL in another letter case: keywords and unquoted names are "
+        "case-insensitive in SQLite and PostgreSQL (which folds them to lower case)"
+        for name in (
+            "load__mutmut_8",
+            "load__mutmut_9",
+            "save__mutmut_12",
+            "save__mutmut_13",
+            "save__mutmut_15",
+            "save__mutmut_16",
+            "save__mutmut_20",
+            "save__mutmut_21",
+        )
+    }
+)
+
+_LOG = "toolrig.storage._log.xǁExecutionLogǁ"
+_SQL_CASE = (
+    "SQL in another letter case: keywords and unquoted names are case-insensitive in SQLite "
+    "and PostgreSQL"
+)
+EQUIVALENT.update(
+    {
+        **{
+            _LOG + name: _SQL_CASE
+            for name in (
+                "query__mutmut_5",
+                "query__mutmut_7",
+                "query__mutmut_9",
+                "query__mutmut_15",
+                "query__mutmut_22",
+                "query__mutmut_27",
+                "query__mutmut_40",
+                "query__mutmut_41",
+                "query__mutmut_43",
+                "query__mutmut_44",
+                "query__mutmut_57",
+                "tool_usage__mutmut_4",
+                "tool_usage__mutmut_10",
+                "tool_usage__mutmut_14",
+                "tool_usage__mutmut_19",
+                "tool_usage__mutmut_24",
+            )
+        },
+        _LOG + "_select__mutmut_2": "placeholder compared with 'XX?XX': when it is '?', "
+        "replacing '?' by '?' changes nothing",
+        _LOG + "tool_usage__mutmut_26": "placeholder compared with 'XX?XX': when it is '?', "
+        "replacing '?' by '?' changes nothing",
+        _LOG + "_conn__mutmut_14": "getattr default None instead of False: both falsy",
+        _LOG + "_lost__mutmut_19": "run_id or '': add_result refuses an empty run_id before "
+        "writing, so a lost record's run id is never empty",
+        _LOG + "tool_usage__mutmut_53": "rows are grouped by (tool, action): each action's "
+        "name comes once, so its count so far is always 0 (get(None) gives 0 too)",
+        _LOG + "add_tool_result__mutmut_23": "started_at left out: the row takes finished_at - "
+        "duration/1000, which gives started_at back (finished_at is started_at + "
+        "duration/1000; exact for epoch-scale times, checked on 200,000 random ones)",
+        _LOG + "add_tool_result__mutmut_40": "started_at left out: as add_tool_result__mutmut_23",
+    }
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Score:

@@ -16,6 +16,9 @@ recorded.
 | usage | succeeded only, or all but skipped; ``since``; calls only; actions | ``..._usage...`` |
 | connections | ``close`` and ``with`` close them; the next use reopens | ``..._close...`` |
 | run id | required: an empty one is refused before anything is written | ``..._run_id...`` |
+| absent values | no tool name: "?"; no attempts: one; the default cut | ``..._unknown``, ... |
+| connections | one the server closed is opened again | ``..._server_closed...`` |
+| requests | purged by age, tool, run, or all | ``..._purge_requests...`` |
 """
 
 from __future__ import annotations
@@ -165,8 +168,8 @@ def test_a_tool_result_is_recorded_as_given(log: ExecutionLog) -> None:
         tool="shelf",
         action="burn",
         tool_call_id="c7",
-        started_at=1_000.0,
-        duration_ms=2_500.0,
+        started_at=1_788_240_599.353559,
+        duration_ms=4_370.414999567778,  # derived from the two times, it would come out off
         attempts=3,
         cost=0.5,
     )
@@ -191,7 +194,8 @@ def test_a_tool_result_is_recorded_as_given(log: ExecutionLog) -> None:
         "permission_denied",
         "no",
     )
-    assert (first.started_at, first.finished_at, first.duration_ms) == (1_000.0, 1_002.5, 2_500.0)
+    assert (first.started_at, first.duration_ms) == (meta.started_at, meta.duration_ms)
+    assert first.finished_at == meta.started_at + meta.duration_ms / 1000
     assert (first.attempts, first.cost, first.tool_version) == (3, 0.5, None)
     assert (second.cost, second.tool_version, second.step_id) == (2.0, "1.2", None)
 
@@ -269,7 +273,61 @@ def test_close_and_with_close_every_connection_and_the_next_use_reopens(tmp_path
 
 def test_run_id_is_required(tmp_path: Path) -> None:
     log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
-    with pytest.raises(ValueError, match="run_id is required"):
+    with pytest.raises(ValueError, match=r"^run_id is required: it groups the records of one run$"):
         log.add_result("t", "tool", None, None, None, "succeeded", run_id="")
     assert log.query() == [] and log.failed_writes() == 0
     log.close()
+
+
+def test_lost_without_a_tool_name_names_it_unknown(tmp_path: Path) -> None:
+    log = _refusing(tmp_path / "log.sqlite3", sqlite3.OperationalError("disk full"))
+    told: list[WriteFailure] = []
+    log.add_failure_listener(told.append)
+    with pytest.warns(LogWriteWarning), pytest.raises(sqlite3.OperationalError):
+        log.add_result("", "tool", None, None, None, "failed", run_id="r")
+    assert told[0].executor == "?"
+    log.close()
+
+
+def test_a_record_made_one_attempt_unless_told(log: ExecutionLog) -> None:
+    run = _run()
+    log.add_result("t", "tool", None, None, None, "succeeded", run_id=run)
+    log.add_result("t", "tool", None, None, None, "succeeded", run_id=run, attempts=3)
+    assert [r.attempts for r in log.get_run(run)] == [1, 3]
+
+
+def test_the_summary_cuts_each_output_at_400_characters_by_default(log: ExecutionLog) -> None:
+    run = _run()
+    log.add_result("t", "tool", None, None, "x" * 1_000, "succeeded", run_id=run)
+    line = log.get_summary(run).splitlines()[-1]
+    assert line == "1. [ok] t -> " + "x" * 400 + "... [600 more characters cut]"
+
+
+def test_close_a_connection_the_server_closed_is_opened_again(
+    request: pytest.FixtureRequest,
+) -> None:
+    from toolrig.storage import open_log
+
+    log = open_log(str(request.getfixturevalue("postgres_dsn")))
+    conn = log._conn()
+    conn.close()  # as when the server drops it
+    run = _run()
+    log.add_result("t", "tool", None, None, None, "succeeded", run_id=run)
+    assert log._conn() is not conn and len(log.get_run(run)) == 1
+    log.close()
+
+
+def test_purge_requests_by_each_filter(log: ExecutionLog) -> None:
+    from toolrig.storage._requests import RequestLog
+
+    requests = RequestLog(log, enabled=True)
+    requests.purge()
+    requests.record("old", "a", run_id="r1", created_at=1.0)
+    requests.record("new a", "a", run_id="r2", created_at=5.0)
+    requests.record("new b", "b", run_id="r2", created_at=5.0)
+    requests.record("mine", "c", run_id="r3", created_at=5.0)
+    assert log.purge_requests(before=2.0) == 1
+    assert log.purge_requests(tool="b") == 1
+    assert log.purge_requests(run_id="r3") == 1
+    assert [p.request for p in requests.pairs()] == ["new a"]
+    assert log.purge_requests() == 1

@@ -144,7 +144,7 @@ def test_where_sessions_live(tmp_path: Path, request: pytest.FixtureRequest) -> 
     chosen = session_store(log)
     assert isinstance(chosen, LogSessionStore) and chosen.log is log
     assert chosen.table == "agent_sessions"
-    log.table = "calls"  # a log whose table has no ``executions`` suffix: no prefix either
+    log.table = "toolrig_calls_v2"  # no ``executions`` suffix: no prefix either
     assert LogSessionStore(log).table == "agent_sessions"
     log.close()
     postgres = open_log(str(request.getfixturevalue("postgres_dsn")))
