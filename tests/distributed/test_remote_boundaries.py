@@ -15,12 +15,16 @@ ones (Redis on 127.0.0.1); only the transport between them is the in-process `En
 | time limit | the pipeline's (threads), Celery's (prefork), a fast failure | ``..._limit...`` |
 | trace | the caller's trace context is the tool's; none given: none | ``..._trace...`` |
 | app | the pool decides who stops calls; each app runs its own catalogue | ``..._app...`` |
+| ledger | the marker names the worker running the call (or running it again) | ``..._marks_...`` |
+| logs | a reply sent again, a call run again: logged with its call id | ``..._logs_...`` |
+| trace | the caller's current span is sent with the task; no span: none | ``..._travels...`` |
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import time
 import uuid
@@ -35,7 +39,7 @@ pytest.importorskip("redis", reason="needs the distributed extra")
 import celery.exceptions
 import redis
 
-from toolrig import BaseTool, ToolAnnotations, ToolExecutor, action, tool
+from toolrig import BaseTool, ToolAnnotations, ToolContext, ToolExecutor, action, tool
 from toolrig.core.model._ids import new_call_id
 from toolrig.distributed import RemoteDispatch
 from toolrig.distributed._engine import (
@@ -116,7 +120,17 @@ class Book(BaseTool):
         return page * 10
 
 
-TOOLS: list[Any] = [burn, peek, settle, slow_fail, soft_stop, trace_id, Book()]
+@tool(annotations=ToolAnnotations(idempotent=True))
+def marker(key: str, ctx: ToolContext) -> dict[str, Any]:
+    """The call's marker in the ledger while it runs, and its call id."""
+    store = redis.Redis.from_url(REDIS)
+    try:
+        return {"marker": json.loads(store.get(key) or b"null"), "call_id": ctx.tool_call_id}
+    finally:
+        store.close()
+
+
+TOOLS: list[Any] = [burn, peek, settle, slow_fail, soft_stop, trace_id, marker, Book()]
 
 
 class Engine:
@@ -128,6 +142,7 @@ class Engine:
         self.replies: dict[str, dict[str, Any]] = {}
         self.revoked: list[str] = []
         self.asked: list[str] = []
+        self.waited: list[tuple[str, float | None]] = []
         self.taken_ids: set[str] = set()
         self.fail: dict[str, BaseException] = {}  # method name -> what it raises
         self.hold = False  # wait() answers nothing until cancelled
@@ -143,6 +158,7 @@ class Engine:
             self.replies[call.task_id] = reply
 
     async def wait(self, task_id: str, timeout: float | None) -> dict[str, Any] | None:
+        self.waited.append((task_id, timeout))
         if "wait" in self.fail:
             raise self.fail["wait"]
         if self.hold:
@@ -205,8 +221,12 @@ def test_where_a_call_runs() -> None:
 def test_the_retry_argument_is_refused_with_a_warning() -> None:
     from toolrig import RetryPolicy
 
-    with pytest.warns(DeprecationWarning, match="is ignored"):
+    with pytest.warns(DeprecationWarning, match="is ignored") as warned:
         RemoteDispatch(Engine(), retry=RetryPolicy())
+    assert str(warned[0].message) == (
+        "RemoteDispatch(retry=...) is ignored: remote calls are retried by the executor's own "
+        "retry policy"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         RemoteDispatch(Engine())
@@ -313,6 +333,7 @@ def test_engine_answers_nothing_in_time() -> None:
         "`burn` did not finish within 0.25 s (no worker of queue 'q' answered in time)"
     )
     assert result.error.retryable and engine.revoked == [call_id]
+    assert engine.waited == [(call_id, 0.25)]  # waited for at most the call's time limit
 
 
 def test_engine_wait_cancelled_revokes_the_task() -> None:
@@ -389,6 +410,12 @@ def test_worker_refuses_an_unknown_tool_or_action(host: WorkerHost) -> None:
     action_missing = host.run(_call("book", "glue", {}), "w1")
     assert action_missing["error"]["code"] == "not_found"
     assert "`book` has no action 'glue'" in action_missing["error"]["message"]
+    own_name = host.run(_call("book", "book", {}), "w1")  # a multi-action tool's own name
+    assert "`book` has no action 'book'" in own_name["error"]["message"]
+    # an action a single-action tool lacks (the caller's catalogue differs): not "not found"
+    single = host.run(_call("burn", "burnt", {}), "w1")
+    assert single["error"]["code"] == "not_found"
+    assert "`burn` has no action 'burnt'" in single["error"]["message"]
 
 
 def test_worker_refuses_another_version_of_the_tool(host: WorkerHost, ledger: CallLedger) -> None:
@@ -537,3 +564,54 @@ def test_app_each_worker_app_runs_its_own_catalogue() -> None:
     assert refused["error"]["code"] == "not_found" and RAN == ["peek 6"]
     for app in (first, second):
         app.toolrig_host.ledger.close()
+
+
+def test_ledger_marks_the_worker_running_a_call_and_its_id_reaches_the_tool(
+    host: WorkerHost, ledger: CallLedger
+) -> None:
+    task = _id()
+    data = _call("marker", "marker", {"key": "toolrig:call:" + task}, task_id=task, call_id="c-9")
+    first = host.run(data, "w1")["output"]
+    assert first == {"marker": {"state": "started", "worker": "w1"}, "call_id": "c-9"}
+    lost = _id()
+    ledger.claim(lost, "w0")  # taken by a worker that died
+    again = host.run(
+        _call("marker", "marker", {"key": "toolrig:call:" + lost}, task_id=lost, idempotent=True),
+        "w2",
+    )["output"]
+    assert again["marker"] == {"state": "started", "worker": "w2"}  # restarted by this one
+
+
+def test_worker_logs_a_call_sent_again_and_a_call_run_again(
+    host: WorkerHost, ledger: CallLedger, caplog: pytest.LogCaptureFixture
+) -> None:
+    done = _call("peek", "peek", {"page": 1}, call_id="c-1")
+    host.run(done, "w1")
+    lost = _call("peek", "peek", {"page": 2}, call_id="c-2", idempotent=True)
+    ledger.claim(lost["task_id"], "w0")
+    with caplog.at_level(logging.DEBUG, logger="toolrig.worker"):
+        host.run(done, "w1")
+        host.run(lost, "w1")
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("DEBUG", "call c-1 of run r: peek"),
+        ("INFO", "call c-1 finished already; its reply is sent again"),
+        ("DEBUG", "call c-2 of run r: peek"),
+        ("INFO", "call c-2 is run again: its worker was lost mid-call"),
+    ]
+
+
+def test_trace_context_of_the_caller_travels_with_the_task(host: WorkerHost) -> None:
+    pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry.sdk.trace import TracerProvider
+
+    engine = Engine(host)
+    executor = _remote(engine, rule=lambda call: "q")
+    tracer = TracerProvider().get_tracer("caller")
+    with tracer.start_as_current_span("caller") as span:
+        traced = executor.execute_sync("trace_id", {})
+    trace = format(span.get_span_context().trace_id, "032x")
+    sent = engine.sent[0].traceparent
+    assert sent is not None and sent.startswith(f"00-{trace}-")
+    assert traced.output == trace  # the worker ran it in the caller's trace
+    executor.execute_sync("trace_id", {})
+    assert engine.sent[1].traceparent is None  # no span: nothing sent

@@ -133,7 +133,9 @@ class WorkerHost:
 def _asked(catalog: Catalog, call: RemoteCall) -> str:
     """The call name a missing action was asked for, for the not-found message."""
     tool = catalog.find(call.tool)
-    multi = tool.spec.is_multi_action if tool is not None else call.action != call.tool
+    # an action named otherwise than its tool is asked of that tool, even of one with a single
+    # action here (the caller's catalogue differs): the message then says the action is missing
+    multi = call.action != call.tool or (tool is not None and tool.spec.is_multi_action)
     return ActionRef(call.tool, call.action, multi).call_name
 
 
