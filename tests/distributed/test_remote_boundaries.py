@@ -615,3 +615,15 @@ def test_trace_context_of_the_caller_travels_with_the_task(host: WorkerHost) -> 
     assert traced.output == trace  # the worker ran it in the caller's trace
     executor.execute_sync("trace_id", {})
     assert engine.sent[1].traceparent is None  # no span: nothing sent
+
+
+def test_app_defaults_to_a_prefork_pool_and_keeps_results_where_told() -> None:
+    app = worker_app(Catalog([peek]), REDIS)
+    assert app.toolrig_host.celery_limits is True  # prefork: Celery's limits stop calls
+    assert app.conf.result_backend.endswith("6379/14")  # the broker, when none is given
+    app.toolrig_host.ledger.close()
+    apart = worker_app(Catalog([peek]), REDIS, "redis://127.0.0.1:6379/13", pool="solo")
+    assert apart.conf.result_backend.endswith("6379/13")
+    ledger = apart.toolrig_host.ledger._redis.connection_pool.connection_kwargs
+    assert ledger["db"] == 13  # the call markers live with the results
+    apart.toolrig_host.ledger.close()
