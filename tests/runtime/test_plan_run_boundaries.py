@@ -8,6 +8,7 @@ that cannot record does not stop the plan.
 | recorded | run id, step id, resolved arguments, cost, tool version | ``..._recorded_as_run`` |
 | recorded | a step never started: arguments as written; a bad reference | ``..._never_started`` |
 | failure path | a store that refuses: logged, the plan goes on | ``..._store_that_refuses`` |
+| absent values | no store: nothing recorded, nothing logged | ``..._without_a_store...`` |
 | skip | dependants skipped, naming the first failed dependency; others run | ``..._skip_...`` |
 | stop | the first real failure stops; a skipped step is not a failure | ``..._stop_...`` |
 | events | each status once per step; done counts finished steps; listeners | ``..._events...`` |
@@ -528,3 +529,12 @@ async def sleepy(seconds: float) -> float:
     """Sleep."""
     await asyncio.sleep(seconds)
     return seconds
+
+
+def test_without_a_store_nothing_is_recorded_or_complained_about(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    plan = _plan("p", [{"id": "a", "tool": "double", "params": {"n": 1}}])
+    with caplog.at_level(logging.DEBUG, logger="toolrig.plans"):
+        result = PlanRunner(_executor()).run_sync(plan)
+    assert result.outputs == {"a": 2} and caplog.records == []
