@@ -546,7 +546,7 @@ def table(scores: Sequence[Score], skipped: Sequence[str] = ()) -> str:
     ]
     for s in scores:
         verdict = f"{s.rate:.0%}" + ("" if s.passes else " (below target)")
-        if s.cut and not s.generated:
+        if s.cut and s.generated - s.equivalent - s.not_run <= 0:
             verdict = "stopped by the time limit before any mutant ran"
         elif s.cut:
             verdict += " over the mutants run (stopped by the time limit)"

@@ -110,8 +110,10 @@ def test_a_cut_run_fails_only_when_the_target_is_already_out_of_reach(
     assert table.count("over the mutants run (stopped by the time limit)") == 2
     assert "| 87 |" in table and "(below target)" in table.splitlines()[3]
     nothing = score(mutation, generated=0, killed=0, cut=True)
-    assert nothing.passes
-    assert "before any mutant ran" in mutation.table([nothing])
+    none_ran = score(mutation, generated=19, killed=0, not_run=19, cut=True)
+    for cut in (nothing, none_ran):
+        assert cut.passes
+        assert "| stopped by the time limit before any mutant ran |" in mutation.table([cut])
 
 
 def test_a_spent_budget_starts_no_module_and_says_so(
