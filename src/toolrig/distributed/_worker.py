@@ -133,7 +133,9 @@ class WorkerHost:
 def _asked(catalog: Catalog, call: RemoteCall) -> str:
     """The call name a missing action was asked for, for the not-found message."""
     tool = catalog.find(call.tool)
-    multi = tool.spec.is_multi_action if tool is not None else call.action != call.tool
+    # an action named otherwise than its tool is asked of that tool, even of one with a single
+    # action here (the caller's catalogue differs): the message then says the action is missing
+    multi = call.action != call.tool or (tool is not None and tool.spec.is_multi_action)
     return ActionRef(call.tool, call.action, multi).call_name
 
 
@@ -164,7 +166,12 @@ def worker_app(
     ledger = CallLedger(default_backend(broker, backend))
     host = WorkerHost(catalog, ledger, celery_limits=pool == "prefork")
 
-    @app.task(name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True)  # type: ignore[untyped-decorator]
+    # shared=False: the task is this app's alone. Celery's default shares it with every app
+    # finalized later in the process, whose own task of the name is then dropped, so a second
+    # worker app ran the first one's catalogue.
+    @app.task(  # type: ignore[untyped-decorator]
+        name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True, shared=False
+    )
     def call(task: Any, data: dict[str, Any]) -> dict[str, Any]:
         return host.run(data, str(task.request.hostname or "worker"))
 
