@@ -220,6 +220,10 @@ EQUIVALENT: dict[str, str] = {
     _OUTCOME + "xǁAttemptFailedǁ__init____mutmut_2": "the exception's text is read only if it "
     "escapes, and attempt() turns every AttemptFailed into the call's error",
     "toolrig.runtime._links.x_compose__mutmut_32": "typing.cast does nothing at run time",
+    _STRAIGHT + "xǁStraightLineǁ_refused__mutmut_16": "with no listener the call is never "
+    "read: report() reads it only for listeners",
+    "toolrig.runtime._links.xǁPostHooksǁ__call____mutmut_15": "logger.exception inside an "
+    "except block logs the exception being handled: exc_info=exc names the same one",
     _STEPS + "x_not_found__mutmut_27": "ResultMetadata.duration_ms defaults to 0.0, the value "
     "given",
     _NET + "x__parse_networks__mutmut_3": "strict=None is falsy: the same as strict=False",

@@ -513,14 +513,16 @@ def test_listeners_see_the_whole_call(path: str) -> None:
     executor = _executor(path, [add])
     events: list[ToolEvent] = []
     executor.add_listener(events.append)
-    ok = _run(path, executor, "add", {"a": 1, "b": 2}, strict=True)
-    given = {"a": "x", "b": 2}
-    refused = _run(path, executor, "add", given)
-    for event, result, strict in ((events[0], ok, True), (events[-1], refused, False)):
+    ok = _run(path, executor, "add", {"a": 1, "b": 2}, tool_call_id="w-1")
+    given = {"a": "1", "b": 2}  # valid for a lax call, refused by a strict one
+    refused = _run(path, executor, "add", given, strict=True, tool_call_id="w-2")
+    assert refused.error is not None
+    cases = ((events[0], ok, False, "w-1"), (events[-1], refused, True, "w-2"))
+    for event, result, strict, call_id in cases:
         call = event.call
         assert call is not None and result.metadata is not None
         assert call.owner is add and call.target is add.get_action("add")
-        assert call.strict is strict
+        assert call.strict is strict and call.tool_call_id == call_id
         assert call.started_at == result.metadata.started_at
         assert 0.0 < call.t0 <= time.perf_counter()
     assert events[-1].call is not None
@@ -567,12 +569,17 @@ def test_a_sync_tool_on_the_async_line_gets_its_context_and_grace() -> None:
         stopped_by_itself.append(True)
         return 0
 
+    steps_after_cancel: list[int] = []
+    cancelled_at: list[float] = []
+
     @tool
     def blind() -> int:
         """Work without looking."""
         running.set()
         for _ in range(2_000):
             time.sleep(0.002)
+            if cancelled_at:
+                steps_after_cancel.append(1)
         return 0
 
     executor = ToolExecutor([watches, blind])
@@ -584,6 +591,7 @@ def test_a_sync_tool_on_the_async_line_gets_its_context_and_grace() -> None:
             if running.is_set():
                 break
             await asyncio.sleep(0.001)
+        cancelled_at.append(time.monotonic())
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -591,7 +599,11 @@ def test_a_sync_tool_on_the_async_line_gets_its_context_and_grace() -> None:
 
     asyncio.run(give_up("watches"))
     assert stopped_by_itself == [True]
+    cancelled_at.clear()
     asyncio.run(give_up("blind"))
+    # interrupted at once: at most the step under way when the caller gave up (the grace
+    # period, 50 ms, would have let it take many more 2 ms steps)
+    assert len(steps_after_cancel) <= 3
 
 
 @pytest.mark.parametrize("path", ["composed-async", "composed-blocking"])
