@@ -64,6 +64,19 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/tools/test_tools_special_files.py",
         "tests/tools/test_tools_files.py",
         "tests/tools/test_tools_escapes.py",
+        "tests/tools/test_sandbox_boundaries.py",
+    ),
+    "src/toolrig/tools/_shell_policy.py": (
+        "tests/tools/test_shell_policy_boundaries.py",
+        "tests/tools/test_adversarial_shell_options.py",
+    ),
+    "src/toolrig/tools/_sql_sqlite.py": (
+        "tests/tools_web/test_sqlite_guard_boundaries.py",
+        "tests/tools_web/test_db_layers.py",
+    ),
+    "src/toolrig/tools/_sql_postgres.py": (
+        "tests/tools_web/test_postgres_guard_boundaries.py",
+        "tests/tools_web/test_db_guard.py",
     ),
     "src/toolrig/tools/_netguard.py": (
         # test_web_fetch.py is left out: its slow-page and size-cap tests take seconds each,
