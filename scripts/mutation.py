@@ -78,6 +78,19 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/tools_web/test_postgres_guard_boundaries.py",
         "tests/tools_web/test_db_guard.py",
     ),
+    "src/toolrig/core/schema/_validation.py": (
+        "tests/core/test_validation_boundaries.py",
+        "tests/core/test_core_validation.py",
+        "tests/core/test_core_invalid_arguments_total.py",
+        "tests/core/test_core_unknown_arguments.py",
+        "tests/core/test_core_json_values.py",
+    ),
+    "src/toolrig/core/schema/_json_data.py": (
+        "tests/core/test_json_data_boundaries.py",
+        "tests/core/test_core_json_values.py",
+        "tests/core/test_core_data_limit.py",
+        "tests/core/test_core_invalid_arguments_total.py",
+    ),
     "src/toolrig/tools/_netguard.py": (
         # test_web_fetch.py is left out: its slow-page and size-cap tests take seconds each,
         # and the audit tests send the same hops (redirects, pinning) to a local server.
