@@ -64,6 +64,7 @@ way, read only when they are regular single-link files, and written atomically.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import socket
 import stat
@@ -258,6 +259,8 @@ def test_a_missing_folder_on_the_way(box: Sandbox, root: Path, no_leaks: None) -
         assert error.code == "not_found"
         assert error.message == "`gone/f.txt` does not exist."
         assert error.hint == "List the folder to see what is there."
+    assert box.lstat(root / "gone" / "f.txt") is None
+    assert not (root / "gone").exists()  # nothing on the way is made by a read or a removal
     missing = _refusal(box.open_regular, root / "sub" / "nope.txt")
     assert (missing.code, missing.message) == ("not_found", "`sub/nope.txt` does not exist.")
 
@@ -280,6 +283,21 @@ def test_open_dir_creates_folders_only_when_asked(box: Sandbox, root: Path) -> N
         assert os.path.samestat(os.fstat(fd), os.stat(root))
     finally:
         os.close(fd)
+
+
+def test_descriptors_are_not_inherited_and_the_root_must_still_be_a_folder(
+    box: Sandbox, root: Path
+) -> None:
+    for folder in (root, root / "sub"):
+        fd = box.open_dir(folder)
+        try:
+            assert fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
+        finally:
+            os.close(fd)
+    root.rename(root.with_name("moved"))
+    root.write_text("now a file")
+    with pytest.raises(NotADirectoryError):
+        box.open_dir(root)
 
 
 def test_no_descriptor_leaks_on_failure_paths(box: Sandbox, root: Path, no_leaks: None) -> None:
@@ -381,6 +399,24 @@ def test_a_replaced_file_keeps_its_mode(box: Sandbox, root: Path) -> None:
         os.umask(umask)
     assert target.read_bytes() == b"new"
     assert sorted(os.listdir(root / "sub")) == ["inner.txt"]
+
+
+def test_a_symlink_replaced_by_a_write_does_not_give_its_mode(
+    box: Sandbox, root: Path, tmp_path: Path
+) -> None:
+    """A name that became a symlink after the check is replaced by a plain file with the
+    default mode: neither the link's own bits (``0o777``) nor its target's."""
+    secret = tmp_path / "outside" / "secret.txt"
+    os.chmod(secret, 0o600)
+    (root / "link").symlink_to(secret)
+    umask = os.umask(0o022)
+    try:
+        box.atomic_write(root / "link", b"new")
+    finally:
+        os.umask(umask)
+    written = os.lstat(root / "link")
+    assert stat.S_ISREG(written.st_mode) and stat.S_IMODE(written.st_mode) == 0o644
+    assert secret.read_text() == "secret"
 
 
 def test_exclusive_never_replaces(box: Sandbox, root: Path) -> None:
