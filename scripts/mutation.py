@@ -117,6 +117,17 @@ EQUIVALENT: dict[str, str] = {
     _NET + "x_resolve_checked__mutmut_36": "ip_address(None) raises ValueError, so a literal "
     "goes to getaddrinfo, which returns that same address without a lookup",
 }
+_SHELL = "toolrig.tools._shell_policy."
+EQUIVALENT |= {
+    _SHELL + "x__git__mutmut_28": "split('=') or split('=', 1): the part before the first = is "
+    "the same",
+    _SHELL + "x__git__mutmut_31": "maxsplit 2 instead of 1: the part before the first = is the "
+    "same",
+    _SHELL + "x__long__mutmut_5": "split('=') or split('=', 1): the part before the first = is "
+    "the same",
+    _SHELL + "x__long__mutmut_8": "maxsplit 2 instead of 1: the part before the first = is the "
+    "same",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
