@@ -128,6 +128,15 @@ EQUIVALENT |= {
     _SHELL + "x__long__mutmut_8": "maxsplit 2 instead of 1: the part before the first = is the "
     "same",
 }
+_SQLITE = "toolrig.tools._sql_sqlite."
+EQUIVALENT |= {
+    _SQLITE + "x_read_only_authorizer__mutmut_6": "a function event without a name: 'xxxx' is "
+    "no more a denied function than '' is",
+    _SQLITE + "x_read_only_authorizer__mutmut_14": "a pragma event without a name: 'xxxx' is on "
+    "neither list, like ''",
+    _SQLITE + "x_setup_read_only__mutmut_4": "SQLite reads pragma names and values in any case",
+    _SQLITE + "x_setup_read_only__mutmut_5": "SQLite reads pragma names and values in any case",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
