@@ -127,6 +127,8 @@ EQUIVALENT |= {
     "the same",
     _SHELL + "x__long__mutmut_8": "maxsplit 2 instead of 1: the part before the first = is the "
     "same",
+    _SHELL + "x__git__mutmut_79": "an argument that starts with -O cannot start with --, "
+    "whatever the second test compares",
 }
 _SQLITE = "toolrig.tools._sql_sqlite."
 EQUIVALENT |= {
