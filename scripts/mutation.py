@@ -139,6 +139,12 @@ EQUIVALENT |= {
     _SQLITE + "x_setup_read_only__mutmut_4": "SQLite reads pragma names and values in any case",
     _SQLITE + "x_setup_read_only__mutmut_5": "SQLite reads pragma names and values in any case",
 }
+_PG = "toolrig.tools._sql_postgres."
+EQUIVALENT |= {
+    _PG + f"x_narrow_role_sql__mutmut_{n}": "PostgreSQL reads keywords in any case and folds "
+    "unquoted names to lower case: the same role and grants"
+    for n in (3, 5, 7, 8, 11)
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

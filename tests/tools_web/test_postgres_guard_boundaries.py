@@ -96,9 +96,14 @@ def test_the_size_limits_at_their_boundary() -> None:
 
     many = [ast.String(sval="x") for _ in range(200_000)]
     assert sum(1 for _ in _nodes(many)) == 200_000
-    with pytest.raises(ToolError, match="too large to check") as caught:
+    with pytest.raises(ToolError) as caught:
         sum(1 for _ in _nodes([*many, ast.String(sval="y")]))
-    assert caught.value.code == "invalid_arguments"
+    error = caught.value
+    assert (error.code, error.message, error.hint) == (
+        "invalid_arguments",
+        "The query is too large to check.",
+        "Send a smaller query.",
+    )
 
 
 @pytest.mark.parametrize(
@@ -187,6 +192,7 @@ def test_statement_words(kind: str) -> None:
     node = getattr(pglast.ast, f"{kind}Stmt")()
     assert _statement_word(node) == kind.upper()
     assert _statement_word(pglast.ast.A_Const()) == "A_CONST"
+    assert _statement_word(type("Stmt", (), {})()) == "empty"  # never an empty word
 
 
 def test_without_pglast_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
