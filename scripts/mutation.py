@@ -145,6 +145,11 @@ EQUIVALENT |= {
     "unquoted names to lower case: the same role and grants"
     for n in (3, 5, 7, 8, 11)
 }
+_VALIDATION = "toolrig.core.schema._validation."
+EQUIVALENT |= {
+    _VALIDATION + "xǁArgumentsValidatorǁvalidate__mutmut_1": "a Protocol's method body never "
+    "runs: the implementations' own defaults apply",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

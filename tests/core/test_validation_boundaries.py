@@ -211,7 +211,18 @@ def test_a_validator_that_crashes_is_an_invalid_arguments() -> None:
             crashing.action.validator.validate({"n": 1}, strict=strict)
         error = caught.value.error
         assert "checking the arguments failed (RuntimeError)" in error.message
-        assert (error.details or [])[0]["problem"] == "validator_error"
+        assert error.details == [
+            {
+                "path": "(arguments)",
+                "problem": "validator_error",
+                "expected": None,
+                "received": None,
+            }
+        ]
+        assert error.message == (
+            "Invalid arguments for `crashing`: 1 problem.\n"
+            "- (arguments): checking the arguments failed (RuntimeError)"
+        )
         assert error.hint is not None and "n (integer, required)" in error.hint
         assert "boom" not in error.message
         with pytest.raises(ArgumentsInvalid) as caught:
@@ -281,6 +292,10 @@ def test_a_validator_is_compiled_on_first_use_by_either_entry() -> None:
         assert validator.compiled is True and len(compiled) == 1
         assert validator.validate({"a": "2"}) == {"a": 2}
         assert len(compiled) == 1  # once
+    for first_strict in ('{"a": "1"}', {"a": "1"}):  # the first call is strict too
+        validator = ArgumentValidator(compile_, props, "t")
+        with pytest.raises(ArgumentsInvalid):
+            validator.validate(first_strict, strict=True)
     eager = ArgumentValidator(SchemaValidator(schema), props, "t")
     assert eager.compiled is True
     output = OutputValidator(compile_, "t")
@@ -304,7 +319,7 @@ def test_output_that_does_not_match_is_the_tools_fault() -> None:
     @tool
     def count() -> list[int]:
         """Count."""
-        return [1, "two", 3]  # type: ignore[list-item]
+        return [1, "two", 3, "four"]  # type: ignore[list-item]
 
     result = count.run()
     assert result.code == "invalid_output"
@@ -312,7 +327,10 @@ def test_output_that_does_not_match_is_the_tools_fault() -> None:
     assert result.error.message.startswith(
         "`count` returned output that does not match its declared type:\n- [1]: Input should be"
     )
-    assert 'got "two" (string)' in result.error.message
+    lines = result.error.message.split("\n")
+    assert len(lines) == 3
+    assert lines[1].startswith("- [1]: ") and lines[1].endswith('got "two" (string)')
+    assert lines[2].startswith("- [3]: ") and lines[2].endswith('got "four" (string)')
     assert result.error.hint == (
         "A fault of the tool, not of the call: do not retry with other arguments."
     )
