@@ -150,6 +150,21 @@ EQUIVALENT |= {
     _VALIDATION + "xǁArgumentsValidatorǁvalidate__mutmut_1": "a Protocol's method body never "
     "runs: the implementations' own defaults apply",
 }
+_JSON = "toolrig.core.schema._json_data."
+_IN_RANGE = (
+    "an integer within 64 bits always has fewer digits than Python's smallest int-to-text "
+    "limit (640), so readable_int decides the same: the range test only saves its call"
+)
+EQUIVALENT |= {
+    **{_JSON + f"x__plain__mutmut_{n}": _IN_RANGE for n in (21, 22, 23)},
+    **{_JSON + f"x__plain_scalar__mutmut_{n}": _IN_RANGE for n in (7, 8, 9)},
+    _JSON + "x__plain__mutmut_33": "a bool or None that skips the shortcut reaches "
+    "_plain_scalar, which accepts it too",
+    _JSON + "x__plain__mutmut_38": "the isinstance test accepts every list the exact type "
+    "tests would",
+    _JSON + "x__plain__mutmut_39": "the isinstance test accepts every dict the exact type "
+    "tests would",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
