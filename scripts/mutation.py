@@ -165,6 +165,24 @@ EQUIVALENT |= {
     _JSON + "x__plain__mutmut_39": "the isinstance test accepts every dict the exact type "
     "tests would",
 }
+_BOX = "toolrig.tools._sandbox.x"
+_ROOT_SHORTCUT = (
+    "the shortcut for the root's spellings: without it the path is joined, normalised and "
+    "resolved to the root all the same"
+)
+EQUIVALENT |= {
+    **{_BOX + f"ǁSandboxǁresolve__mutmut_{n}": _ROOT_SHORTCUT for n in (14, 15, 16)},
+    _BOX + "ǁSandboxǁresolve__mutmut_60": "the root's parent joined with the root's name is "
+    "the root: the second test only saves the work",
+    _BOX + "ǁSandboxǁrelative__mutmut_4": "Path.relative_to gives '.' for the root, never '': "
+    "the fallback is never taken",
+    _BOX + "ǁSandboxǁread_bytes__mutmut_5": "the size only sets how much the first read asks "
+    "for: the bytes returned are the same",
+    _BOX + "ǁSandboxǁread_bytes__mutmut_8": "the size only sets how much the first read asks "
+    "for: the bytes returned are the same",
+    _BOX + "ǁSandboxǁlstat__mutmut_11": "follow_symlinks=None is falsy: the same as False",
+    _BOX + "__existing_mode__mutmut_4": "follow_symlinks=None is falsy: the same as False",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -131,6 +131,7 @@ def test_the_root_folder_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     made = Sandbox("~/a/b", create=True)
     assert made.root == (tmp_path / "a" / "b").resolve()
     assert made.root.is_dir()
+    assert Sandbox("~/a/b", create=True).root == made.root  # an existing folder is fine
     assert made.allow_hard_links is False
     assert repr(made) == f"Sandbox({str(made.root)!r})"
     assert Sandbox(tmp_path / "a", allow_hard_links=True).allow_hard_links is True
