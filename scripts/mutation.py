@@ -145,10 +145,38 @@ EQUIVALENT |= {
     "unquoted names to lower case: the same role and grants"
     for n in (3, 5, 7, 8, 11)
 }
-_VALIDATION = "toolrig.core.schema._validation."
+_VALIDATION = "toolrig.core.schema._validation.x"
+_TRUTHY = "only whether data_problems found anything is read: any limit, and long integers "
+_TRUTHY += "(which json.dumps then refuses, reaching the same strict Python validation), agree"
+_PRESENT = "pydantic-core puts this key in every error: the default is never used"
 EQUIVALENT |= {
-    _VALIDATION + "xǁArgumentsValidatorǁvalidate__mutmut_1": "a Protocol's method body never "
+    _VALIDATION + "ǁArgumentsValidatorǁvalidate__mutmut_1": "a Protocol's method body never "
     "runs: the implementations' own defaults apply",
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_strict__mutmut_{n}": _TRUTHY
+        for n in (12, 14, 15, 16, 17)
+    },
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_strict__mutmut_{n}": "NaN and Infinity were refused "
+        "by data_problems just before: json.dumps never meets one"
+        for n in (25, 26, 27, 28)
+    },
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_problem__mutmut_{n}": _PRESENT
+        for n in (4, 6, 12, 14, 17)
+    },
+    **{
+        _VALIDATION + f"ǁOutputValidatorǁcheck__mutmut_{n}": _PRESENT
+        for n in (6, 8, 14, 16, 19, 20)
+    },
+    _VALIDATION + "ǁArgumentValidatorǁerror_from__mutmut_9": "error_count() of pydantic-core "
+    "equals the length of the full error list, the fallback's answer",
+    _VALIDATION + "ǁArgumentValidatorǁerror_from__mutmut_10": "the listed count is only read "
+    "when error_count() fails, which pydantic-core's does not",
+    _VALIDATION + "__loads_container__mutmut_7": "the text's first character is [ or { or "
+    "it is not JSON text of a container: an X first fails to decode all the same",
+    _VALIDATION + "__loads_container__mutmut_11": "text that starts with [ or { decodes to an "
+    "array or an object or not at all",
 }
 _JSON = "toolrig.core.schema._json_data."
 _IN_RANGE = (

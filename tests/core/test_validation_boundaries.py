@@ -98,6 +98,7 @@ def test_each_entry_point_strict_and_lax() -> None:
     for strict_form in ({"n": "5"}, '{"n": "5"}', ' {"n": 5.5}'):
         message, details = _problems(strict_form, strict=True)
         assert details[0]["path"] == "n", strict_form
+        assert details[0]["received"] in ('"5" (string)', "5.5 (number)"), details
         assert "expected" in message
 
 
@@ -108,6 +109,19 @@ def test_strict_reads_what_json_cannot_carry_as_python() -> None:
     # An integer past the int-to-text limit is read exactly, not refused by json.dumps.
     huge = 10**5000
     assert _valid({"n": huge}, strict=True)["n"] == huge
+    # ... and the rest is still strict: "5" is not an integer there.
+    _, details = _problems({"n": huge, "point": {"x": "5"}}, strict=True)
+    assert [d["path"] for d in details] == ["point.x"]
+
+    @tool
+    def label(s: str, n: int = 0) -> str:
+        """Label."""
+        return s
+
+    # bytes are not JSON: checked as Python, strictly (no bytes for a str)
+    with pytest.raises(ArgumentsInvalid):
+        label.action.validator.validate({"s": b"x"}, strict=True)
+    assert label.action.validator.validate({"s": b"x"}) == {"s": "x"}
     # An object json.dumps cannot write: still a validation error, not a crash.
     _, details = _problems({"n": object()}, strict=True)
     assert [d["path"] for d in details] == ["n"]
@@ -141,6 +155,8 @@ def test_each_problem_kind_is_worded_for_the_model() -> None:
     assert unknown["path"] == "to.z" and unknown["problem"] == "extra_forbidden"
     assert unknown["expected"] == ["x", "y"]  # the names valid *there*, not the top level
     assert "Valid names here: x, y" in caught.value.error.message
+    _, details = _problems({"n": 1, "point": {"x": 1, "z": 2}})  # under a union: no names
+    assert (details[0]["path"], details[0]["problem"]) == ("point.z", "extra_forbidden")
     _, details = _problems({"n": 1, "m": 2})
     assert details[0]["expected"] == ["n", "point", "points"]
 
@@ -258,7 +274,7 @@ def test_json_text_is_decoded_only_where_a_container_was_expected() -> None:
     assert repr(arguments) == snapshot  # the caller's arguments are not changed
     # an integer parameter given JSON text of an array is not decoded into it
     _, details = _problems({"n": "[1]"})
-    assert details[0]["path"] == "n"
+    assert (details[0]["path"], details[0]["received"]) == ("n", '"[1]" (string)')
     # text that is not JSON, not a container, or empty: the original error stands
     for text in ('{"x": ', "[1, 2]", "", "   ", "x", "5", '"{}"', "{'x': 1}"):
         _, details = _problems({"n": 1, "point": text})
@@ -338,4 +354,5 @@ def test_output_that_does_not_match_is_the_tools_fault() -> None:
     deep = OutputValidator(SchemaValidator(schema), "deep")
     error = deep.check(1)
     assert error is not None and error.message.endswith("- (output): nested too deeply")
+    assert error.message.startswith("`deep` returned output that does not match")
     assert OutputValidator(SchemaValidator(core_schema.int_schema()), "ok").check(1) is None
