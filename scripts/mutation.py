@@ -186,6 +186,19 @@ _IN_RANGE = (
 EQUIVALENT |= {
     **{_JSON + f"x__plain__mutmut_{n}": _IN_RANGE for n in (21, 22, 23)},
     **{_JSON + f"x__plain_scalar__mutmut_{n}": _IN_RANGE for n in (7, 8, 9)},
+    **{_JSON + f"x_plain__mutmut_{n}": _IN_RANGE for n in (21, 22)},
+    **{
+        _JSON + f"x_plain__mutmut_{n}": "the flat-object shortcut of plain gives up to the "
+        "general walk, which answers the same; only the time differs"
+        for n in (1, 11, 12, 17, 24, 30, 32)
+    },
+    **{
+        _JSON + f"x__plain__mutmut_{n}": "without the exact type the item reaches the "
+        "isinstance tests and _plain_scalar, which answer the same"
+        for n in (12, 13)
+    },
+    _JSON + "x_plain__mutmut_42": "_plain stops at depth 257, far below Python's recursion "
+    "limit: the RecursionError guard is a safety net no input reaches",
     _JSON + "x__plain__mutmut_33": "a bool or None that skips the shortcut reaches "
     "_plain_scalar, which accepts it too",
     _JSON + "x__plain__mutmut_38": "the isinstance test accepts every list the exact type "
