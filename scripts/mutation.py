@@ -159,7 +159,7 @@ EQUIVALENT |= {
     **{
         _VALIDATION + f"ǁArgumentValidatorǁ_strict__mutmut_{n}": "NaN and Infinity were refused "
         "by data_problems just before: json.dumps never meets one"
-        for n in (25, 26, 27, 28)
+        for n in (25, 27, 28)
     },
     **{
         _VALIDATION + f"ǁArgumentValidatorǁ_problem__mutmut_{n}": _PRESENT

@@ -53,6 +53,7 @@ arguments as the wire form without coercion; a tool's output that does not match
 from __future__ import annotations
 
 import math
+from datetime import date
 from typing import Annotated, Any
 
 import pytest
@@ -118,6 +119,15 @@ def test_strict_reads_what_json_cannot_carry_as_python() -> None:
         """Label."""
         return s
 
+    @tool
+    def on(day: date) -> str:
+        """On a day."""
+        return day.isoformat()
+
+    # a dict of JSON values is read as its JSON text: an ISO date is the wire form of a date
+    assert on.action.validator.validate({"day": "2024-02-29"}, strict=True) == {
+        "day": date(2024, 2, 29)
+    }
     # bytes are not JSON: checked as Python, strictly (no bytes for a str)
     with pytest.raises(ArgumentsInvalid):
         label.action.validator.validate({"s": b"x"}, strict=True)
