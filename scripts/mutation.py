@@ -149,6 +149,10 @@ _VALIDATION = "toolrig.core.schema._validation.x"
 _TRUTHY = "only whether data_problems found anything is read: any limit, and long integers "
 _TRUTHY += "(which json.dumps then refuses, reaching the same strict Python validation), agree"
 _PRESENT = "pydantic-core puts this key in every error: the default is never used"
+_NO_FALLBACK = (
+    "the path for errors() that cannot encode their inputs: pydantic-core 2.50 encodes lone "
+    "surrogates without raising, so no error lacks its input (reached again if a version does)"
+)
 EQUIVALENT |= {
     _VALIDATION + "ǁArgumentsValidatorǁvalidate__mutmut_1": "a Protocol's method body never "
     "runs: the implementations' own defaults apply",
@@ -169,6 +173,16 @@ EQUIVALENT |= {
         _VALIDATION + f"ǁOutputValidatorǁcheck__mutmut_{n}": _PRESENT
         for n in (6, 8, 14, 16, 19, 20)
     },
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_problem__mutmut_{n}": _PRESENT
+        for n in (104, 106, 109, 110)
+    },
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_problem__mutmut_{n}": _NO_FALLBACK
+        for n in (22, 28, 29, 30, 31)
+    },
+    **{_VALIDATION + f"__error_list__mutmut_{n}": _NO_FALLBACK for n in range(3, 12)},
+    _VALIDATION + "__error_list__mutmut_2": "an error's url is never read",
     _VALIDATION + "ǁArgumentValidatorǁerror_from__mutmut_9": "error_count() of pydantic-core "
     "equals the length of the full error list, the fallback's answer",
     _VALIDATION + "ǁArgumentValidatorǁerror_from__mutmut_10": "the listed count is only read "

@@ -172,11 +172,13 @@ def test_each_problem_kind_is_worded_for_the_model() -> None:
 
     message, details = _problems([1, 2])
     assert details[0]["expected"] == "an object"
+    assert details[0]["received"] == "[1, 2] (array)"
     assert "arguments must be a JSON object of named parameters, received [1, 2]" in message
 
     message, details = _problems('{"n": ', strict=True)
     assert details[0]["problem"] == "json_invalid"
     assert details[0]["expected"] == "JSON text"
+    assert details[0]["received"] == '"{\\"n\\": " (string)'
     assert "not valid JSON text (EOF while parsing" in message
     assert "Invalid JSON" not in message  # pydantic's prefix is dropped
 
