@@ -90,6 +90,32 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/tools/test_tools_special_files.py",
         "tests/tools/test_tools_files.py",
         "tests/tools/test_tools_escapes.py",
+        "tests/tools/test_sandbox_boundaries.py",
+    ),
+    "src/toolrig/tools/_shell_policy.py": (
+        "tests/tools/test_shell_policy_boundaries.py",
+        "tests/tools/test_adversarial_shell_options.py",
+    ),
+    "src/toolrig/tools/_sql_sqlite.py": (
+        "tests/tools_web/test_sqlite_guard_boundaries.py",
+        "tests/tools_web/test_db_layers.py",
+    ),
+    "src/toolrig/tools/_sql_postgres.py": (
+        "tests/tools_web/test_postgres_guard_boundaries.py",
+        "tests/tools_web/test_db_guard.py",
+    ),
+    "src/toolrig/core/schema/_validation.py": (
+        "tests/core/test_validation_boundaries.py",
+        "tests/core/test_core_validation.py",
+        "tests/core/test_core_invalid_arguments_total.py",
+        "tests/core/test_core_unknown_arguments.py",
+        "tests/core/test_core_json_values.py",
+    ),
+    "src/toolrig/core/schema/_json_data.py": (
+        "tests/core/test_json_data_boundaries.py",
+        "tests/core/test_core_json_values.py",
+        "tests/core/test_core_data_limit.py",
+        "tests/core/test_core_invalid_arguments_total.py",
     ),
     "src/toolrig/tools/_netguard.py": (
         # test_web_fetch.py is left out: its slow-page and size-cap tests take seconds each,
@@ -239,6 +265,127 @@ EQUIVALENT: dict[str, str] = {
     _NET + "xǁNetPolicyǁreason__mutmut_41": "getattr default None is falsy like False",
     _NET + "x_resolve_checked__mutmut_36": "ip_address(None) raises ValueError, so a literal "
     "goes to getaddrinfo, which returns that same address without a lookup",
+}
+_SHELL = "toolrig.tools._shell_policy."
+EQUIVALENT |= {
+    _SHELL + "x__git__mutmut_28": "split('=') or split('=', 1): the part before the first = is "
+    "the same",
+    _SHELL + "x__git__mutmut_31": "maxsplit 2 instead of 1: the part before the first = is the "
+    "same",
+    _SHELL + "x__long__mutmut_5": "split('=') or split('=', 1): the part before the first = is "
+    "the same",
+    _SHELL + "x__long__mutmut_8": "maxsplit 2 instead of 1: the part before the first = is the "
+    "same",
+    _SHELL + "x__git__mutmut_79": "an argument that starts with -O cannot start with --, "
+    "whatever the second test compares",
+}
+_SQLITE = "toolrig.tools._sql_sqlite."
+EQUIVALENT |= {
+    _SQLITE + "x_read_only_authorizer__mutmut_6": "a function event without a name: 'xxxx' is "
+    "no more a denied function than '' is",
+    _SQLITE + "x_read_only_authorizer__mutmut_14": "a pragma event without a name: 'xxxx' is on "
+    "neither list, like ''",
+    _SQLITE + "x_setup_read_only__mutmut_4": "SQLite reads pragma names and values in any case",
+    _SQLITE + "x_setup_read_only__mutmut_5": "SQLite reads pragma names and values in any case",
+}
+_PG = "toolrig.tools._sql_postgres."
+EQUIVALENT |= {
+    _PG + f"x_narrow_role_sql__mutmut_{n}": "PostgreSQL reads keywords in any case and folds "
+    "unquoted names to lower case: the same role and grants"
+    for n in (3, 5, 7, 8, 11)
+}
+_VALIDATION = "toolrig.core.schema._validation.x"
+_TRUTHY = "only whether data_problems found anything is read: any limit, and long integers "
+_TRUTHY += "(which json.dumps then refuses, reaching the same strict Python validation), agree"
+_PRESENT = "pydantic-core puts this key in every error: the default is never used"
+_NO_FALLBACK = (
+    "the path for errors() that cannot encode their inputs: pydantic-core 2.50 encodes lone "
+    "surrogates without raising, so no error lacks its input (reached again if a version does)"
+)
+EQUIVALENT |= {
+    _VALIDATION + "ǁArgumentsValidatorǁvalidate__mutmut_1": "a Protocol's method body never "
+    "runs: the implementations' own defaults apply",
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_strict__mutmut_{n}": _TRUTHY
+        for n in (12, 14, 15, 16, 17)
+    },
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_strict__mutmut_{n}": "NaN and Infinity were refused "
+        "by data_problems just before: json.dumps never meets one"
+        for n in (25, 27, 28)
+    },
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_problem__mutmut_{n}": _PRESENT
+        for n in (4, 6, 12, 14, 17)
+    },
+    **{
+        _VALIDATION + f"ǁOutputValidatorǁcheck__mutmut_{n}": _PRESENT
+        for n in (6, 8, 14, 16, 19, 20)
+    },
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_problem__mutmut_{n}": _PRESENT
+        for n in (104, 106, 109, 110)
+    },
+    **{
+        _VALIDATION + f"ǁArgumentValidatorǁ_problem__mutmut_{n}": _NO_FALLBACK
+        for n in (22, 28, 29, 30, 31)
+    },
+    **{_VALIDATION + f"__error_list__mutmut_{n}": _NO_FALLBACK for n in range(3, 12)},
+    _VALIDATION + "__error_list__mutmut_2": "an error's url is never read",
+    _VALIDATION + "ǁArgumentValidatorǁerror_from__mutmut_9": "error_count() of pydantic-core "
+    "equals the length of the full error list, the fallback's answer",
+    _VALIDATION + "ǁArgumentValidatorǁerror_from__mutmut_10": "the listed count is only read "
+    "when error_count() fails, which pydantic-core's does not",
+    _VALIDATION + "__loads_container__mutmut_7": "the text's first character is [ or { or "
+    "it is not JSON text of a container: an X first fails to decode all the same",
+    _VALIDATION + "__loads_container__mutmut_11": "text that starts with [ or { decodes to an "
+    "array or an object or not at all",
+}
+_JSON = "toolrig.core.schema._json_data."
+_IN_RANGE = (
+    "moving the 64-bit range's edge by one: an integer at the edge has fewer digits than "
+    "Python's smallest int-to-text limit (640), so readable_int accepts it all the same"
+)
+EQUIVALENT |= {
+    **{_JSON + f"x__plain__mutmut_{n}": _IN_RANGE for n in (22, 23)},
+    **{_JSON + f"x__plain_scalar__mutmut_{n}": _IN_RANGE for n in (8, 9)},
+    **{_JSON + f"x_plain__mutmut_{n}": _IN_RANGE for n in (21, 22)},
+    **{
+        _JSON + f"x_plain__mutmut_{n}": "the flat-object shortcut of plain gives up to the "
+        "general walk, which answers the same; only the time differs"
+        for n in (1, 11, 12, 17, 24, 30, 32)
+    },
+    **{
+        _JSON + f"x__plain__mutmut_{n}": "without the exact type the item reaches the "
+        "isinstance tests and _plain_scalar, which answer the same"
+        for n in (12, 13)
+    },
+    _JSON + "x_plain__mutmut_42": "_plain stops at depth 257, far below Python's recursion "
+    "limit: the RecursionError guard is a safety net no input reaches",
+    _JSON + "x__plain__mutmut_33": "a bool or None that skips the shortcut reaches "
+    "_plain_scalar, which accepts it too",
+    _JSON + "x__plain__mutmut_38": "the isinstance test accepts every list the exact type "
+    "tests would",
+    _JSON + "x__plain__mutmut_39": "the isinstance test accepts every dict the exact type "
+    "tests would",
+}
+_BOX = "toolrig.tools._sandbox.x"
+_ROOT_SHORTCUT = (
+    "the shortcut for the root's spellings: without it the path is joined, normalised and "
+    "resolved to the root all the same"
+)
+EQUIVALENT |= {
+    **{_BOX + f"ǁSandboxǁresolve__mutmut_{n}": _ROOT_SHORTCUT for n in (14, 15, 16)},
+    _BOX + "ǁSandboxǁresolve__mutmut_60": "the root's parent joined with the root's name is "
+    "the root: the second test only saves the work",
+    _BOX + "ǁSandboxǁrelative__mutmut_4": "Path.relative_to gives '.' for the root, never '': "
+    "the fallback is never taken",
+    _BOX + "ǁSandboxǁread_bytes__mutmut_5": "the size only sets how much the first read asks "
+    "for: the bytes returned are the same",
+    _BOX + "ǁSandboxǁread_bytes__mutmut_8": "the size only sets how much the first read asks "
+    "for: the bytes returned are the same",
+    _BOX + "ǁSandboxǁlstat__mutmut_11": "follow_symlinks=None is falsy: the same as False",
+    _BOX + "__existing_mode__mutmut_4": "follow_symlinks=None is falsy: the same as False",
 }
 
 _PLAN = "toolrig.runtime._plan_run."

@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -321,8 +322,12 @@ def _inside(path: str, root: Path) -> bool:
 
 
 def _existing_mode(name: str, dfd: int) -> int | None:
+    """The permission bits of the file ``name`` replaces, or ``None`` (the default mode) when
+    there is none or it is a symlink (whose own bits, ``0o777``, are not a file's to keep)."""
     try:
         st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
     except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
         return None
     return st.st_mode & 0o7777

@@ -114,7 +114,7 @@ def _plain(value: Any, depth: int) -> bool:
 def _plain_scalar(item: Any) -> bool:
     if isinstance(item, str):
         return item.isascii() or not _broken(item)
-    if isinstance(item, bool):
+    if item is None or isinstance(item, bool):
         return True
     if isinstance(item, int):
         return _LOW <= item < _HIGH or readable_int(item)
