@@ -17,7 +17,11 @@ def take(data: Any) -> int:
     return len(data) if isinstance(data, list) else 1
 
 
-@pytest.mark.parametrize("tail", [math.nan, math.inf, object(), b"bytes", 1], ids=repr)
+@pytest.mark.parametrize(
+    "tail",
+    [math.nan, math.inf, object(), b"bytes", 1],
+    ids=["nan", "inf", "object", "bytes", "int"],
+)
 @pytest.mark.parametrize("strict", [False, True])
 def test_past_the_scan_limit_is_refused_not_trusted(tail: Any, strict: bool) -> None:
     result = ToolExecutor([take]).execute_sync(
@@ -27,7 +31,9 @@ def test_past_the_scan_limit_is_refused_not_trusted(tail: Any, strict: bool) -> 
     assert result.error is not None and "more than 100,000 values" in result.error.message
 
 
-@pytest.mark.parametrize("tail", [math.nan, object()], ids=repr)
+@pytest.mark.parametrize(
+    "tail", [math.nan, object()], ids=["nan", "object"]
+)  # ids: stable across runs
 def test_a_bad_value_within_the_limit_is_named(tail: Any) -> None:
     result = ToolExecutor([take]).execute_sync("take", {"data": [0] * 1000 + [tail]})
     assert result.code == "invalid_arguments"
