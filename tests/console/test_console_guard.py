@@ -208,9 +208,12 @@ async def test_the_catalogue_page_lists_hot_reloads(
     registry = Registry()
     asgi = app(log=log, catalog=registry)
     registry.watch(folder, debounce=0.01)
-    (folder / "greet.yaml").write_text(
+    # written whole, then moved in: the watcher sees one complete file, not an empty one first
+    draft = tmp_path / "greet.yaml.draft"
+    draft.write_text(
         "name: greet\ndescription: Say hello.\nversion: 1.2.0\nexecutor: builtins:print\n"
     )
+    draft.rename(folder / "greet.yaml")
     transport = httpx.ASGITransport(app=asgi)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
         for _ in range(200):  # the watcher's thread reloads within its debounce
