@@ -67,6 +67,8 @@ _ROLE_CHECKED: Final = "toolrig_role_checked"
 _CATALOGUE: Final = "toolrig_catalogue"
 QUERY_MEMORY: Final = 256_000_000
 """Bytes a SQLite query's worker process may allocate beyond what it holds."""
+_queries_run_here = False
+"""True in a query worker's process, whose tools run their queries themselves."""
 
 
 class QueryOutput(TypedDict):
@@ -148,12 +150,20 @@ class DbTool(BaseTool):
             # Compiled with $n placeholders, the text checked is the text the server parses.
             self._dollar_dialect = postgresql.dialect(paramstyle="numeric_dollar")  # type: ignore[no-untyped-call]
         options = dict(engine_options or {})
-        self._reader = self._make_engine(read_only=True, options=options)
-        self._writer = None if read_only else self._make_engine(read_only=False, options=options)
+        self._reader = self._make_engine(read_only=True, options=dict(options))
+        self._writer = (
+            None if read_only else self._make_engine(read_only=False, options=dict(options))
+        )
         self._workers: ForkedWorkers | None = None
-        if self.dialect == "sqlite" and fork_available():
-            self._workers = ForkedWorkers(self._query_in_worker, what="The query")
-        self._in_worker = False
+        if self.dialect == "sqlite" and fork_available() and not _queries_run_here:
+            settings = {
+                "url": self.url.render_as_string(hide_password=False),
+                "statement_timeout": statement_timeout,
+                "max_result_bytes": max_result_bytes,
+                "engine_options": options,
+            }
+            self._workers = ForkedWorkers(_QueriesInWorker(settings), what="The query")
+            self._workers.start()
 
     def close(self) -> None:
         """Close the database connections (and stop the query processes, SQLite)."""
@@ -190,14 +200,6 @@ class DbTool(BaseTool):
             )
             return answer
         return self._query(statement, values, cap, names=names, stream=not explain)
-
-    def _query_in_worker(self, request: tuple[str, dict[str, Any], int]) -> QueryOutput:
-        """A query run in a worker process, on connections of its own."""
-        if not self._in_worker:
-            self._reader.dispose(close=False)  # the parent's connections stay the parent's
-            self._in_worker = True
-        sql, values, cap = request
-        return self._query(sa.text(sql), values, cap, names=None, stream=False)
 
     def _query(
         self,
@@ -379,3 +381,28 @@ class DbTool(BaseTool):
                 details={"create_role": create},
             )
         info[_ROLE_CHECKED] = True
+
+
+class _QueriesInWorker:
+    """What a SQLite query worker runs: the tool rebuilt from its settings where it is
+    unpickled (the fork server, so each worker starts with it built), answering
+    ``(sql, values, cap)``."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.settings = settings
+        self._tool: DbTool | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"settings": self.settings}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        global _queries_run_here
+        _queries_run_here = True
+        self.settings = state["settings"]
+        self._tool = DbTool(**self.settings)
+
+    def __call__(self, request: tuple[str, dict[str, Any], int]) -> QueryOutput:
+        if self._tool is None:  # pragma: no cover - always built when unpickled
+            raise RuntimeError("a query worker's tool is built where it is unpickled")
+        sql, values, cap = request
+        return self._tool._query(sa.text(sql), values, cap, names=None, stream=False)

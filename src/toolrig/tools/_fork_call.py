@@ -1,4 +1,4 @@
-"""Work run in forked worker processes under a hard deadline and a memory ceiling.
+"""Work run in worker processes under a hard deadline and a memory ceiling.
 
 Some work cannot be stopped from inside: SQLite checks its progress handler and
 ``sqlite3_interrupt`` only between steps of its program, so one call of ``replace()`` over
@@ -8,39 +8,42 @@ before each request its address space is capped (``RLIMIT_AS``: what it holds pl
 bytes), so an allocation past the budget fails inside the worker and never grows this process.
 ``RLIMIT_CPU`` stops it too, should this process die first.
 
-A worker is a copy of this process made by ``fork`` (it holds the handler and everything it
-needs, nothing is pickled but the requests and answers) and serves request after request, so a
-call costs a round trip through two pipes rather than a fork (a fork took 13 ms on a loaded
-2-core machine, a round trip well under 1 ms); a worker that was killed or crashed is replaced
-at the next call. Answers are pickled behind an 8-byte length, so a sibling that inherited a
-pipe cannot hold an answer back. Needs ``os.fork`` (Linux, macOS): see `fork_available`.
+Workers are forked by a small server process (`toolrig.tools._fork_server`), started once per
+process on first use, never by this process: a copy of a large application would count the
+application's memory as what the worker holds, and memory the copy frees (garbage collected in
+it) would become room beyond the budget; a copy of a threaded one can hang on a lock another
+thread held at the fork. The handler is pickled (a module-level function or an object of a
+module-level class) and rebuilt there. A worker serves request after request, so a call costs
+a round trip through two pipes rather than a fork; one that was killed or crashed is replaced
+at the next call. Answers are pickled behind an 8-byte length. Needs ``os.fork`` and Unix
+sockets (Linux, macOS): see `fork_available`.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
-import math
 import os
 import pickle
 import select
-import signal
-import struct
+import socket
+import subprocess
 import sys
 import threading
 import time
-import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
 from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.tools._fork_server import HEADER, read_message, write_message
 
 __all__ = ["ForkedWorkers", "fork_available"]
 
-_HEADER: Final = struct.Struct("!Q")
-_POLL: Final = 0.05  # seconds between looks at a worker that may have died without a word
 _CHUNK: Final = 1 << 16
 _MAX_IDLE: Final = 4
+_START_TIMEOUT: Final = 60.0
+"""Seconds the fork server may take to answer (its first fork imports the handler's modules)."""
 
 
 def fork_available() -> bool:
@@ -49,7 +52,75 @@ def fork_available() -> bool:
         import resource  # noqa: F401 - POSIX only
     except ImportError:  # pragma: no cover - Windows
         return False
-    return hasattr(os, "fork")
+    return hasattr(os, "fork") and hasattr(socket, "send_fds") and bool(sys.executable)
+
+
+class _Server:
+    """The fork server of this process, talked to over one socket, one request at a time."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        path = os.pathsep.join(p for p in sys.path if p)
+        env = {**os.environ, "PYTHONPATH": path}
+        code = "import sys; from toolrig.tools._fork_server import main; main(int(sys.argv[1]))"
+        with theirs:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", code, str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                env=env,
+            )
+        self.channel = ours
+        self.owner = os.getpid()
+        self.lock = threading.Lock()
+
+    def ask(self, message: Any, fds: tuple[int, ...] = ()) -> Any:
+        """Send ``message`` (with ``fds``) and return the answer; `OSError` when the server is
+        gone."""
+        data = pickle.dumps(message)
+        with self.lock:
+            head = HEADER.pack(len(data))
+            socket.send_fds(self.channel, [head], list(fds))
+            self.channel.sendall(data)
+            ready, _, _ = select.select([self.channel], [], [], _START_TIMEOUT)
+            answer = read_message(self.channel.fileno()) if ready else None
+        if answer is None:
+            raise OSError("the fork server did not answer")
+        return pickle.loads(answer)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.channel.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a server stuck in a fork
+            self.process.kill()
+            self.process.wait()
+
+
+_server: _Server | None = None
+_server_lock = threading.Lock()
+
+
+@atexit.register
+def _close_server() -> None:
+    """The fork server ends with this process (it would on its own, when the socket closes)."""
+    if _server is not None and _server.owner == os.getpid():
+        _server.close()
+
+
+def _the_server(*, fresh: bool = False) -> _Server:
+    """This process's fork server, started on first use (again after a fork of this process,
+    or when ``fresh`` because the last one stopped answering)."""
+    global _server
+    with _server_lock:
+        if _server is not None and (fresh or _server.owner != os.getpid()):
+            if _server.owner == os.getpid():
+                _server.close()
+            _server = None
+        if _server is None:
+            _server = _Server()
+        return _server
 
 
 class _Worker:
@@ -61,13 +132,14 @@ class _Worker:
         self.answers = answers
 
     def stop(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
+        """Close this worker's pipes and have its server kill and reap it."""
         for fd in (self.requests, self.answers):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        server = _server
+        if server is not None and server.owner == os.getpid():
+            with contextlib.suppress(OSError):
+                server.ask(("stop", self.pid))
 
 
 class ForkedWorkers:
@@ -89,11 +161,11 @@ class ForkedWorkers:
         data = pickle.dumps((request, timeout, memory))
         worker = self._take()
         try:
-            _write(worker.requests, data)
+            write_message(worker.requests, data)
         except OSError:  # it died while idle (the system killed it): take a fresh one
             self._discard(worker)
             worker = self._take()
-            _write(worker.requests, data)
+            write_message(worker.requests, data)
         try:
             answer = _read_answer(worker, time.monotonic() + timeout)
         except OSError:
@@ -119,6 +191,16 @@ class ForkedWorkers:
             details=payload["details"],
             retryable=payload["retryable"],
         )
+
+    def start(self) -> None:
+        """Start the fork server and load the handler there in the background, so that the
+        first call does not wait for a fresh interpreter and the handler's imports."""
+
+        def load() -> None:
+            with contextlib.suppress(Exception):  # the first call reports what went wrong
+                _the_server().ask(("load", pickle.dumps(self._handler)))
+
+        threading.Thread(target=load, name="toolrig-fork-server", daemon=True).start()
 
     def close(self) -> None:
         """Stop every worker."""
@@ -148,21 +230,38 @@ class ForkedWorkers:
         worker.stop()
 
     def _fork(self) -> _Worker:
-        """A new worker (called with the lock held, so no other worker is forked meanwhile)."""
+        """A new worker, forked by the fork server (started again once if it is gone)."""
+        try:
+            handler = pickle.dumps(self._handler)
+        except Exception as exc:
+            raise ToolError(
+                f"{self._what} cannot run in a worker process: its work is not picklable ({exc}).",
+                code=ErrorCode.EXECUTION_ERROR,
+            ) from None
+        try:
+            return self._fork_on(_the_server(), handler)
+        except OSError:
+            return self._fork_on(_the_server(fresh=True), handler)
+
+    def _fork_on(self, server: _Server, handler: bytes) -> _Worker:
         req_read, req_write = os.pipe()
         ans_read, ans_write = os.pipe()
-        pid = _fork()
-        if pid == 0:  # pragma: no cover - runs in the worker, which leaves with os._exit
-            for other in self._all:  # another worker's pipes must close when that one ends
-                for fd in (other.requests, other.answers):
-                    with contextlib.suppress(OSError):
-                        os.close(fd)
+        try:
+            status, value = server.ask(("fork", (handler, self._what)), (req_read, ans_write))
+        except BaseException:
             os.close(req_write)
             os.close(ans_read)
-            _serve(self._handler, self._what, req_read, ans_write)
-        os.close(req_read)
-        os.close(ans_write)
-        return _Worker(pid, req_write, ans_read)
+            raise
+        finally:
+            os.close(req_read)
+            os.close(ans_write)
+        if status != "ok":
+            os.close(req_write)
+            os.close(ans_read)
+            raise ToolError(
+                f"{self._what} could not start: {value}", code=ErrorCode.EXECUTION_ERROR
+            )
+        return _Worker(int(value), req_write, ans_read)
 
 
 def _stop_all(workers: set[_Worker]) -> None:
@@ -174,56 +273,26 @@ def _stop_all(workers: set[_Worker]) -> None:
         worker.stop()
 
 
-def _fork() -> int:
-    if sys.version_info >= (3, 12):  # pragma: no cover - the warning is about threads in general
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", ".*fork", DeprecationWarning)
-            return os.fork()
-    return os.fork()
-
-
-def _write(fd: int, data: bytes) -> None:
-    view = memoryview(_HEADER.pack(len(data)) + data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _read_message(fd: int) -> bytes | None:
-    """One length-prefixed message read with blocking reads; ``None`` at end of file."""
-    buffer = bytearray()
-    needed: int | None = None
-    while needed is None or len(buffer) < _HEADER.size + needed:
-        chunk = os.read(fd, _CHUNK)
-        if not chunk:
-            return None
-        buffer += chunk
-        if needed is None and len(buffer) >= _HEADER.size:
-            (needed,) = _HEADER.unpack_from(buffer)
-    return bytes(buffer[_HEADER.size :])
-
-
 def _read_answer(worker: _Worker, deadline: float) -> bytes | None:
-    """The worker's answer, or ``None`` when the deadline passed first."""
+    """The worker's answer, or ``None`` when the deadline passed first (a worker that died
+    without a word, killed or out of memory, closed its end of the pipe)."""
     buffer = bytearray()
     needed: int | None = None
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             return None
-        ready, _, _ = select.select([worker.answers], [], [], min(left, _POLL))
+        ready, _, _ = select.select([worker.answers], [], [], left)
         if not ready:
-            done, _status = os.waitpid(worker.pid, os.WNOHANG)
-            if done:  # the worker died without a word (killed, out of memory)
-                return _crashed()
             continue
         chunk = os.read(worker.answers, _CHUNK)
         if not chunk:
             return _crashed()
         buffer += chunk
-        if needed is None and len(buffer) >= _HEADER.size:
-            (needed,) = _HEADER.unpack_from(buffer)
-        if needed is not None and len(buffer) >= _HEADER.size + needed:
-            return bytes(buffer[_HEADER.size : _HEADER.size + needed])
+        if needed is None and len(buffer) >= HEADER.size:
+            (needed,) = HEADER.unpack_from(buffer)
+        if needed is not None and len(buffer) >= HEADER.size + needed:
+            return bytes(buffer[HEADER.size : HEADER.size + needed])
 
 
 def _crashed() -> bytes:
@@ -236,60 +305,3 @@ def _crashed() -> bytes:
         "retryable": False,
     }
     return pickle.dumps((None, error))
-
-
-def _serve(  # pragma: no cover - runs in the worker
-    handler: Callable[[Any], Any], what: str, requests: int, answers: int
-) -> None:
-    code = 0
-    try:
-        while (message := _read_message(requests)) is not None:
-            request, timeout, memory = pickle.loads(message)
-            _limit(timeout, memory)
-            try:
-                payload: tuple[bool | None, Any] = (True, handler(request))
-            except ToolError as exc:
-                payload = (False, _error_fields(exc))
-            except MemoryError:
-                payload = (None, _error_fields(_too_big(what, memory)))
-            _write(answers, pickle.dumps(payload))
-    except BaseException:
-        code = 1
-    finally:
-        os._exit(code)
-
-
-def _limit(timeout: float, memory: int) -> None:  # pragma: no cover - runs in the worker
-    import resource
-
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    seconds = math.ceil(used.ru_utime + used.ru_stime + timeout) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (seconds, resource.RLIM_INFINITY))
-    try:
-        with open("/proc/self/statm", encoding="ascii") as statm:
-            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:  # no /proc (macOS, which does not enforce RLIMIT_AS either)
-        return
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    ceiling = size + memory
-    if hard != resource.RLIM_INFINITY:
-        ceiling = min(ceiling, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
-
-
-def _too_big(what: str, memory: int) -> ToolError:
-    return ToolError(
-        f"{what} needed more than its {memory // 1_000_000} MB of memory and was stopped.",
-        code=ErrorCode.INVALID_ARGUMENTS,
-        hint="Ask for less at once (fewer rows, shorter values).",
-    )
-
-
-def _error_fields(exc: ToolError) -> dict[str, Any]:
-    return {
-        "message": exc.message,
-        "code": exc.code,
-        "hint": exc.hint,
-        "details": exc.details,
-        "retryable": exc.retryable,
-    }
