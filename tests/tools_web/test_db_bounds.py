@@ -285,13 +285,11 @@ def test_the_ceiling_does_not_count_memory_the_application_could_free() -> None:
         gc.collect()
 
 
-def test_work_that_cannot_be_pickled_is_refused_with_its_reason() -> None:
-    workers = ForkedWorkers(lambda request: request, what="The query")
-    try:
-        with pytest.raises(ToolError, match=r"The query cannot run in a worker process"):
-            workers.run(("pid", 0), timeout=5, memory=50_000_000)
-    finally:
-        workers.close()
+def test_work_that_cannot_be_pickled_is_refused_with_its_reason(lite: Path) -> None:
+    with pytest.raises(TypeError, match=r"The query runs in a worker process, so its work"):
+        ForkedWorkers(lambda request: request, what="The query")
+    with pytest.raises(ValueError, match=r"engine_options must be picklable on SQLite"):
+        DbTool(lite, engine_options={"creator": lambda: sqlite3.connect(lite)})
 
 
 @needs_fork

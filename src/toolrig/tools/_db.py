@@ -162,7 +162,13 @@ class DbTool(BaseTool):
                 "max_result_bytes": max_result_bytes,
                 "engine_options": options,
             }
-            self._workers = ForkedWorkers(_QueriesInWorker(settings), what="The query")
+            try:
+                self._workers = ForkedWorkers(_QueriesInWorker(settings), what="The query")
+            except TypeError as exc:
+                raise ValueError(
+                    "engine_options must be picklable on SQLite, where queries run in a "
+                    f"worker process: {exc}"
+                ) from None
             self._workers.start()
 
     def close(self) -> None:

@@ -144,10 +144,17 @@ class _Worker:
 
 class ForkedWorkers:
     """Worker processes that answer ``handler(request)``; ``what`` names the work in errors
-    (``"The query"``)."""
+    (``"The query"``). ``handler`` is pickled to reach the fork server: a `TypeError` says so
+    here when it cannot be."""
 
     def __init__(self, handler: Callable[[Any], Any], *, what: str) -> None:
-        self._handler = handler
+        try:
+            self._handler = pickle.dumps(handler)
+        except Exception as exc:
+            raise TypeError(
+                f"{what} runs in a worker process, so its work must be picklable "
+                f"(a module-level function or an object of a module-level class): {exc}"
+            ) from None
         self._what = what
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
@@ -198,7 +205,7 @@ class ForkedWorkers:
 
         def load() -> None:
             with contextlib.suppress(Exception):  # the first call reports what went wrong
-                _the_server().ask(("load", pickle.dumps(self._handler)))
+                _the_server().ask(("load", self._handler))
 
         threading.Thread(target=load, name="toolrig-fork-server", daemon=True).start()
 
@@ -232,16 +239,9 @@ class ForkedWorkers:
     def _fork(self) -> _Worker:
         """A new worker, forked by the fork server (started again once if it is gone)."""
         try:
-            handler = pickle.dumps(self._handler)
-        except Exception as exc:
-            raise ToolError(
-                f"{self._what} cannot run in a worker process: its work is not picklable ({exc}).",
-                code=ErrorCode.EXECUTION_ERROR,
-            ) from None
-        try:
-            return self._fork_on(_the_server(), handler)
+            return self._fork_on(_the_server(), self._handler)
         except OSError:
-            return self._fork_on(_the_server(fresh=True), handler)
+            return self._fork_on(_the_server(fresh=True), self._handler)
 
     def _fork_on(self, server: _Server, handler: bytes) -> _Worker:
         req_read, req_write = os.pipe()
