@@ -745,7 +745,7 @@ def _make_toolrig(env: Env) -> tuple[list[Variant], list[SchemaAdapter]]:
             TOOLRIG_EXPORT_LABEL,
             cold_export,
             warm_export,
-            note="the library's exporter (copies each schema, checks provider names)",
+            note="the library's exporter (keeps a list's export per list of specs)",
         ),
     ]
 

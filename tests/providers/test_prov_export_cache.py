@@ -1,5 +1,6 @@
-"""Exports of a catalogue are kept per catalogue version: the same turn again costs a lookup,
-and any change of the catalogue gives a fresh export."""
+"""Exports of a catalogue are kept per catalogue version, and those of a list of tools per list
+of specs (the last eight): the same turn again costs a lookup, and any change of the catalogue
+or the list gives a fresh export."""
 
 from __future__ import annotations
 
@@ -38,6 +39,28 @@ def test_an_export_is_kept_until_the_catalogue_changes() -> None:
     assert [t["function"]["name"] for t in to_openai_chat_tools(executor)] == ["add"]
 
 
-def test_tools_given_as_a_list_are_exported_each_time() -> None:
+def _echo(text: str) -> str:
+    """Echo."""
+    return text
+
+
+def test_a_list_of_tools_is_kept_by_its_specs_for_the_last_few_lists() -> None:
     first, again = to_openai_chat_tools([add]), to_openai_chat_tools([add])
-    assert first == again and first[0] is not again[0]
+    assert first == again and first is not again and first[0] is again[0]
+    assert to_anthropic_tools([add])[0] is to_anthropic_tools((add,))[0]  # any sequence
+    both = to_openai_chat_tools([add, shout])
+    assert [t["function"]["name"] for t in both] == ["add", "shout"] and both[0] is not first[0]
+    reversed_ = to_openai_chat_tools([shout, add])
+    assert [t["function"]["name"] for t in reversed_] == ["shout", "add"]
+
+    @tool(name="add")
+    def other_add(a: int, b: int, c: int = 0) -> int:
+        """Add three."""
+        return a + b + c
+
+    changed = to_openai_chat_tools([other_add])  # same name, another spec: exported afresh
+    assert changed[0]["function"]["description"] == "Add three." and changed[0] is not first[0]
+    for n in range(8):  # eight other lists push the first one out
+        to_openai_chat_tools([add, tool(_echo, name=f"t{n}")])
+    assert to_openai_chat_tools([add])[0] is not first[0]
+    assert to_openai_chat_tools([add]) == first

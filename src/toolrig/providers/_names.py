@@ -8,9 +8,11 @@ executor's call name; two actions that would share a name are an error naming bo
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._errors import ToolDefinitionError
@@ -92,6 +94,14 @@ class ExportedAction:
         return annotations.title or self.tool.display_name
 
 
+_RECENT_LISTS: Final = 8
+"""Name maps (and, in them, their exports) kept for the last lists of tools exported: an agent
+that offers the same list every turn pays a lookup. Specs are immutable; a tool whose spec is
+replaced is a new key."""
+_RECENT: OrderedDict[tuple[int, ...], NameMap] = OrderedDict()
+_RECENT_LOCK = threading.Lock()
+
+
 class NameMap:
     """The exported actions of some tools, by provider name and by executor call name."""
 
@@ -155,7 +165,19 @@ class NameMap:
         catalog = source.catalog if isinstance(source, ToolExecutor) else source
         if isinstance(catalog, Catalog):
             return catalog.memo(NameMap, lambda: cls.from_specs(catalog.specs()))
-        return cls.from_specs(t.spec for t in collect_tools(source))
+        specs = tuple(t.spec for t in collect_tools(source))
+        key = tuple(map(id, specs))  # stable while the map below holds the specs
+        with _RECENT_LOCK:
+            names = _RECENT.get(key)
+            if names is not None:
+                _RECENT.move_to_end(key)
+                return names
+        names = cls.from_specs(specs)
+        with _RECENT_LOCK:
+            _RECENT[key] = names
+            while len(_RECENT) > _RECENT_LISTS:
+                _RECENT.popitem(last=False)
+        return names
 
     def __iter__(self) -> Iterator[ExportedAction]:
         return iter(self.entries)
