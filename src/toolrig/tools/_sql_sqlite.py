@@ -12,7 +12,7 @@ at most a fraction of a second; the SQL text, its expression depth, its compiled
 its compound selects are bounded too, so a statement holds only so many such calls. SQLite
 checks its progress handler and ``interrupt()`` only between steps of its program, so the hard
 deadline and the memory ceiling of a query are those of the worker process it runs in
-(``_fork_call``, forked by the small server process of ``_fork_server``).
+(``_fork_call``).
 """
 
 from __future__ import annotations
