@@ -305,8 +305,39 @@ def test_a_worker_killed_while_idle_is_replaced_and_workers_end_with_their_owner
     assert second != first
     del workers
     gc.collect()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # it reads the end of its requests, exits, is reaped
+        try:
+            os.kill(second, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.01)
     with pytest.raises(ProcessLookupError):
         os.kill(second, 0)
+
+
+@needs_fork
+def test_workers_collected_while_their_server_is_busy_wait_for_nothing() -> None:
+    """A collection can run their finalizer in the middle of a request to the fork server,
+    in the thread that holds the server: releasing them must not ask the server anything."""
+    import threading
+
+    from toolrig.tools import _fork_call
+
+    workers = ForkedWorkers(_handler, what="The query")
+    assert workers.run(("pid", 0), timeout=5, memory=50_000_000) != os.getpid()
+    server = _fork_call._the_server()
+    done = threading.Event()
+
+    def collect() -> None:
+        nonlocal workers
+        with server.lock:  # as a request in flight holds it
+            del workers
+            gc.collect()
+        done.set()
+
+    threading.Thread(target=collect, daemon=True).start()
+    assert done.wait(5), "releasing collected workers waited on the busy server"
 
 
 @needs_fork

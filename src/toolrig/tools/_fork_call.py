@@ -131,11 +131,17 @@ class _Worker:
         self.requests = requests
         self.answers = answers
 
-    def stop(self) -> None:
-        """Close this worker's pipes and have its server kill and reap it."""
+    def release(self) -> None:
+        """Close this worker's pipes: an idle worker reads the end of its requests and exits
+        (its server reaps it). Safe anywhere, a finalizer included: nothing is waited for."""
         for fd in (self.requests, self.answers):
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+    def kill(self) -> None:
+        """Release this worker and have its server kill and reap it now, whatever it is
+        doing (its server kills only its own workers, so a recycled process id is safe)."""
+        self.release()
         server = _server
         if server is not None and server.owner == os.getpid():
             with contextlib.suppress(OSError):
@@ -159,7 +165,7 @@ class ForkedWorkers:
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
-        weakref.finalize(self, _stop_all, self._all)  # workers end with their owner
+        weakref.finalize(self, _release_all, self._all)  # workers end with their owner
 
     def run(self, request: Any, *, timeout: float, memory: int) -> Any:
         """``handler(request)`` computed in a worker that is killed after ``timeout`` seconds
@@ -210,10 +216,13 @@ class ForkedWorkers:
         threading.Thread(target=load, name="toolrig-fork-server", daemon=True).start()
 
     def close(self) -> None:
-        """Stop every worker."""
+        """Kill every worker."""
         with self._lock:
             self._idle.clear()
-        _stop_all(self._all)
+            workers = list(self._all)
+            self._all.clear()
+        for worker in workers:
+            worker.kill()
 
     def _take(self) -> _Worker:
         with self._lock:
@@ -229,12 +238,12 @@ class ForkedWorkers:
                 self._idle.append(worker)
                 return
             self._all.discard(worker)
-        worker.stop()
+        worker.release()
 
     def _discard(self, worker: _Worker) -> None:
         with self._lock:
             self._all.discard(worker)
-        worker.stop()
+        worker.kill()
 
     def _fork(self) -> _Worker:
         """A new worker, forked by the fork server (started again once if it is gone)."""
@@ -264,13 +273,14 @@ class ForkedWorkers:
         return _Worker(int(value), req_write, ans_read)
 
 
-def _stop_all(workers: set[_Worker]) -> None:
+def _release_all(workers: set[_Worker]) -> None:
+    """Release every worker (run when their owner is collected, so it waits for nothing)."""
     while workers:
         try:
             worker = workers.pop()
         except KeyError:  # emptied by another thread meanwhile
             return
-        worker.stop()
+        worker.release()
 
 
 def _read_answer(worker: _Worker, deadline: float) -> bytes | None:

@@ -8,9 +8,10 @@ memory ceiling (what it holds plus ``memory`` bytes, set before each request wit
 lock held by one of the application's threads at the fork can hang it.
 
 It answers its parent over one Unix socket; the two pipes of each worker come with the fork
-request (``SCM_RIGHTS``) and go to the worker alone. It reaps its workers, kills one when its
-parent asks (and only its own, so a recycled process id is never hit), and ends, killing its
-workers, when its parent closes the socket or dies.
+request (``SCM_RIGHTS``) and go to the worker alone. A worker whose request pipe closes exits;
+the server reaps each worker as it ends (``SIGCHLD``), kills one when its parent asks (and only
+its own, so a recycled process id is never hit), and ends, killing its workers, when its
+parent closes the socket or dies.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def main(fd: int) -> None:  # pragma: no cover - runs in the fork server
     """Serve fork and stop requests on socket ``fd`` until it closes."""
     channel = socket.socket(fileno=fd)
     workers: set[int] = set()
+    signal.signal(signal.SIGCHLD, lambda _signum, _frame: _reap(workers))
     try:
         while True:
             try:
@@ -72,7 +74,6 @@ def main(fd: int) -> None:  # pragma: no cover - runs in the fork server
             message = read_message(fd, head)
             if message is None:
                 return
-            _reap(workers)
             kind, payload = pickle.loads(message)
             if kind == "stop":
                 _stop(workers, payload)
@@ -102,11 +103,17 @@ def _fork(  # pragma: no cover - runs in the fork server
         return (status, handler)
     gc.collect()  # a worker starts with no garbage it could free later,
     gc.freeze()  # and its collections look only at what it makes itself
-    pid = os.fork()
-    if pid == 0:
-        os.close(channel)
-        _serve(handler, what, fds[0], fds[1])
-    workers.add(pid)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # known before it is reaped
+    try:
+        pid = os.fork()
+        if pid == 0:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+            os.close(channel)
+            _serve(handler, what, fds[0], fds[1])
+        workers.add(pid)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
     return ("ok", pid)
 
 
@@ -119,18 +126,24 @@ def _load(handler_data: bytes) -> tuple[str, Any]:  # pragma: no cover - in the 
 
 
 def _stop(workers: set[int], pid: int) -> None:  # pragma: no cover - runs in the fork server
-    """Kill and reap one of this server's workers (any other process id is left alone)."""
-    if pid not in workers:
-        return
-    workers.discard(pid)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
+    """Kill and reap one of this server's workers (any other process id is left alone; the
+    reaper is held off meanwhile, so the id cannot be reaped and reused before the kill)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    try:
+        if pid not in workers:
+            return
+        workers.discard(pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
 
 
 def _reap(workers: set[int]) -> None:  # pragma: no cover - runs in the fork server
-    """Reap the workers that ended on their own (crashed, out of memory, parent gone)."""
+    """Reap the workers that ended on their own (crashed, out of memory, released): run on
+    ``SIGCHLD``, so none stays a zombie."""
     for pid in list(workers):
         with contextlib.suppress(ChildProcessError):
             done, _status = os.waitpid(pid, os.WNOHANG)
