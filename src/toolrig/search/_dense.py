@@ -215,6 +215,9 @@ class StaticEmbedder:
 
     name = "static"
     cheap = True
+    coarse_dims = 128
+    """WordLlama is trained with a Matryoshka loss: its first 128 dimensions are an embedding
+    of their own (what its loader's ``trunc_dim`` keeps), here for picking candidates."""
 
     def __init__(self) -> None:
         import numpy as np
