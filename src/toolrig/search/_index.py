@@ -322,8 +322,8 @@ class ToolIndex:
         for table in costly:
             table.flush()
         waiting = [embed_request_soon(t.embedder, query, spans) for t in costly]
-        # In a large catalogue, words and the cheap models (documents only) pick ``depth``
-        # candidates; sample requests and the costly models then score just those.
+        # In a large catalogue, words and the cheap models (documents only, a rough pass)
+        # pick ``depth`` candidates; sample requests and every model then score just those.
         big = int(mask.sum()) > max(config.rerank_above, depth)
         rankers: list[Any] = []
         weights: list[float] = []
@@ -340,7 +340,7 @@ class ToolIndex:
         vectors = {t: embed_request(t.embedder, query, spans) for t in cheap}
         sampled = config.example_weight and any(t.has_examples for t in cheap)
         pick = big and bool(rankers or cheap) and bool(costly or sampled)
-        for table in cheap:  # a rough pass when picking: the candidates are scored again
+        for table in cheap:
             rankers.append(
                 table.coarse_similarities(vectors[table], n)
                 if pick
@@ -352,8 +352,7 @@ class ToolIndex:
             first = combine_parts(fuse(rankers, weights, mask), config.part_weight)
             first = np.where(mask, first, -np.inf)
             slots = np.sort(np.argpartition(-first, depth)[:depth])
-            words = [r[:, slots] for r in rankers[: len(rankers) - len(cheap)]]
-            rankers = words + [
+            rankers = [r[:, slots] for r in rankers[: len(rankers) - len(cheap)]] + [
                 t.similarities(vectors[t], n, config.example_weight, slots) for t in cheap
             ]
             mask = mask[slots]
