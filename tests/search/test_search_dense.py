@@ -153,3 +153,31 @@ def test_without_onnx_the_packaged_model_is_used_quietly_and_a_made_copy_still_i
     assert made != source
     monkeypatch.setattr(quantize.importlib.util, "find_spec", no_onnx)
     assert quantize.quantized_model(source) == made  # then used without it
+
+
+@needs_models
+def test_a_request_started_on_the_worker_gives_the_vectors_of_a_plain_call(
+    embedders: tuple,
+) -> None:
+    import numpy as np
+
+    from toolrig.search._dense import (
+        cached_request,
+        clear_query_cache,
+        embed_request,
+        embed_request_soon,
+    )
+    from toolrig.search._segments import request_parts
+
+    minilm = embedders[0]
+    text = "will it rain in Oslo tomorrow, and what is Apple trading at"
+    spans = request_parts(text)
+    assert spans  # a request of parts, each pooled from its own tokens
+    clear_query_cache()
+    wait = embed_request_soon(minilm, text, spans)
+    assert cached_request(minilm, text) is None  # remembered once waited for
+    soon = wait()
+    assert cached_request(minilm, text) is soon
+    clear_query_cache()
+    np.testing.assert_array_equal(soon, embed_request(minilm, text, spans))
+    assert soon.shape == (1 + len(spans), 384)

@@ -137,6 +137,38 @@ def test_a_large_catalogue_reranks_only_candidates_and_finds_the_same_tools(
     assert set(widths[1::2]) == {len(catalogue())}
 
 
+class CoarseCheapEmbedder(CheapEmbedder):
+    coarse_dims = 32  # of 64: the cut vectors pick the candidates
+
+
+def test_a_large_catalogue_picks_candidates_on_cut_vectors_then_scores_them_in_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolrig.search import _vectors as vectors
+
+    coarse: list[int] = []
+    original = vectors.VectorTable.coarse_similarities
+
+    def spy(self: Any, queries: Any, n: int) -> Any:
+        coarse.append(n)
+        return original(self, queries, n)
+
+    monkeypatch.setattr(vectors.VectorTable, "coarse_similarities", spy)
+    embedders = (CoarseCheapEmbedder(), CostlyEmbedder())
+    weights = {"cheap": 1.0, "costly": 2.0}
+    small = SearchConfig(rerank_above=20, rerank_depth=10, dense_weights=weights)
+    full = SearchConfig(rerank_above=10_000, dense_weights=weights)
+    reranked = ToolIndex(catalogue(), config=small, embedders=embedders)
+    scanned = ToolIndex(catalogue(), config=full, embedders=embedders)
+    for query in ("rain and wind in Oslo", "play an album", "widget 12"):
+        clear_query_cache()
+        assert reranked.search(query, k=1)[0].name == scanned.search(query, k=1)[0].name
+    assert coarse == [len(catalogue())] * 3  # the re-ranking index only, once a request
+    fast = ToolIndex(catalogue(), config=small, embedders=embedders[:1])
+    assert fast.search("rain and wind in Oslo", k=1)[0].name == "weather_forecast"
+    assert len(coarse) == 3  # with nothing to re-rank, no rough pass: the full one ranks
+
+
 def test_costly_models_run_beside_the_word_ranking_and_agree_with_a_plain_call() -> None:
     from toolrig.search._dense import embed_request, embed_request_soon
 

@@ -1,4 +1,5 @@
-"""``VectorTable.similarities`` against a direct computation, with sample requests."""
+"""``VectorTable.similarities`` against a direct computation, with sample requests, and its
+coarse pass (cut vectors) for picking candidates."""
 
 from __future__ import annotations
 
@@ -90,3 +91,43 @@ def test_a_request_with_many_parts_scores_each_part_as_alone(rows: int) -> None:
         np.testing.assert_allclose(together[row], alone, atol=1e-6)
         direct = [float(embedder.vectors[f"doc {s}"] @ queries[row]) for s in range(50)]
         np.testing.assert_allclose(together[row], direct, atol=1e-5)
+
+
+class CoarseEmbedder(TableEmbedder):
+    """Says its first 8 of 16 dimensions are an embedding of their own."""
+
+    coarse_dims = 8
+
+
+def test_the_coarse_pass_compares_the_cut_vectors_at_unit_length() -> None:
+    embedder = CoarseEmbedder()
+    table = VectorTable(embedder)
+    for slot in range(30):
+        table.put(slot, f"doc {slot}")
+    queries = embedder.embed(["q1", "q2", "q3"])
+    rough = table.coarse_similarities(queries, 30)
+    assert rough.shape == (3, 30)
+
+    def unit(v: Any) -> Any:
+        return v[:8] / np.linalg.norm(v[:8])
+
+    for row, query in enumerate(queries):
+        direct = [float(unit(embedder.vectors[f"doc {s}"]) @ unit(query)) for s in range(30)]
+        np.testing.assert_allclose(rough[row], direct, atol=1e-5)
+    full = table.similarities(queries, 30, 0.0)
+    assert not np.allclose(rough, full, atol=1e-3)  # the cut changes the scores
+    table.put(30, "doc 30")  # a change is seen by the next coarse pass
+    assert table.coarse_similarities(queries, 31)[0, 30] == pytest.approx(
+        float(unit(embedder.vectors["doc 30"]) @ unit(queries[0])), abs=1e-5
+    )
+
+
+def test_without_coarse_dimensions_the_coarse_pass_is_the_full_one() -> None:
+    embedder = TableEmbedder()
+    table = VectorTable(embedder)
+    for slot in range(20):
+        table.put(slot, f"doc {slot}", (f"ex {slot}",))
+    queries = embedder.embed(["q1"])
+    np.testing.assert_array_equal(
+        table.coarse_similarities(queries, 20), table.similarities(queries, 20, 0.0)
+    )

@@ -322,8 +322,8 @@ class ToolIndex:
         for table in costly:
             table.flush()
         waiting = [embed_request_soon(t.embedder, query, spans) for t in costly]
-        # In a large catalogue, words and the cheap models (documents only) pick ``depth``
-        # candidates; sample requests and the costly models then score just those.
+        # In a large catalogue, words and the cheap models (documents only, a rough pass)
+        # pick ``depth`` candidates; sample requests and every model then score just those.
         big = int(mask.sum()) > max(config.rerank_above, depth)
         rankers: list[Any] = []
         weights: list[float] = []
@@ -338,22 +338,22 @@ class ToolIndex:
                 mask &= lexical.max(axis=0) > 0
         cheap = [t for t in tables if t not in costly]
         vectors = {t: embed_request(t.embedder, query, spans) for t in cheap}
+        sampled = config.example_weight and any(t.has_examples for t in cheap)
+        pick = big and bool(rankers or cheap) and bool(costly or sampled)
         for table in cheap:
-            weight = 0.0 if big else config.example_weight
-            rankers.append(table.similarities(vectors[table], n, weight))
+            rankers.append(
+                table.coarse_similarities(vectors[table], n)
+                if pick
+                else table.similarities(vectors[table], n, config.example_weight)
+            )
             weights.append(config.dense_weights.get(table.name, 1.0))
         slots = None
-        sampled = [t for t in cheap if t.has_examples] if config.example_weight else []
-        if big and rankers and (costly or sampled):
+        if pick:
             first = combine_parts(fuse(rankers, weights, mask), config.part_weight)
             first = np.where(mask, first, -np.inf)
             slots = np.sort(np.argpartition(-first, depth)[:depth])
-            lexical_count = len(rankers) - len(cheap)
-            rankers = [r[:, slots] for r in rankers[:lexical_count]] + [
-                t.similarities(vectors[t], n, config.example_weight, slots)
-                if t in sampled
-                else r[:, slots]
-                for t, r in zip(cheap, rankers[lexical_count:], strict=True)
+            rankers = [r[:, slots] for r in rankers[: len(rankers) - len(cheap)]] + [
+                t.similarities(vectors[t], n, config.example_weight, slots) for t in cheap
             ]
             mask = mask[slots]
         # learned requests are compared with the costliest model's vector of the request
