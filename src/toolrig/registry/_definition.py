@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidatorFunctionWrapHandler, field_validator, model_validator
 
 from toolrig.core.model._options import ActionOptions, ToolOptions
 from toolrig.core.schema._params import ToolParameter
+from toolrig.registry._shapes import shared_parameters
 
 __all__ = ["PROVIDER_NAME_RULE", "ActionDefinition", "ToolDefinition"]
 
@@ -72,6 +73,12 @@ def _normalise_list(value: Any) -> Any:
     return [normalise_parameter(p) for p in value] if isinstance(value, list) else value
 
 
+def _parameters(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """The list normalised and validated, or the parameters of an equal list validated
+    before (see `toolrig.registry._shapes`)."""
+    return shared_parameters(value, lambda raw: handler(_normalise_list(raw)))
+
+
 class ActionDefinition(ActionOptions):
     """One action of a multi-action tool (an entry of the ``actions:`` map).
 
@@ -86,7 +93,7 @@ class ActionDefinition(ActionOptions):
     ``method`` (or the action's name)."""
     method: str | None = None
 
-    _params = field_validator("parameters", mode="before")(_normalise_list)
+    _params = field_validator("parameters", mode="wrap")(_parameters)
 
 
 class ToolDefinition(ToolOptions):
@@ -110,7 +117,7 @@ class ToolDefinition(ToolOptions):
     actions: dict[str, ActionDefinition] | None = None
     """For multi-action tools: the actions by name (then ``parameters`` stays empty)."""
 
-    _params = field_validator("parameters", mode="before")(_normalise_list)
+    _params = field_validator("parameters", mode="wrap")(_parameters)
 
     @field_validator("name")
     @classmethod
