@@ -105,7 +105,7 @@ def _function_tool(d: ToolDefinition, code: Callable[..., Any]) -> Tool:
             code,
             output_schema=d.output_schema,
             output_description=d.output_description,
-            options=d.options,
+            options=d,  # a validated ToolOptions: only its option fields are read
         )
     except ToolDefinitionError as exc:
         raise BuildError(_located(exc, ())) from None
