@@ -102,3 +102,13 @@ def test_multi_action_tools_share_lists_with_single_action_ones(
     assert multi.actions["read"].parameters is single.parameters
     spec = registry.get("multi").spec.actions["read"].parameters
     assert spec == registry.get("single").spec.actions["single"].parameters
+
+
+def test_a_definition_validated_by_hand_gets_parameters_of_its_own() -> None:
+    from toolrig.registry import ToolDefinition
+    from toolrig.registry._yamlsrc import parse_yaml
+
+    data = parse_yaml(definition("tool")).data
+    first, second = (ToolDefinition.model_validate(data) for _ in range(2))
+    assert first.parameters == second.parameters
+    assert first.parameters is not second.parameters  # only the loader shares them

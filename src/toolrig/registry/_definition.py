@@ -11,15 +11,21 @@ read naturally in YAML are normalised first (``type: float``, ``type: enum`` wit
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final
 
-from pydantic import Field, ValidatorFunctionWrapHandler, field_validator, model_validator
+from pydantic import (
+    Field,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from toolrig.core.model._options import ActionOptions, ToolOptions
 from toolrig.core.schema._params import ToolParameter
 from toolrig.registry._shapes import shared_parameters
 
-__all__ = ["PROVIDER_NAME_RULE", "ActionDefinition", "ToolDefinition"]
+__all__ = ["PROVIDER_NAME_RULE", "SHARED", "ActionDefinition", "ToolDefinition"]
 
 _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 PROVIDER_NAME_RULE = "1-64 letters, digits, '_' or '-' (a name every provider accepts)"
@@ -73,10 +79,18 @@ def _normalise_list(value: Any) -> Any:
     return [normalise_parameter(p) for p in value] if isinstance(value, list) else value
 
 
-def _parameters(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """The list normalised and validated, or the parameters of an equal list validated
-    before (see `toolrig.registry._shapes`)."""
-    return shared_parameters(value, lambda raw: handler(_normalise_list(raw)))
+SHARED: Final[dict[str, Any]] = {"share_parameters": True}
+"""The validation context under which a parameter list equal to one validated before gets
+that list's parameters (see `toolrig.registry._shapes`): the loader's. Without it, a
+definition is validated on its own, whatever the caller's options (``strict=True``...)."""
+
+
+def _parameters(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    """The list normalised and validated, or (under `SHARED`) the parameters of an equal list
+    validated before."""
+    if isinstance(info.context, dict) and info.context.get("share_parameters"):
+        return shared_parameters(value, lambda raw: handler(_normalise_list(raw)))
+    return handler(_normalise_list(value))
 
 
 class ActionDefinition(ActionOptions):
