@@ -18,7 +18,7 @@ import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from toolrig.core.schema._params import ToolParameter, parameters_to_schema
@@ -37,7 +37,7 @@ class _Shape:
     (marshalled: unpacking gives each caller its own copy)."""
 
     params: Parameters
-    schema: bytes | None = field(default=None)
+    schema: bytes | None = None
 
 
 _by_data: OrderedDict[bytes, _Shape] = OrderedDict()
