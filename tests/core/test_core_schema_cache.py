@@ -86,3 +86,38 @@ def test_a_schema_that_failed_is_refused_every_time() -> None:
     for _ in range(2):
         with pytest.raises(ValueError, match="integr"):
             compile_json_schema(bad)
+
+
+def counted(minimum: int, default: object) -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            "q": {"type": "string"},
+            "n": {"type": "integer", "minimum": minimum, "default": default},
+        },
+        "required": ["q"],
+    }
+
+
+def test_defaults_found_to_hold_are_not_checked_again_but_each_schema_is() -> None:
+    from toolrig import Tool
+    from toolrig.core.define import _action
+    from toolrig.core.model._errors import ToolDefinitionError
+
+    def run(q: str, n: int) -> str:
+        return q * n
+
+    Tool("first", "Repeats.", counted(1, 2), run)
+    calls: list[object] = []
+    original = _action._check_defaults
+    _action._check_defaults = lambda s, c: calls.append(s) or original(s, c)  # type: ignore[assignment]
+    try:
+        again = Tool("again", "Repeats.", counted(1, 2), run)
+        assert calls == []  # an equal schema: its defaults hold
+        for schema in (counted(3, 2), counted(1, True), counted(3, 2)):  # each refused each time
+            with pytest.raises(ToolDefinitionError, match="breaks its own constraints"):
+                Tool("bad", "Repeats.", schema, run)
+        assert len(calls) == 3
+    finally:
+        _action._check_defaults = original  # type: ignore[assignment]
+    assert again.run({"q": "ab"}).output == "abab"  # the default is still filled in

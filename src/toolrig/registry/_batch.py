@@ -49,10 +49,11 @@ class RefreshBatch:
         self.errors: list[LoadError] = []
         self.loaded: list[str] = []
 
-    def apply(self, path: Path) -> None:
-        """Read and build one file (or note its deletion); nothing is published yet."""
+    def apply(self, path: Path, exists: bool) -> None:
+        """Read and build the file ``path`` (or note its deletion when it no longer
+        ``exists``); nothing is published yet."""
         old = self._old_files.get(path, ())
-        if not path.is_file():
+        if not exists:
             self.files[path] = None
             self.remove.update(old)
             for name in old:

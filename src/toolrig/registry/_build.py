@@ -24,8 +24,9 @@ from toolrig.core.model._errors import Loc, ToolDefinitionError
 from toolrig.core.model._names import ActionRef
 from toolrig.core.model._options import ActionOptions, ToolOptions
 from toolrig.core.model._spec import build_tool_spec, tool_options
-from toolrig.core.schema._params import ToolParameter, parameters_to_schema
+from toolrig.core.schema._params import ToolParameter
 from toolrig.registry._definition import ToolDefinition
+from toolrig.registry._shapes import parameter_schema
 
 __all__ = ["ActionTarget", "BuildError", "Code", "Targets", "build_tool"]
 
@@ -83,7 +84,7 @@ def build_tool(d: ToolDefinition, target: Targets | ActionTarget) -> BaseTool:
                     code,
                     name=name,
                     subject=subject,
-                    parameters=parameters_to_schema(a.parameters, subject=subject),
+                    parameters=parameter_schema(a.parameters, subject=subject),
                     options=a.options,
                 )
         except ToolDefinitionError as exc:
@@ -100,11 +101,11 @@ def _function_tool(d: ToolDefinition, code: Callable[..., Any]) -> Tool:
         return Tool(
             d.name,
             d.description,
-            list(d.parameters),
+            parameter_schema(d.parameters, subject=d.name),
             code,
             output_schema=d.output_schema,
             output_description=d.output_description,
-            options=d.options,
+            options=d,  # a validated ToolOptions: only its option fields are read
         )
     except ToolDefinitionError as exc:
         raise BuildError(_located(exc, ())) from None

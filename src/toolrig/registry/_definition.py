@@ -11,14 +11,21 @@ read naturally in YAML are normalised first (``type: float``, ``type: enum`` wit
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import (
+    Field,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from toolrig.core.model._options import ActionOptions, ToolOptions
 from toolrig.core.schema._params import ToolParameter
+from toolrig.registry._shapes import shared_parameters
 
-__all__ = ["PROVIDER_NAME_RULE", "ActionDefinition", "ToolDefinition"]
+__all__ = ["PROVIDER_NAME_RULE", "SHARED", "ActionDefinition", "ToolDefinition"]
 
 _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 PROVIDER_NAME_RULE = "1-64 letters, digits, '_' or '-' (a name every provider accepts)"
@@ -72,6 +79,20 @@ def _normalise_list(value: Any) -> Any:
     return [normalise_parameter(p) for p in value] if isinstance(value, list) else value
 
 
+SHARED: Final[dict[str, Any]] = {"share_parameters": True}
+"""The validation context under which a parameter list equal to one validated before gets
+that list's parameters (see `toolrig.registry._shapes`): the loader's. Without it, a
+definition is validated on its own, whatever the caller's options (``strict=True``...)."""
+
+
+def _parameters(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    """The list normalised and validated, or (under `SHARED`) the parameters of an equal list
+    validated before."""
+    if isinstance(info.context, dict) and info.context.get("share_parameters"):
+        return shared_parameters(value, lambda raw: handler(_normalise_list(raw)))
+    return handler(_normalise_list(value))
+
+
 class ActionDefinition(ActionOptions):
     """One action of a multi-action tool (an entry of the ``actions:`` map).
 
@@ -86,7 +107,7 @@ class ActionDefinition(ActionOptions):
     ``method`` (or the action's name)."""
     method: str | None = None
 
-    _params = field_validator("parameters", mode="before")(_normalise_list)
+    _params = field_validator("parameters", mode="wrap")(_parameters)
 
 
 class ToolDefinition(ToolOptions):
@@ -110,7 +131,7 @@ class ToolDefinition(ToolOptions):
     actions: dict[str, ActionDefinition] | None = None
     """For multi-action tools: the actions by name (then ``parameters`` stays empty)."""
 
-    _params = field_validator("parameters", mode="before")(_normalise_list)
+    _params = field_validator("parameters", mode="wrap")(_parameters)
 
     @field_validator("name")
     @classmethod

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from yaml.nodes import Node, SequenceNode
 
 from toolrig.core.schema._validation import format_path
-from toolrig.registry._definition import ToolDefinition
+from toolrig.registry._definition import SHARED, ToolDefinition
 from toolrig.registry._report import LoadError
 from toolrig.registry._yamlsrc import YamlSyntaxError, locate, parse_yaml
 
@@ -87,7 +87,8 @@ def read_text(
     errors: list[LoadError] = []
     for data, node in items:
         try:
-            parsed.append(ParsedDefinition(ToolDefinition.model_validate(data), path, node))
+            definition = ToolDefinition.model_validate(data, context=SHARED)
+            parsed.append(ParsedDefinition(definition, path, node))
         except ValidationError as exc:
             errors.extend(_validation_errors(exc, data, path, node))
     return parsed, errors

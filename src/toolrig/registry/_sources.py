@@ -69,13 +69,14 @@ class YamlSource:
         """Bring the tools of the files ``paths`` up to date: load new and changed files, drop
         the tools of deleted ones. A file that fails keeps its previous tools in service."""
         absolute = [Path(os.path.abspath(p)) for p in paths]
-        absolute.sort(key=lambda p: p.is_file())  # deletions first: a renamed file keeps its tools
-        with self.lock, collector_paused(len(absolute) > 1):
+        # deletions first: a renamed file keeps its tools (each file is looked up once)
+        found = sorted(((p, p.is_file()) for p in absolute), key=lambda entry: entry[1])
+        with self.lock, collector_paused(len(found) > 1):
             batch = RefreshBatch(
                 defs=self._defs, files=self._files, build=self._build, catalog=self.catalog
             )
-            for path in absolute:
-                batch.apply(path)
+            for path, exists in found:
+                batch.apply(path, exists)
             state = batch.commit()
             if state is None:
                 self.catalog.announce(batch.events)
