@@ -35,11 +35,18 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=1000, help="single-tool requests")
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--dims", default="256,128,64")
+    parser.add_argument(
+        "--quick", action="store_true", help="CI smoke run: 2,100 tools, 20 requests"
+    )
     args = parser.parse_args()
+    if args.quick:  # still above 2,000 tools, where the candidates are picked on a cut
+        args.size, args.limit = 2_100, 20
     tools, single, multi = load_metatool()
     single = [q for q in single if is_dev(q[0]) == args.dev]
     single = random.Random(0).sample(single, min(args.limit, len(single)))
     multi = [q for q in multi if is_dev(q[0]) == args.dev]
+    if args.quick:
+        multi = multi[: args.limit]
     index = ToolIndex(big_catalogue(tools, args.size))
     static = next(t for t in index._tables if t.name == "static")
     width = static.embedder.embed(["width"]).shape[1]

@@ -90,7 +90,12 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--src", action="append", default=[], help="a folder with 'toolrig'")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--quick", action="store_true", help="CI smoke run: 2,100 tools, one run of 20 requests"
+    )
     args = parser.parse_args()
+    if args.quick:  # still above 2,000 tools, where the large-catalogue path starts
+        args.size, args.runs, args.requests = 2_100, 1, 20
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
