@@ -15,6 +15,14 @@ LAZY = (
     "ctypes",  # abandoning a thread at its timeout (runtime/_threads.py)
     "sqlite3",  # the execution log
     "multiprocessing",
+    "asyncio",  # an async call runs where asyncio is loaded already; sync calls never need it
+    "concurrent.futures",
+    "ssl",
+    "socket",
+    "subprocess",
+    "logging",  # the executor's loggers are made on their first use (a first call)
+    "traceback",
+    "toolrig.runtime._process",  # the first process-isolated call
     # third-party parts of schema-defined tools and YAML catalogues
     "jsonschema_rs",  # the first JSON-Schema-defined tool
     "yaml",  # the first YAML definition
@@ -56,6 +64,27 @@ def test_import_toolrig_leaves_the_lazy_modules_unloaded() -> None:
             "from toolrig import Tool\n"
             "Tool('t', 'd', {'type': 'object', 'properties': {}}, lambda: 1)",
             "jsonschema_rs",
+        ),
+        (
+            "from toolrig import ToolExecutor, tool\n"
+            "def add(a: int, b: int) -> int:\n"
+            "    return a + b\n"
+            "ToolExecutor([tool(add)]).execute_sync('add', {'a': 1, 'b': 2})",
+            "logging",
+        ),
+        (
+            "from toolrig import ToolExecutor, tool\n"
+            "async def add(a: int, b: int) -> int:\n"
+            "    return a + b\n"
+            "ToolExecutor([tool(add)]).execute_many_sync([('add', {'a': 1, 'b': 2})])",
+            "asyncio",
+        ),
+        (
+            "from toolrig import ToolExecutor, tool\n"
+            "def add(a: int, b: int) -> int:\n"
+            "    return a + b\n"
+            "ToolExecutor([tool(isolation='process')(add)]).execute_sync('add', {'a': 1, 'b': 2})",
+            "toolrig.runtime._process",
         ),
         (
             "import threading, toolrig\n"
