@@ -23,6 +23,15 @@ LAZY = (
     "logging",  # the executor's loggers are made on their first use (a first call)
     "traceback",
     "toolrig.runtime._process",  # the first process-isolated call
+    # the models of specs, options and declared parameters, and pydantic's ``Field``
+    # machinery behind them (annotated_types, pydantic.types): the first tool defined
+    "pydantic.fields",
+    "annotated_types",
+    "toolrig.core.model._options",
+    "toolrig.core.model._spec",
+    "toolrig.core.schema._params",
+    "toolrig.core.define._action_schema",
+    "toolrig.core.define._signature",  # reading a function's signature: the first @tool
     # third-party parts of schema-defined tools and YAML catalogues
     "jsonschema_rs",  # the first JSON-Schema-defined tool
     "yaml",  # the first YAML definition
@@ -60,6 +69,11 @@ def test_import_toolrig_leaves_the_lazy_modules_unloaded() -> None:
     ("statement", "module"),
     [
         ("import toolrig; toolrig.Registry", "toolrig.registry._registry"),
+        ("import toolrig; toolrig.ToolSpec", "toolrig.core.model._spec"),
+        ("import toolrig; toolrig.ActionSchema", "toolrig.core.define._action_schema"),
+        ("import toolrig; toolrig.ToolParameter", "toolrig.core.schema._params"),
+        ("from toolrig import tool\ntool(lambda: 1, name='one')", "toolrig.core.define._signature"),
+        ("from toolrig import tool\ntool(lambda: 1, name='one')", "pydantic.fields"),
         (
             "from toolrig import Tool\n"
             "Tool('t', 'd', {'type': 'object', 'properties': {}}, lambda: 1)",

@@ -231,7 +231,7 @@ def test_a_declared_output_schema_keeps_the_signature_validation(
         calls.append(func.__name__)
         return describe(func, **kwargs)
 
-    monkeypatch.setattr("toolrig.core.define._action.describe_function", counted)
+    monkeypatch.setattr("toolrig.core.define._signature.describe_function", counted)
 
     def weekday(day: date) -> Any:
         return {"weekday": day.strftime("%A")}

@@ -11,10 +11,11 @@ equal to the models' fields. So an option is added in one place and cannot drift
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from toolrig.core.model._option_keys import ActionOptionsDict, ToolOptionsDict
 
 __all__ = [
     "ActionOptions",
@@ -163,33 +164,3 @@ class ActionOptions(FrozenModel):
             _fields_set=self.model_fields_set & set(ActionOptions.model_fields),
             **{name: getattr(self, name) for name in ActionOptions.model_fields},
         )
-
-
-class ToolOptionsDict(TypedDict, total=False):
-    """`ToolOptions` as keyword arguments (same keys; see the model for each one)."""
-
-    display_name: str | None
-    version: str
-    when_to_use: str | None
-    type: str | None
-    layer: str | None
-    tags: Sequence[str]
-    annotations: ToolAnnotations | None
-    timeout: float | None
-    max_retries: int
-    isolation: Literal["thread", "process"]
-    runs_on: str | None
-    dependencies: Sequence[str]
-    cost: ToolCost | None
-    examples: Sequence[str]
-
-
-class ActionOptionsDict(TypedDict, total=False):
-    """`ActionOptions` as keyword arguments (same keys; see the model for each one)."""
-
-    description: str | None
-    output_description: str | None
-    output_schema: dict[str, Any] | None
-    when_to_use: str | None
-    annotations: ToolAnnotations | None
-    examples: Sequence[str]
