@@ -20,7 +20,7 @@ LAZY = (
     "ssl",
     "socket",
     "subprocess",
-    "logging",  # the executor's loggers are made on their first use (a first call)
+    "logging",  # the executor's loggers are made when a call first writes to one
     "traceback",
     "toolrig.runtime._process",  # the first process-isolated call
     # the models of specs, options and declared parameters, and pydantic's ``Field``
@@ -65,6 +65,16 @@ def test_import_toolrig_leaves_the_lazy_modules_unloaded() -> None:
     assert sorted(set(LAZY) & loaded_after("import toolrig")) == []
 
 
+def test_a_first_sync_call_loads_neither_asyncio_nor_logging() -> None:
+    loaded = loaded_after(
+        "from toolrig import ToolExecutor, tool\n"
+        "def add(a: int, b: int) -> int:\n"
+        "    return a + b\n"
+        "assert ToolExecutor([tool(add)]).execute_sync('add', {'a': 1, 'b': 2}).output == 3"
+    )
+    assert sorted({"asyncio", "logging"} & loaded) == []
+
+
 @pytest.mark.parametrize(
     ("statement", "module"),
     [
@@ -81,9 +91,9 @@ def test_import_toolrig_leaves_the_lazy_modules_unloaded() -> None:
         ),
         (
             "from toolrig import ToolExecutor, tool\n"
-            "def add(a: int, b: int) -> int:\n"
-            "    return a + b\n"
-            "ToolExecutor([tool(add)]).execute_sync('add', {'a': 1, 'b': 2})",
+            "def boom() -> int:\n"
+            "    raise ValueError('no')\n"
+            "assert ToolExecutor([tool(boom)]).execute_sync('boom', {}).code == 'execution_error'",
             "logging",
         ),
         (
@@ -110,3 +120,18 @@ def test_import_toolrig_leaves_the_lazy_modules_unloaded() -> None:
 )
 def test_each_lazy_module_arrives_with_its_first_use(statement: str, module: str) -> None:
     assert module in loaded_after(statement)  # the list above names modules that do load
+
+
+def test_logging_configured_after_the_first_call_is_followed() -> None:
+    code = (
+        "from toolrig import ToolExecutor, tool\n"
+        "def add(a: int, b: int) -> int:\n"
+        "    return a + b\n"
+        "executor = ToolExecutor([tool(add)])\n"
+        "executor.execute_sync('add', {'a': 1, 'b': 2})\n"  # before logging is imported
+        "import logging\n"
+        "logging.basicConfig(level=logging.DEBUG, format='%(name)s %(message)s')\n"
+        "executor.execute_sync('add', {'a': 1, 'b': 2})\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stderr.splitlines() == ["toolrig.executor add succeeded"]
