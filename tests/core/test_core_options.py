@@ -24,12 +24,8 @@ from toolrig import (
     action,
     tool,
 )
-from toolrig.core.model._options import (
-    ActionOptions,
-    ActionOptionsDict,
-    ToolOptions,
-    ToolOptionsDict,
-)
+from toolrig.core.model._option_keys import ActionOptionsDict, ToolOptionsDict
+from toolrig.core.model._options import ActionOptions, ToolOptions
 
 OPTIONS: dict[str, Any] = {
     "display_name": "Adder",

@@ -4,8 +4,8 @@
 actions; `ActionOptions` the same for one action. The specs inherit them
 (`ToolSpec`, `ActionSpec`), the YAML definitions inherit them,
 and the keyword forms (``@tool(**options)``, ``Tool(..., **options)``, ``@action(**options)``)
-are typed by `ToolOptionsDict` / `ActionOptionsDict`, whose keys a test holds
-equal to the models' fields. So an option is added in one place and cannot drift.
+are typed by `ToolOptionsDict` / `ActionOptionsDict` (in ``._option_keys``), whose keys a
+test holds equal to the models' fields. So an option is added in one place and cannot drift.
 """
 
 from __future__ import annotations
@@ -15,16 +15,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from toolrig.core.model._option_keys import ActionOptionsDict, ToolOptionsDict
-
 __all__ = [
     "ActionOptions",
-    "ActionOptionsDict",
     "FrozenModel",
     "ToolAnnotations",
     "ToolCost",
     "ToolOptions",
-    "ToolOptionsDict",
     "check_version",
 ]
 
