@@ -3,9 +3,9 @@ uses to turn a callable and its `ActionOptions` into an `Action` (one from the s
 one from a JSON Schema).
 
 Reading a tool class's body (`class_actions`) lives here too, so
-`toolrig.core.define._base` holds only the tool object. The option and spec models are
-imported by the functions that build them: `action` and `tool` are imported with the
-package, the models (and pydantic's ``Field`` machinery, ≈ 25 ms) with the first definition."""
+`toolrig.core.define._base` holds only the tool object. The option, spec and parameter
+models are imported by the functions that build them: `action` comes with the package, the
+models (and pydantic, which ``import toolrig`` does not import) with the first definition."""
 
 from __future__ import annotations
 
