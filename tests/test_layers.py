@@ -52,6 +52,7 @@ reaches to the modules listed."""
 
 COMPUTED_IMPORTS: dict[str, str] = {
     "core/model/_lazy.py": "each package's lazily exported names, read from its ``_LAZY`` table",
+    "core/model/_on_first_use.py": "asyncio and logging, imported on their first use",
     "registry/_moved.py": "deprecated registry methods forwarded upward (ALLOWED_UPWARD)",
     "registry/_executors.py": "user code named by a YAML ``executor:`` import path",
     "cli/_catalog.py": "the user's ``--module``",

@@ -304,6 +304,7 @@ PRIVATE_MODULES = sorted(SURFACES)
 """The subpackages whose modules are all private but for :data:`PUBLIC_MODULES`."""
 
 LAZY: dict[str, set[str]] = {
+    "toolrig.core": {"ActionOptions", "ToolOptions"},
     "toolrig.registry": {
         "ActionDefinition",
         "DependencyCycleError",

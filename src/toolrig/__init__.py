@@ -3,7 +3,8 @@
 Define a tool once (``@tool``, ``BaseTool`` subclasses, or ``Tool`` objects built from data),
 then validate, execute and export it everywhere. Every call answers with a ``ToolResult``.
 
-The core and the executor are imported with the package; the registry (YAML, file watching),
+The core and the executor are imported with the package (the models of specs and options with
+the first tool defined, asyncio with the first awaited call); the registry (YAML, file watching),
 the agent (LLM SDKs) and the execution log are imported on first use of their names, so a
 program pays only for what it uses. Each layer is also a subpackage: ``toolrig.registry``,
 ``toolrig.providers``, ``toolrig.storage``, ``toolrig.agent``, ``toolrig.mcp``, ``toolrig.tools``.
@@ -12,7 +13,7 @@ program pays only for what it uses. Each layer is also a subpackage: ``toolrig.r
 from typing import TYPE_CHECKING
 
 from toolrig.core.context._context import ToolContext
-from toolrig.core.define._base import ActionSchema, BaseTool, action
+from toolrig.core.define._base import BaseTool, action
 from toolrig.core.define._function_tool import Tool, tool
 from toolrig.core.model._errors import (
     ErrorCode,
@@ -24,7 +25,6 @@ from toolrig.core.model._errors import (
 )
 from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.core.model._prompt import render_tools
-from toolrig.core.model._spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
 from toolrig.core.result._result import (
     ErrorInfo,
     ResultMetadata,
@@ -32,7 +32,6 @@ from toolrig.core.result._result import (
     error_result,
     success_result,
 )
-from toolrig.core.schema._params import ToolParameter
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._call import CallInfo
 from toolrig.runtime._events import EventKind, ToolEvent
@@ -42,6 +41,9 @@ from toolrig.runtime._retry import RetryPolicy
 
 if TYPE_CHECKING:
     from toolrig.agent import Agent, LLMConfig
+    from toolrig.core.define._action_schema import ActionSchema
+    from toolrig.core.model._spec import ActionSpec, ToolAnnotations, ToolCost, ToolSpec
+    from toolrig.core.schema._params import ToolParameter
     from toolrig.providers import (
         run_tool_calls,
         run_tool_calls_sync,
@@ -57,6 +59,13 @@ if TYPE_CHECKING:
     from toolrig.storage import ExecutionLog, open_log
 
 _LAZY = {
+    # the models of specs, options and declared parameters: built with the first tool defined
+    "ActionSchema": "toolrig.core.define._action_schema",
+    "ActionSpec": "toolrig.core.model._spec",
+    "ToolAnnotations": "toolrig.core.model._spec",
+    "ToolCost": "toolrig.core.model._spec",
+    "ToolSpec": "toolrig.core.model._spec",
+    "ToolParameter": "toolrig.core.schema._params",
     "Plan": "toolrig.runtime",
     "PlanError": "toolrig.runtime",
     "PlanStep": "toolrig.runtime",

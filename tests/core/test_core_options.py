@@ -24,12 +24,8 @@ from toolrig import (
     action,
     tool,
 )
-from toolrig.core.model._options import (
-    ActionOptions,
-    ActionOptionsDict,
-    ToolOptions,
-    ToolOptionsDict,
-)
+from toolrig.core.model._option_keys import ActionOptionsDict, ToolOptionsDict
+from toolrig.core.model._options import ActionOptions, ToolOptions
 
 OPTIONS: dict[str, Any] = {
     "display_name": "Adder",
@@ -231,7 +227,7 @@ def test_a_declared_output_schema_keeps_the_signature_validation(
         calls.append(func.__name__)
         return describe(func, **kwargs)
 
-    monkeypatch.setattr("toolrig.core.define._action.describe_function", counted)
+    monkeypatch.setattr("toolrig.core.define._signature.describe_function", counted)
 
     def weekday(day: date) -> Any:
         return {"weekday": day.strftime("%A")}

@@ -5,6 +5,8 @@ Its everyday names are re-exported by `toolrig` itself; this package adds the fe
 only library and integration authors need.
 """
 
+import typing as _typing
+
 from toolrig.core.context._events import Listeners, Outcome
 from toolrig.core.context._interaction import (
     Elicitation,
@@ -18,8 +20,19 @@ from toolrig.core.context._interaction import (
 from toolrig.core.context._runner import ToolRunner
 from toolrig.core.define._action import Action
 from toolrig.core.define._base import AssembledTool
-from toolrig.core.model._options import ActionOptions, ToolOptions
+from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.core.result._content import Audio, Content, EmbeddedResource, Image, TextContent
+
+if _typing.TYPE_CHECKING:
+    from toolrig.core.model._options import ActionOptions, ToolOptions
+
+_LAZY = {
+    "ActionOptions": "toolrig.core.model._options",
+    "ToolOptions": "toolrig.core.model._options",
+}
+"""The option models, built with the first tool defined (pydantic's ``Field`` machinery)."""
+
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 __all__ = [
     "Action",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from fnmatch import fnmatchcase
-from typing import Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from toolrig.core.context._events import Listeners
 from toolrig.core.define._action import Action
@@ -21,9 +21,11 @@ from toolrig.core.define._base import BaseTool
 from toolrig.core.define._function_tool import Tool
 from toolrig.core.model._errors import ToolDefinitionError, ToolNotFoundError
 from toolrig.core.model._names import ActionRef
-from toolrig.core.model._spec import ToolSpec
 from toolrig.core.model._suggest import closest, not_found_message
 from toolrig.registry._events import ChangeEvent, ChangeKind, ChangeListener
+
+if TYPE_CHECKING:
+    from toolrig.core.model._spec import ToolSpec
 
 __all__ = ["Catalog", "ToolLike", "as_tool"]
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolrig.registry._report import LoadError
+
+if TYPE_CHECKING:
+    from pathlib import Path  # annotations only: pathlib imports urllib and ipaddress
 
 __all__ = ["ChangeEvent", "ChangeKind", "ChangeListener"]
 

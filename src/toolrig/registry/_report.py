@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path  # annotations only: pathlib imports urllib and ipaddress
 
 __all__ = ["LoadError", "LoadReport", "RegistryLoadError"]
 

@@ -8,7 +8,6 @@ outcome is a `ToolResult`.
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import Any, final
@@ -18,6 +17,7 @@ from toolrig.core.context._context import ProgressCallback
 from toolrig.core.context._runner import install_runner
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._ids import new_call_id
+from toolrig.core.model._on_first_use import asyncio
 from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog, ToolLike
 from toolrig.runtime._call import UNSET, Middleware, PostHook, PreHook, Unset

@@ -12,13 +12,13 @@ middleware, so a call sent to a queue is retried, with its events, like a local 
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, cast
 
 from toolrig.core.context._events import Listeners
 from toolrig.core.context._runner import ToolRunner
+from toolrig.core.model._on_first_use import asyncio
 from toolrig.core.result._result import ToolResult, error_from_exception
 from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook

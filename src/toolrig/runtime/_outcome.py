@@ -3,9 +3,7 @@ slot, the hot path's cost), the errors of hooks and tools, and the time limit of
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import logging
 import time
 from collections.abc import Awaitable, Mapping
 from typing import Any, final
@@ -13,6 +11,7 @@ from typing import Any, final
 from toolrig.core.context._context import ToolContext
 from toolrig.core.define._action import Action
 from toolrig.core.model._errors import ErrorCode
+from toolrig.core.model._on_first_use import asyncio, lazy_logger
 from toolrig.core.result._result import ErrorInfo, ResultMetadata, ToolResult, error_from_exception
 from toolrig.runtime._call import Call, CallNext, Middleware
 
@@ -27,7 +26,7 @@ __all__ = [
     "with_timeout",
 ]
 
-logger = logging.getLogger("toolrig.executor")
+logger = lazy_logger("toolrig.executor")
 
 
 def link(middleware: Middleware, call_next: CallNext) -> CallNext:

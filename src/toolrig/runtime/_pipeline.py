@@ -16,7 +16,6 @@ step functions (`._steps`) in the same order, and a test runs both paths on the 
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
 import warnings
@@ -30,6 +29,7 @@ from toolrig.core.define._action import Action
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._ids import new_call_id
 from toolrig.core.model._names import ActionRef
+from toolrig.core.model._on_first_use import asyncio
 from toolrig.core.model._suggest import not_found_message
 from toolrig.core.result._result import ToolResult
 from toolrig.runtime._call import (

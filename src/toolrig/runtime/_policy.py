@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolrig.core.model._spec import ToolSpec
 from toolrig.runtime._call import Unset
 from toolrig.runtime._retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from toolrig.core.model._spec import ToolSpec
 
 __all__ = ["CallPolicy"]
 

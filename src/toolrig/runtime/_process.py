@@ -19,7 +19,6 @@ process leaves no runaway child behind.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import os
@@ -35,6 +34,7 @@ from toolrig.core.context._context import ToolContext
 from toolrig.core.context._interaction import Interaction
 from toolrig.core.define._action import Action
 from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._on_first_use import asyncio
 from toolrig.core.result._result import error_from_exception, to_jsonable
 from toolrig.runtime._call import Call
 

@@ -9,15 +9,18 @@ pipeline's, the same for every runner.
 
 from __future__ import annotations
 
-import logging
+import threading
 import time
 from collections.abc import Mapping
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from toolrig.core.context._context import ToolContext
+from toolrig.core.model._on_first_use import lazy_logger
 from toolrig.runtime._call import Call, Runner
-from toolrig.runtime._process import ProcessRunner
 from toolrig.runtime._threads import WorkerPool, grace_for
+
+if TYPE_CHECKING:
+    from toolrig.runtime._process import ProcessRunner
 
 __all__ = [
     "INLINE",
@@ -28,7 +31,7 @@ __all__ = [
     "ThreadRunner",
 ]
 
-logger = logging.getLogger("toolrig.executor")
+logger = lazy_logger("toolrig.executor")
 
 
 class InlineRunner:
@@ -91,7 +94,9 @@ class Placement:
     def __init__(self, max_workers: int, overrides: Mapping[str, str] | None = None) -> None:
         self.threads = WorkerPool(max_workers)
         self.thread_runner = ThreadRunner(self.threads)
-        self.processes = ProcessRunner(max_workers)
+        self._max_workers = max_workers
+        self._processes: ProcessRunner | None = None
+        self._making = threading.Lock()
         self.dispatcher: Dispatcher | None = None
         self.overrides: dict[str, str] = dict(overrides or {})
         for tool, where in self.overrides.items():
@@ -103,6 +108,17 @@ class Placement:
                     f"not {where!r}"
                 )
         self._unserved: set[str] = set()
+
+    @property
+    def processes(self) -> ProcessRunner:
+        """The child processes of ``isolation="process"`` calls, made on the first such call
+        (the module forking them imports ``concurrent.futures``, ``signal`` and ``queue``)."""
+        with self._making:  # one runner, whichever thread asks first: it caps the children
+            if self._processes is None:
+                from toolrig.runtime._process import ProcessRunner
+
+                self._processes = ProcessRunner(self._max_workers)
+            return self._processes
 
     def runner_for(self, call: Call) -> Runner:
         """Where ``call``'s attempts run."""

@@ -6,8 +6,6 @@ same functions, so every path validates, times, checks and reports a call the sa
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -17,6 +15,7 @@ from toolrig.core.context._events import Listeners
 from toolrig.core.context._runner import ToolRunner
 from toolrig.core.define._action import Action
 from toolrig.core.model._errors import ErrorCode
+from toolrig.core.model._on_first_use import asyncio, lazy_logger, logging
 from toolrig.core.result._result import ErrorInfo, ResultMetadata, ToolResult
 from toolrig.runtime._call import Call
 from toolrig.runtime._events import EventKind, ToolEvent
@@ -35,7 +34,7 @@ __all__ = [
     "result_of",
 ]
 
-logger = logging.getLogger("toolrig.executor")
+logger = lazy_logger("toolrig.executor")
 
 
 def context_for(

@@ -10,7 +10,6 @@ A test runs both lines and the composed path on the same calls.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Mapping
 from typing import Any, final
@@ -21,6 +20,7 @@ from toolrig.core.context._runner import ToolRunner
 from toolrig.core.define._action import Action
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._errors import ErrorCode
+from toolrig.core.model._on_first_use import asyncio
 from toolrig.core.result._result import ErrorInfo, ToolResult
 from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.runtime._call import Call

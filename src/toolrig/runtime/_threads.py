@@ -21,7 +21,6 @@ whatever it does.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import contextlib
 import contextvars
@@ -32,6 +31,8 @@ import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
+
+from toolrig.core.model._on_first_use import asyncio
 
 __all__ = ["CallAbandoned", "WorkerPool"]
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
+
+from toolrig.core.model._on_first_use import asyncio
 
 __all__ = ["run_sync"]
 

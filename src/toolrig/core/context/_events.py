@@ -6,16 +6,17 @@ raises is logged and never stops the others or the work that emitted the event.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 from typing import Generic, TypeVar
+
+from toolrig.core.model._on_first_use import lazy_logger
 
 __all__ = ["Listeners", "Outcome"]
 
 E = TypeVar("E")
 
-logger = logging.getLogger("toolrig.events")
+logger = lazy_logger("toolrig.events")
 
 
 class Outcome(StrEnum):

@@ -14,11 +14,12 @@ without an elicitor is ``permission_denied``, sampling without a sampler ``not_s
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal, TypeAlias
+
+from toolrig.core.model._on_first_use import logging
 
 __all__ = [
     "LOG_LEVELS",
@@ -52,15 +53,17 @@ LOG_LEVELS: Final[tuple[LogLevel, ...]] = (
 )
 
 _PYTHON_LEVELS: Final = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "notice": logging.INFO + 5,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-    "critical": logging.CRITICAL,
-    "alert": logging.CRITICAL + 5,
-    "emergency": logging.CRITICAL + 10,
+    "debug": 10,  # logging.DEBUG
+    "info": 20,  # logging.INFO
+    "notice": 25,
+    "warning": 30,  # logging.WARNING
+    "error": 40,  # logging.ERROR
+    "critical": 50,  # logging.CRITICAL
+    "alert": 55,
+    "emergency": 60,
 }
+"""MCP's levels as ``logging``'s numbers (its documented values, written out so that defining
+the table does not import ``logging``; the default sink imports it on its first use)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

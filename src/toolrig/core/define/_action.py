@@ -13,18 +13,19 @@ import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from toolrig.core.context._context import ToolContext
-from toolrig.core.define._signature import describe_function
 from toolrig.core.model._errors import ToolDefinitionError
 from toolrig.core.model._names import ActionRef
-from toolrig.core.model._spec import ActionSpec, ToolAnnotations
 from toolrig.core.result._jsonable import safe_repr
 from toolrig.core.schema._json_schema import JsonSchema, SchemaCompileError, compile_json_schema
 from toolrig.core.schema._schema_arguments import SchemaArgumentValidator
 from toolrig.core.schema._schema_output import SchemaOutputValidator
 from toolrig.core.schema._validation import ArgumentsValidator, ArgumentValidator, OutputValidator
+
+if TYPE_CHECKING:
+    from toolrig.core.model._spec import ActionSpec, ToolAnnotations
 
 __all__ = ["Action", "action_from_function", "action_from_schema", "context_parameter"]
 
@@ -153,6 +154,8 @@ def action_from_function(
         raise ToolDefinitionError(
             subject, "generator functions cannot be tools; return a list instead"
         )
+    from toolrig.core.define._signature import describe_function
+
     sig = describe_function(func, subject=subject, skip_first=skip_first)
     text = description if description is not None else sig.description
     spec = _action_spec(
@@ -311,6 +314,8 @@ def _check_defaults(schema: Mapping[str, Any], compiled: JsonSchema) -> list[str
 
 def _action_spec(subject: str, **fields: Any) -> ActionSpec:
     from pydantic import ValidationError
+
+    from toolrig.core.model._spec import ActionSpec
 
     try:
         return ActionSpec(**fields)

@@ -19,22 +19,27 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolrig.core.context._runner import default_runner
 from toolrig.core.define._action import Action
-from toolrig.core.define._declare import ActionSchema, action, class_actions
+from toolrig.core.define._declare import action, class_actions
 from toolrig.core.model._errors import ToolDefinitionError
 from toolrig.core.model._names import ActionRef
-from toolrig.core.model._options import ToolAnnotations, ToolCost, ToolOptions
-from toolrig.core.model._spec import ToolSpec, build_tool_spec, tool_options
+from toolrig.core.model._option_keys import ToolOptionsDict
 from toolrig.core.model._suggest import not_found_message
 from toolrig.core.result._result import ToolResult
 
-__all__ = ["ActionSchema", "AssembledTool", "BaseTool", "action"]
+if TYPE_CHECKING:
+    from toolrig.core.define._action_schema import ActionSchema
+    from toolrig.core.model._options import ToolAnnotations, ToolCost
+    from toolrig.core.model._spec import ToolSpec
 
-_OPTIONS = ("name", "description", *ToolOptions.model_fields)
-"""The tool attributes a class declares and an instance reads from its spec."""
+__all__ = ["AssembledTool", "BaseTool", "action"]
+
+_OPTIONS = ("name", "description", *ToolOptionsDict.__annotations__)
+"""The tool attributes a class declares and an instance reads from its spec (the keys of
+`ToolOptionsDict`, the fields of `ToolOptions`: read without building the model)."""
 
 
 @functools.cache
@@ -43,6 +48,8 @@ def _default(field: str) -> Any:
     factory builds a model, which would compile a validator while the package imports)."""
     if field in ("name", "description"):
         return ""
+    from toolrig.core.model._options import ToolOptions
+
     return ToolOptions.model_fields[field].get_default(call_default_factory=True)
 
 
@@ -123,6 +130,8 @@ class BaseTool:
             declared["description"] = cls.__doc__.strip()
         cls._declared = declared
         name = declared["name"]
+        from toolrig.core.model._spec import build_tool_spec, tool_options
+
         options = tool_options(
             name, {k: v for k, v in declared.items() if k not in ("name", "description")}
         )

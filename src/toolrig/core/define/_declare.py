@@ -1,27 +1,27 @@
-"""Declaring actions: the `action` decorator, `ActionSchema`, and the two builders
-every definition style uses to turn a callable and its `ActionOptions` into an
-`Action` (one from the signature, one from a JSON Schema).
+"""Declaring actions: the `action` decorator and the two builders every definition style
+uses to turn a callable and its `ActionOptions` into an `Action` (one from the signature,
+one from a JSON Schema).
 
 Reading a tool class's body (`class_actions`) lives here too, so
-`toolrig.core.define._base` holds only the tool object."""
+`toolrig.core.define._base` holds only the tool object. The option, spec and parameter
+models are imported by the functions that build them: `action` comes with the package, the
+models (and pydantic, which ``import toolrig`` does not import) with the first definition."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, Unpack, overload
-
-from pydantic import Field, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from toolrig.core.define._action import Action, action_from_function, action_from_schema
 from toolrig.core.model._errors import ToolDefinitionError
 from toolrig.core.model._names import ActionRef
-from toolrig.core.model._options import ActionOptions, ActionOptionsDict
-from toolrig.core.model._spec import definition_error
-from toolrig.core.schema._params import ToolParameter, parameters_to_schema
+from toolrig.core.model._option_keys import ActionOptionsDict
+
+if TYPE_CHECKING:
+    from toolrig.core.model._options import ActionOptions
 
 __all__ = [
-    "ActionSchema",
     "action",
     "action_options",
     "class_actions",
@@ -45,6 +45,11 @@ class _Mark:
 def action_options(subject: str, fields: Mapping[str, Any]) -> ActionOptions:
     """``fields`` validated as `ActionOptions`; problems raise one
     `ToolDefinitionError`."""
+    from pydantic import ValidationError
+
+    from toolrig.core.model._options import ActionOptions
+    from toolrig.core.model._spec import definition_error
+
     try:
         return ActionOptions(**fields)
     except ValidationError as exc:
@@ -71,18 +76,6 @@ def action(
         return f
 
     return mark(func) if func is not None else mark
-
-
-class ActionSchema(ActionOptions):
-    """An action declared as data (the explicit style); its method has the same name."""
-
-    name: str
-    description: str = ""
-    parameters: list[ToolParameter] = Field(default_factory=list)
-    output_type: str | None = None
-    """The output's JSON type in one word; it implies ``output_schema`` when that is not given."""
-    method: str | None = None
-    """Name of the implementing method, when it differs from ``name``."""
 
 
 def function_action(
@@ -219,6 +212,9 @@ def _declared_action(
 ) -> Action | str:
     """The action of one `ActionSchema` in a class's ``actions`` list, or what is
     wrong with the declaration."""
+    from toolrig.core.define._action_schema import ActionSchema
+    from toolrig.core.schema._params import parameters_to_schema
+
     if not isinstance(schema, ActionSchema):
         return f"`actions` must hold ActionSchema objects, got {schema!r}"
     method_name = schema.method or schema.name

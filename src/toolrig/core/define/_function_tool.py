@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, Unpack, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Unpack, overload
 
 from typing_extensions import ParamSpec, TypeVar
 
@@ -11,14 +11,16 @@ from toolrig.core.define._action import Action
 from toolrig.core.define._base import BaseTool
 from toolrig.core.define._declare import action_options, function_action, schema_action
 from toolrig.core.model._errors import ToolDefinitionError
-from toolrig.core.model._options import ActionOptions, ToolOptions, ToolOptionsDict
-from toolrig.core.model._spec import build_tool_spec, check_name, tool_options
+from toolrig.core.model._option_keys import ToolOptionsDict
 from toolrig.core.result._result import ToolResult
-from toolrig.core.schema._params import ToolParameter, parameters_to_schema
+
+if TYPE_CHECKING:
+    from toolrig.core.model._options import ActionOptions, ToolOptions
+    from toolrig.core.schema._params import ToolParameter
 
 __all__ = ["Tool", "tool"]
 
-Parameters = Sequence[ToolParameter] | Mapping[str, Any]
+Parameters: TypeAlias = "Sequence[ToolParameter] | Mapping[str, Any]"
 """Declared parameters: `ToolParameter` objects, or a JSON Schema of the arguments."""
 
 P = ParamSpec("P", default=...)
@@ -56,6 +58,8 @@ class Tool(BaseTool, Generic[P, R]):
     ) -> None:
         if func is None or not callable(func):
             raise ToolDefinitionError(name or "Tool", f"`func` must be a callable, got {func!r}")
+        from toolrig.core.model._spec import build_tool_spec, tool_options
+
         tool_name = name or getattr(func, "__name__", "")
         if not tool_name or tool_name == "<lambda>":
             raise ToolDefinitionError("Tool", "give the tool a `name` (the function has none)")
@@ -188,6 +192,8 @@ def _make_action(
     if isinstance(parameters, Mapping):
         schema = dict(parameters)
     else:
+        from toolrig.core.schema._params import ToolParameter, parameters_to_schema
+
         params = list(parameters)
         bad = [p for p in params if not isinstance(p, ToolParameter)]
         if bad:
@@ -202,6 +208,8 @@ def _make_action(
 
 def _is_name(name: str) -> bool:
     """Whether ``name`` is a valid tool name (`tool_options` reports why not)."""
+    from toolrig.core.model._spec import check_name
+
     try:
         check_name(name)
     except ValueError:

@@ -9,7 +9,6 @@ server, the agent's toolsets, the workers, the log and search all read these nam
 
 from __future__ import annotations
 
-import hashlib
 import re
 import warnings
 from dataclasses import dataclass
@@ -39,6 +38,8 @@ def provider_safe_name(name: str) -> str:
     if not (safe[0].isalpha() or safe[0] == "_") or not safe[0].isascii():
         safe = "_" + safe
     if len(safe) > MAX_NAME_LENGTH:
+        import hashlib  # here, for the rare long name: with its C module it costs 3 ms to import
+
         digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:_HASH_LENGTH]
         safe = f"{safe[: MAX_NAME_LENGTH - _HASH_LENGTH - 1]}_{digest}"
     return safe

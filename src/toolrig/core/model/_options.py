@@ -4,26 +4,23 @@
 actions; `ActionOptions` the same for one action. The specs inherit them
 (`ToolSpec`, `ActionSpec`), the YAML definitions inherit them,
 and the keyword forms (``@tool(**options)``, ``Tool(..., **options)``, ``@action(**options)``)
-are typed by `ToolOptionsDict` / `ActionOptionsDict`, whose keys a test holds
-equal to the models' fields. So an option is added in one place and cannot drift.
+are typed by `ToolOptionsDict` / `ActionOptionsDict` (in ``._option_keys``), whose keys a
+test holds equal to the models' fields. So an option is added in one place and cannot drift.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 __all__ = [
     "ActionOptions",
-    "ActionOptionsDict",
     "FrozenModel",
     "ToolAnnotations",
     "ToolCost",
     "ToolOptions",
-    "ToolOptionsDict",
     "check_version",
 ]
 
@@ -163,33 +160,3 @@ class ActionOptions(FrozenModel):
             _fields_set=self.model_fields_set & set(ActionOptions.model_fields),
             **{name: getattr(self, name) for name in ActionOptions.model_fields},
         )
-
-
-class ToolOptionsDict(TypedDict, total=False):
-    """`ToolOptions` as keyword arguments (same keys; see the model for each one)."""
-
-    display_name: str | None
-    version: str
-    when_to_use: str | None
-    type: str | None
-    layer: str | None
-    tags: Sequence[str]
-    annotations: ToolAnnotations | None
-    timeout: float | None
-    max_retries: int
-    isolation: Literal["thread", "process"]
-    runs_on: str | None
-    dependencies: Sequence[str]
-    cost: ToolCost | None
-    examples: Sequence[str]
-
-
-class ActionOptionsDict(TypedDict, total=False):
-    """`ActionOptions` as keyword arguments (same keys; see the model for each one)."""
-
-    description: str | None
-    output_description: str | None
-    output_schema: dict[str, Any] | None
-    when_to_use: str | None
-    annotations: ToolAnnotations | None
-    examples: Sequence[str]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from toolrig.core.model._spec import ActionSpec, ToolSpec
+if TYPE_CHECKING:
+    from toolrig.core.model._spec import ActionSpec, ToolSpec
 
 __all__ = ["render_tool", "render_tools"]
 
@@ -19,6 +20,8 @@ class _HasSpec(Protocol):
 
 
 def _spec_of(item: ToolSpec | _HasSpec) -> ToolSpec:
+    from toolrig.core.model._spec import ToolSpec
+
     return item if isinstance(item, ToolSpec) else item.spec
 
 
