@@ -529,6 +529,9 @@ def test_listeners_see_the_whole_call(path: str) -> None:
     assert events[-1].call.raw == given and events[-1].call.arguments == {}
     assert events[0].call is not None and events[0].call.arguments == {"a": 1, "b": 2}
     assert events[0].call.raw == {"a": 1, "b": 2}  # what the tool is given, validated
+    events.clear()  # an accepted strict call: every event of it says strict
+    assert _run(path, executor, "add", {"a": 1, "b": 2}, strict=True, tool_call_id="w-3").success
+    assert events and all(e.call is not None and e.call.strict is True for e in events)
 
 
 @pytest.mark.parametrize("path", PATHS)
