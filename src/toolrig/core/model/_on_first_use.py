@@ -18,8 +18,7 @@ something imports ``logging``, nothing can have configured it: the stand-in logg
 with the root logger's default (WARNING and above), and the stand-in module holds logging's
 level numbers (documented, and unchanged since they were introduced). Importing ``logging``
 on a first call instead cost 3.3 ms of CPU, ten times the call. Once it is imported, the
-stand-in logger passes every read to the real one (about 50 ns more per call than the logger
-itself, measured: a program that imports logging after toolrig pays that).
+stand-in logger passes each method to the real one (kept on the stand-in after its first use).
 """
 
 from __future__ import annotations
@@ -51,8 +50,25 @@ def _stand_in(name: str, **known: Any) -> ModuleType:
     return stand_in
 
 
+def _forward(method: str) -> Any:
+    """A logger method of the stand-in: the first call makes the logger (importing
+    ``logging``) and keeps its own method on the stand-in, so later calls go straight to it."""
+
+    def forward(self: _Logger, *args: Any, **kwargs: Any) -> Any:
+        real = getattr(logging.getLogger(self._name), method)
+        vars(self)[method] = real  # from now on, the logger's own method
+        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1  # the caller, not this frame
+        return real(*args, **kwargs)
+
+    forward.__name__ = method
+    return forward
+
+
 class _Logger:
-    """Stands for ``logging.getLogger(name)`` while ``logging`` is not imported."""
+    """Stands for ``logging.getLogger(name)`` while ``logging`` is not imported. It has the
+    methods toolrig's modules call and no ``__getattr__``: an attribute hook on the class
+    would keep the interpreter from specialising ``logger.isEnabledFor`` (measured: 0.1 µs,
+    3% of a sync call)."""
 
     def __init__(self, name: str) -> None:
         self._name = name
@@ -65,11 +81,13 @@ class _Logger:
         vars(self)["isEnabledFor"] = enabled  # from now on, the logger's own answer
         return enabled(level)
 
-    def __getattr__(self, attribute: str) -> Any:
-        value = getattr(logging.getLogger(self._name), attribute)
-        if callable(value):  # a logger is one object per name: its methods stay, its data not
-            setattr(self, attribute, value)
-        return value
+    debug = _forward("debug")
+    info = _forward("info")
+    warning = _forward("warning")
+    error = _forward("error")
+    exception = _forward("exception")
+    critical = _forward("critical")
+    log = _forward("log")
 
     def __repr__(self) -> str:
         return f"<logger {self._name}, made on first use>"
