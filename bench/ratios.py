@@ -78,13 +78,14 @@ RECORDED: dict[str, Recorded] = {
     "sleeps_10k": Recorded(1.42, 1.2, "10,000 concurrent sleeps / bare asyncio"),
     "cold_define": Recorded(0.31, 0.5, "1,000 tools defined + exported / TypeAdapter"),
     "yaml_cold": Recorded(0.95, 1.2, "YAML cold load / yaml.load (CSafeLoader) alone"),
-    "import": Recorded(2.19, 1.5, "import toolrig / from pydantic import BaseModel, TypeAdapter"),
+    "import": Recorded(0.90, 1.5, "import toolrig / from pydantic import BaseModel, TypeAdapter"),
 }
 """Medians of two full runs (5 repeats each) of this script on a loaded, shared 2-core
 machine, at the commit that added it: sync 1.87/1.84, async 1.80/1.86, sleeps 1.30/1.53,
 cold definition 0.28/0.33, import 2.28/2.10; YAML 1.33/1.34 (``yaml_cold`` alone, after the
 change to defaults checks); YAML 0.95/0.95 once parameter lists written alike were validated
-and made a schema once. Update a value, with its two runs, when a change moves it on
+and made a schema once; import 0.88/0.92 once pydantic's models, asyncio and logging load on
+first use. Update a value, with its two runs, when a change moves it on
 purpose."""
 
 
