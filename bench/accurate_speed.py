@@ -34,7 +34,7 @@ from retrieval_data import big_catalogue, is_dev, load_metatool, metatool_specs 
 
 from toolrig.core.model._spec import ToolSpec  # noqa: E402
 from toolrig.search import SearchConfig, ToolIndex  # noqa: E402
-from toolrig.search._dense import clear_query_cache  # noqa: E402
+from toolrig.search._requests import clear_query_cache  # noqa: E402
 from toolrig.search._rerank import load_reranker  # noqa: E402
 
 

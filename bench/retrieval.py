@@ -46,7 +46,8 @@ from pathlib import Path
 
 from toolrig.core.model._spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
-from toolrig.search._dense import clear_query_cache, embed_request, load_embedders
+from toolrig.search._dense import load_embedders
+from toolrig.search._requests import clear_query_cache, embed_request
 from toolrig.search._segments import request_parts
 from toolrig.storage import open_log
 from toolrig.storage._requests import RequestLog

@@ -38,8 +38,9 @@ from retrieval_data import (
 
 from toolrig.core.model._spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
-from toolrig.search._dense import clear_query_cache, load_embedders
+from toolrig.search._dense import load_embedders
 from toolrig.search._packaged import ModelFilesMissing
+from toolrig.search._requests import clear_query_cache
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ def serve(size: int, requests: int) -> None:
     from retrieval_data import big_catalogue, is_dev, load_metatool, metatool_specs
 
     from toolrig.search import ToolIndex
-    from toolrig.search._dense import clear_query_cache
+    from toolrig.search._requests import clear_query_cache
 
     tools, single, _ = load_metatool()
     held_out = [q for q, _ in single if not is_dev(q)]

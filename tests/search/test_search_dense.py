@@ -161,7 +161,7 @@ def test_a_request_started_on_the_worker_gives_the_vectors_of_a_plain_call(
 ) -> None:
     import numpy as np
 
-    from toolrig.search._dense import (
+    from toolrig.search._requests import (
         cached_request,
         clear_query_cache,
         embed_request,

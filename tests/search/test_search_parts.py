@@ -9,7 +9,7 @@ from search_doubles import HashingEmbedder, single
 
 from toolrig.core.model._spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
-from toolrig.search._dense import clear_query_cache
+from toolrig.search._requests import clear_query_cache
 from toolrig.search._segments import request_parts
 
 pytest.importorskip("numpy")
@@ -124,17 +124,24 @@ def test_a_large_catalogue_reranks_only_candidates_and_finds_the_same_tools(
         return out
 
     monkeypatch.setattr(vectors.VectorTable, "similarities", spy)
-    embedders = (CheapEmbedder(), CostlyEmbedder())
+    requests = ("rain and wind in Oslo", "latest headlines on the election", "widget 12")
+    _reranked_agrees_with_scanned((CheapEmbedder(), CostlyEmbedder()), requests)
+    assert widths and set(widths[0::2]) == {10}  # the re-ranking index compared 10 only
+    assert set(widths[1::2]) == {len(catalogue())}
+
+
+def _reranked_agrees_with_scanned(embedders: tuple[Any, ...], requests: tuple[str, ...]) -> Any:
+    """Ask each request of an index that re-ranks candidates above 20 tools (10 of them) and
+    of one that scans them all: the best tool is the same. Returns the re-ranking config."""
     weights = {"cheap": 1.0, "costly": 2.0}
     small = SearchConfig(rerank_above=20, rerank_depth=10, dense_weights=weights)
     full = SearchConfig(rerank_above=10_000, dense_weights=weights)
     reranked = ToolIndex(catalogue(), config=small, embedders=embedders)
     scanned = ToolIndex(catalogue(), config=full, embedders=embedders)
-    for query in ("rain and wind in Oslo", "latest headlines on the election", "widget 12"):
+    for query in requests:
         clear_query_cache()
         assert reranked.search(query, k=1)[0].name == scanned.search(query, k=1)[0].name
-    assert widths and set(widths[0::2]) == {10}  # the re-ranking index compared 10 only
-    assert set(widths[1::2]) == {len(catalogue())}
+    return small
 
 
 class CoarseCheapEmbedder(CheapEmbedder):
@@ -155,14 +162,9 @@ def test_a_large_catalogue_picks_candidates_on_cut_vectors_then_scores_them_in_f
 
     monkeypatch.setattr(vectors.VectorTable, "coarse_similarities", spy)
     embedders = (CoarseCheapEmbedder(), CostlyEmbedder())
-    weights = {"cheap": 1.0, "costly": 2.0}
-    small = SearchConfig(rerank_above=20, rerank_depth=10, dense_weights=weights)
-    full = SearchConfig(rerank_above=10_000, dense_weights=weights)
-    reranked = ToolIndex(catalogue(), config=small, embedders=embedders)
-    scanned = ToolIndex(catalogue(), config=full, embedders=embedders)
-    for query in ("rain and wind in Oslo", "play an album", "widget 12"):
-        clear_query_cache()
-        assert reranked.search(query, k=1)[0].name == scanned.search(query, k=1)[0].name
+    small = _reranked_agrees_with_scanned(
+        embedders, ("rain and wind in Oslo", "play an album", "widget 12")
+    )
     assert coarse == [len(catalogue())] * 3  # the re-ranking index only, once a request
     fast = ToolIndex(catalogue(), config=small, embedders=embedders[:1])
     assert fast.search("rain and wind in Oslo", k=1)[0].name == "weather_forecast"
@@ -170,7 +172,7 @@ def test_a_large_catalogue_picks_candidates_on_cut_vectors_then_scores_them_in_f
 
 
 def test_costly_models_run_beside_the_word_ranking_and_agree_with_a_plain_call() -> None:
-    from toolrig.search._dense import embed_request, embed_request_soon
+    from toolrig.search._requests import embed_request, embed_request_soon
 
     embedder = CostlyEmbedder()
     text = "rain in Oslo, and news about the election"

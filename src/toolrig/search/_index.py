@@ -304,8 +304,8 @@ class ToolIndex:
         large catalogue only ``depth`` candidates get a finite score."""
         import numpy as np
 
-        from toolrig.search._dense import embed_request, embed_request_soon
         from toolrig.search._fusion import combine_parts, fuse
+        from toolrig.search._requests import embed_request, embed_request_soon
 
         config = self.config
         n = len(self._docs)
