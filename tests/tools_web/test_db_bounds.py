@@ -288,8 +288,14 @@ def test_the_ceiling_does_not_count_memory_the_application_could_free() -> None:
 def test_work_that_cannot_be_pickled_is_refused_with_its_reason(lite: Path) -> None:
     with pytest.raises(TypeError, match=r"The query runs in a worker process, so its work"):
         ForkedWorkers(lambda request: request, what="The query")
-    with pytest.raises(ValueError, match=r"engine_options must be picklable on SQLite"):
+    with pytest.raises(ValueError, match=r"engine_options .* must be picklable on SQLite"):
         DbTool(lite, engine_options={"creator": lambda: sqlite3.connect(lite)})
+
+    class LocalDb(DbTool):  # a class the fork server cannot import
+        pass
+
+    with pytest.raises(ValueError, match=r"a subclass of DbTool\) must be picklable"):
+        LocalDb(lite)
 
 
 @needs_fork

@@ -37,6 +37,7 @@ from typing_extensions import TypedDict
 from toolrig.core.define._base import BaseTool, action
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.core.model._spec import ToolAnnotations
+from toolrig.tools import _db_worker as worker_side
 from toolrig.tools._db_errors import orig_message, sql_error
 from toolrig.tools._db_insert import check_columns, insert_rows, reflect
 from toolrig.tools._db_rows import bounded_rows
@@ -67,8 +68,6 @@ _ROLE_CHECKED: Final = "toolrig_role_checked"
 _CATALOGUE: Final = "toolrig_catalogue"
 QUERY_MEMORY: Final = 256_000_000
 """Bytes a SQLite query's worker process may allocate beyond what it holds."""
-_queries_run_here = False
-"""True in a query worker's process, whose tools run their queries themselves."""
 
 
 class QueryOutput(TypedDict):
@@ -155,7 +154,7 @@ class DbTool(BaseTool):
             None if read_only else self._make_engine(read_only=False, options=dict(options))
         )
         self._workers: ForkedWorkers | None = None
-        if self.dialect == "sqlite" and fork_available() and not _queries_run_here:
+        if self.dialect == "sqlite" and fork_available() and not worker_side.queries_run_here:
             settings = {
                 "url": self.url.render_as_string(hide_password=False),
                 "statement_timeout": statement_timeout,
@@ -163,11 +162,12 @@ class DbTool(BaseTool):
                 "engine_options": options,
             }
             try:
-                self._workers = ForkedWorkers(_QueriesInWorker(settings), what="The query")
+                queries = worker_side.QueriesInWorker(type(self), settings)
+                self._workers = ForkedWorkers(queries, what="The query")
             except TypeError as exc:
                 raise ValueError(
-                    "engine_options must be picklable on SQLite, where queries run in a "
-                    f"worker process: {exc}"
+                    "engine_options (and a subclass of DbTool) must be picklable on SQLite, "
+                    f"where queries run in a worker process: {exc}"
                 ) from None
             self._workers.start()
 
@@ -387,28 +387,3 @@ class DbTool(BaseTool):
                 details={"create_role": create},
             )
         info[_ROLE_CHECKED] = True
-
-
-class _QueriesInWorker:
-    """What a SQLite query worker runs: the tool rebuilt from its settings where it is
-    unpickled (the fork server, so each worker starts with it built), answering
-    ``(sql, values, cap)``."""
-
-    def __init__(self, settings: dict[str, Any]) -> None:
-        self.settings = settings
-        self._tool: DbTool | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"settings": self.settings}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        global _queries_run_here
-        _queries_run_here = True
-        self.settings = state["settings"]
-        self._tool = DbTool(**self.settings)
-
-    def __call__(self, request: tuple[str, dict[str, Any], int]) -> QueryOutput:
-        if self._tool is None:  # pragma: no cover - always built when unpickled
-            raise RuntimeError("a query worker's tool is built where it is unpickled")
-        sql, values, cap = request
-        return self._tool._query(sa.text(sql), values, cap, names=None, stream=False)
