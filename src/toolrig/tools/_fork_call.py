@@ -180,9 +180,9 @@ class ForkedWorkers:
             worker = self._take()
             write_message(worker.requests, data)
         try:
-            answer = _read_answer(worker, time.monotonic() + timeout)
+            answer = _read_answer(worker, time.monotonic() + timeout, self._what)
         except OSError:
-            answer = _crashed()
+            answer = _crashed(self._what)
         if answer is None:
             self._discard(worker)
             raise ToolError(
@@ -283,7 +283,7 @@ def _release_all(workers: set[_Worker]) -> None:
         worker.release()
 
 
-def _read_answer(worker: _Worker, deadline: float) -> bytes | None:
+def _read_answer(worker: _Worker, deadline: float, what: str) -> bytes | None:
     """The worker's answer, or ``None`` when the deadline passed first (a worker that died
     without a word, killed or out of memory, closed its end of the pipe)."""
     buffer = bytearray()
@@ -297,7 +297,7 @@ def _read_answer(worker: _Worker, deadline: float) -> bytes | None:
             continue
         chunk = os.read(worker.answers, _CHUNK)
         if not chunk:
-            return _crashed()
+            return _crashed(what)
         buffer += chunk
         if needed is None and len(buffer) >= HEADER.size:
             (needed,) = HEADER.unpack_from(buffer)
@@ -305,9 +305,10 @@ def _read_answer(worker: _Worker, deadline: float) -> bytes | None:
             return bytes(buffer[HEADER.size : HEADER.size + needed])
 
 
-def _crashed() -> bytes:
+def _crashed(what: str) -> bytes:
+    """The answer of a worker that died without one."""
     error = {
-        "message": "The query stopped without an answer: its process ran out of memory or "
+        "message": f"{what} stopped without an answer: its process ran out of memory or "
         "was killed.",
         "code": ErrorCode.EXECUTION_ERROR,
         "hint": "Ask for less at once (fewer rows, shorter values).",
