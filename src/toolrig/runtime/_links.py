@@ -42,7 +42,14 @@ class Reporting:
 
     async def __call__(self, call: Call, call_next: CallNext) -> ToolResult:
         result = await call_next(call)
-        report(self.listeners, call.target, values_or(call.raw), result, call)
+        report(
+            self.listeners,
+            call.target,
+            values_or(call.raw),
+            result,
+            call,
+            call.owner.spec.version,
+        )
         return result
 
 

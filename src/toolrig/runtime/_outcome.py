@@ -71,6 +71,7 @@ def make_result(
     meta.attempts = attempts
     meta.cost = None
     meta.extra = None
+    meta.decision = None
     result = _new(ToolResult)
     result.success = error is None
     result.output = None if error is not None else output

@@ -12,6 +12,7 @@ from typing import Any
 
 from toolrig.core.context._context import ProgressCallback, ToolContext
 from toolrig.core.context._events import Listeners
+from toolrig.core.context._recording import RECORDING
 from toolrig.core.context._runner import ToolRunner
 from toolrig.core.define._action import Action
 from toolrig.core.model._errors import ErrorCode
@@ -152,8 +153,13 @@ def report(
     values: Mapping[str, Any] | None,
     result: ToolResult,
     call: Call | None,
+    version: str | None = None,
 ) -> None:
-    """The outcome event, and a log line."""
+    """The call's one exit: its record (in the current recording scope), the outcome event
+    and a log line. ``version`` is the version of the tool that ran."""
+    scope = RECORDING.get()
+    if scope is not None:
+        scope.record(result, values, version)
     if listeners.items:
         meta = result.metadata
         listeners.emit(
@@ -205,6 +211,9 @@ def not_found(
             duration_ms=0.0,
         ),
     )
+    scope = RECORDING.get()
+    if scope is not None:
+        scope.record(result, None)
     if listeners.items:
         listeners.emit(
             ToolEvent(

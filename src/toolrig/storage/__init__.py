@@ -11,6 +11,7 @@ from toolrig.storage._log import ExecutionLog
 from toolrig.storage._open import open_log
 from toolrig.storage._record import ExecutionRecord, RecordStatus
 from toolrig.storage._requests import RequestLog, RequestPair
+from toolrig.storage._runs import RunInfo, RunStatus, StoredDecision
 from toolrig.storage._sessions import (
     LogSessionStore,
     MemorySessionStore,
@@ -35,10 +36,13 @@ __all__ = [
     "RecordStatus",
     "RequestLog",
     "RequestPair",
+    "RunInfo",
+    "RunStatus",
     "SQLiteExecutionLog",
     "SessionConflict",
     "SessionState",
     "SessionStore",
+    "StoredDecision",
     "WriteFailure",
     "default_log_path",
     "open_log",

@@ -14,20 +14,22 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import uuid
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from toolrig.core.context._events import Listeners, Outcome
+from toolrig.core.context._events import Listeners
+from toolrig.core.context._recording import Recording, recording
 from toolrig.core.model._names import ActionRef
 from toolrig.core.result._result import ToolResult
-from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.storage._encode import storable_text
 from toolrig.storage._failures import LogWriteWarning, WriteFailure
-from toolrig.storage._record import ExecutionRecord, status_of
+from toolrig.storage._record import ExecutionRecord, RecordStatus, status_of
 from toolrig.storage._rows import COLUMNS, from_row, to_row
+from toolrig.storage._runs import RunInfo, RunStatus, finish_run, run_info, start_run
 from toolrig.storage._summary import summarise
 
 __all__ = ["ExecutionLog"]
@@ -115,6 +117,8 @@ class ExecutionLog(ABC):
         attempts: int = 1,
         cost: float | None = None,
         tool_version: str | None = None,
+        error_hint: str | None = None,
+        parent_call_id: str | None = None,
     ) -> int:
         """Record one execution; returns its id. Committed when this returns.
 
@@ -143,62 +147,143 @@ class ExecutionLog(ABC):
                 attempts=attempts,
                 cost=cost,
                 tool_version=tool_version,
+                error_hint=error_hint,
+                parent_call_id=parent_call_id,
             )
             return self._insert(row)
         except Exception as exc:
             self._lost(run_id, executor, tool_call_id, step_id, exc)
             raise
 
-    def add_tool_result(
+    # -- the recording scope's sink ----------------------------------------------------------
+    def record_call(
         self,
+        scope: Recording,
         result: ToolResult,
-        *,
-        run_id: str,
-        input_data: Any = None,
-        step_id: str | None = None,
-        executor_type: str = "tool",
-        cost: float | None = None,
-        tool_version: str | None = None,
-    ) -> int:
-        """Record a `ToolResult` with its metadata."""
+        arguments: Mapping[str, Any] | None,
+        tool_version: str | None,
+        status: str | None = None,
+    ) -> None:
+        """Write the one record of a finished call (`CallSink`): its status from the result
+        (a held call is not recorded until decided, see ``core.context._recording``).
+        A record that cannot be written is counted, told and warned about, never raised."""
         meta = result.metadata
+        decision = meta.decision if meta is not None else None
+        if decision == "held":
+            return
+        if status is None:
+            if decision == "denied":
+                status = RecordStatus.DENIED
+            elif decision == "answered":
+                status = RecordStatus.ANSWERED
+            else:
+                status = RecordStatus.SUCCEEDED if result.success else RecordStatus.FAILED
         error = result.error
         started = meta.started_at if meta else time.time()
         duration = meta.duration_ms if meta else 0.0
-        return self.add_result(
-            meta.tool if meta else "?",
-            executor_type,
-            meta.action if meta else None,
-            input_data,
-            result.output if result.success else None,
-            Outcome.SUCCEEDED if result.success else Outcome.FAILED,
-            None if error is None else error.message,
-            run_id=run_id,
-            step_id=step_id,
-            tool_call_id=meta.tool_call_id if meta else None,
-            error_code=None if error is None else error.code,
-            started_at=started,
-            finished_at=started + duration / 1000.0,
-            duration_ms=duration,
-            attempts=meta.attempts if meta else 1,
-            cost=cost if cost is not None else (meta.cost if meta else None),
-            tool_version=tool_version,
-        )
+        cost = meta.cost if meta is not None and meta.cost is not None else scope.cost
+        with contextlib.suppress(Exception):  # counted, told and warned about by add_result
+            self.add_result(
+                meta.tool if meta else "?",
+                "tool",
+                meta.action if meta else None,
+                arguments,
+                result.output if result.success else None,
+                status,
+                None if error is None else error.message,
+                run_id=scope.run_id,
+                step_id=scope.step_id,
+                tool_call_id=meta.tool_call_id if meta else None,
+                error_code=None if error is None else error.code,
+                error_hint=None if error is None else error.hint,
+                started_at=started,
+                finished_at=started + duration / 1000.0,
+                duration_ms=duration,
+                attempts=meta.attempts if meta else 1,
+                cost=cost,
+                tool_version=tool_version,
+                parent_call_id=scope.parent_call_id,
+            )
 
-    def recorder(self, run_id: str) -> Callable[[ToolEvent], None]:
-        """A listener for `ToolExecutor.add_listener` that records every finished call.
+    def record_turn(
+        self,
+        scope: Recording,
+        *,
+        model: str,
+        provider: str,
+        input_data: Mapping[str, Any] | None,
+        output: Any,
+        error: str | None,
+        duration_ms: float,
+    ) -> None:
+        """Write a model turn's record: what it was given (see `._turn_input`) and what it
+        answered. Never raises into the run."""
+        with contextlib.suppress(Exception):
+            self.add_result(
+                model,
+                "llm",
+                provider,
+                input_data,
+                output,
+                RecordStatus.FAILED if error else RecordStatus.SUCCEEDED,
+                error,
+                run_id=scope.run_id,
+                step_id=scope.step_id,
+                duration_ms=duration_ms,
+            )
 
-        A record that cannot be written is counted, told and warned about (it never passes
-        unnoticed), and never raises into the executor.
-        """
+    def start_run(
+        self,
+        run_id: str,
+        kind: str,
+        *,
+        name: str | None = None,
+        session_id: str | None = None,
+    ) -> Recording:
+        """Note that a run starts; the recording scope its calls are recorded in."""
+        start_run(self, run_id, kind, name=name, session_id=session_id)
+        return Recording(sink=self, run_id=run_id, session_id=session_id, agent=name)
 
-        def record(event: ToolEvent) -> None:
-            if event.kind in (EventKind.SUCCEEDED, EventKind.FAILED) and event.result is not None:
-                # a failure is already counted, told and warned about by add_result
-                with contextlib.suppress(Exception):
-                    self.add_tool_result(event.result, run_id=run_id, input_data=event.arguments)
+    def finish_run(
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        stop_reason: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Note how a run ended (never raises into the run: a failure is warned about)."""
+        try:
+            finish_run(self, run_id, status, stop_reason=stop_reason, error=error)
+        except Exception as exc:
+            self._lost(run_id, "run", None, None, exc)
 
-        return record
+    @contextmanager
+    def run(
+        self,
+        run_id: str | None = None,
+        *,
+        kind: str = "calls",
+        name: str | None = None,
+        session_id: str | None = None,
+    ) -> Iterator[Recording]:
+        """Record every call made inside (any executor, sync or async, nested calls
+        included) as run ``run_id`` (a new id when left out); the run ends ``failed`` when a
+        call failed or an exception escapes, else ``succeeded``."""
+        run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
+        scope = self.start_run(run_id, kind, name=name, session_id=session_id)
+        try:
+            with recording(scope):
+                yield scope
+        except BaseException:
+            self.finish_run(run_id, RunStatus.FAILED, error="an exception escaped the run")
+            raise
+        failed = self.query(run_id=run_id, status=RecordStatus.FAILED.value, limit=1)
+        self.finish_run(run_id, RunStatus.FAILED if failed else RunStatus.SUCCEEDED)
+
+    def run_info(self, run_id: str) -> RunInfo | None:
+        """How run ``run_id`` stands (``None`` for loose calls recorded without a run)."""
+        return run_info(self, run_id)
 
     # -- failed writes ---------------------------------------------------------------------
     def add_failure_listener(self, listener: Callable[[WriteFailure], None]) -> None:
@@ -292,10 +377,12 @@ class ExecutionLog(ABC):
         params: list[Any] = ["tool"]
         if successful_only:
             clauses.append("status = ?")
-            params.append(Outcome.SUCCEEDED.value)
-        else:
-            clauses.append("status <> ?")
-            params.append(Outcome.SKIPPED.value)
+            params.append(RecordStatus.SUCCEEDED.value)
+        else:  # calls that ran: not the steps never run nor the calls a person decided
+            clauses.append("status NOT IN (?, ?, ?)")
+            params.extend(
+                s.value for s in (RecordStatus.SKIPPED, RecordStatus.DENIED, RecordStatus.ANSWERED)
+            )
         if since is not None:
             clauses.append("started_at >= ?")
             params.append(since)

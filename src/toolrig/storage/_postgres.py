@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._runs import POSTGRES_MIGRATION as RUNS_POSTGRES
 from toolrig.storage._sessions import POSTGRES_APPROVAL_MIGRATION as APPROVAL_POSTGRES
 from toolrig.storage._sessions import POSTGRES_MIGRATION as SESSIONS_POSTGRES
 
@@ -48,6 +49,8 @@ MIGRATIONS: tuple[str, ...] = (
     SESSIONS_POSTGRES,
     # 6: each session's approval policy and the call ids it used (approvals cannot be replayed)
     APPROVAL_POSTGRES,
+    # 7: the hint sent with each error, parent calls, runs and decisions
+    RUNS_POSTGRES,
 )
 
 _LOCK_KEY = 0x746F6F6C726967  # advisory lock id used while migrating ("toolrig")

@@ -31,6 +31,8 @@ COLUMNS = (
     "attempts",
     "cost",
     "tool_version",
+    "error_hint",
+    "parent_call_id",
 )
 
 

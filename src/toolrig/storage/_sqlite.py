@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._runs import SQLITE_MIGRATION as RUNS_SQLITE
 from toolrig.storage._sessions import SQLITE_APPROVAL_MIGRATION as APPROVAL_SQLITE
 from toolrig.storage._sessions import SQLITE_MIGRATION as SESSIONS_SQLITE
 
@@ -54,6 +55,8 @@ MIGRATIONS: tuple[str, ...] = (
     SESSIONS_SQLITE,
     # 6: each session's approval policy and the call ids it used (approvals cannot be replayed)
     APPROVAL_SQLITE,
+    # 7: the hint sent with each error, parent calls, runs and decisions
+    RUNS_SQLITE,
 )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
+from toolrig.core.context._recording import RECORDING
 from toolrig.core.context._runner import ToolRunner, default_runner
 from toolrig.core.model._errors import ErrorCode, ToolError
 
@@ -78,9 +79,16 @@ class ToolContext(Generic[DepsT]):
         listeners. The nested call answers for this one, so it carries this call's id: holding
         it holds this call, and approving this call approves it."""
         runner = self._runner if self._runner is not None else default_runner()
-        return await runner.run_tool(
-            tool, action, arguments, strict=strict, tool_call_id=self.tool_call_id
-        )
+        scope = RECORDING.get()
+        nested = None if scope is None else scope.narrowed(parent_call_id=self.tool_call_id)
+        token = None if nested is None else RECORDING.set(nested)
+        try:
+            return await runner.run_tool(
+                tool, action, arguments, strict=strict, tool_call_id=self.tool_call_id
+            )
+        finally:
+            if token is not None:
+                RECORDING.reset(token)
 
     @property
     def cancelled(self) -> bool:

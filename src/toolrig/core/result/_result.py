@@ -74,6 +74,9 @@ class ResultMetadata:
     attempts: int = 1
     cost: float | None = None
     extra: dict[str, Any] | None = None
+    decision: str | None = None
+    """How a person decided a call held for approval: ``held`` (not yet), ``denied`` or
+    ``answered``; ``None`` for a call that ran (approved or never held)."""
 
     def to_dict(self, *, drop_empty: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = to_jsonable(
@@ -86,6 +89,7 @@ class ResultMetadata:
                 "attempts": self.attempts,
                 "cost": self.cost,
                 "extra": self.extra,
+                **({"decision": self.decision} if self.decision else {}),
             }
         )
         if drop_empty:

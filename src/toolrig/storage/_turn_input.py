@@ -1,0 +1,133 @@
+"""What a model was given for one turn, as the log keeps it: the messages new since the
+previous turn, the tools offered (name and schema hash) and the settings — secrets
+redacted, the whole capped.
+
+Redaction (before anything is stored):
+
+* the value of any key whose name says it holds a secret (``password``, ``secret``,
+  ``token``, ``api_key``, ``authorization``, ``cookie``, ``credential``, ``private_key``,
+  in any case, with ``-`` or ``_``) becomes ``"[redacted]"``;
+* inside any text, tokens in the shapes API keys take (``sk-…``, ``sk-ant-…``, ``ghp_…``,
+  ``github_pat_…``, ``xox[abpr]-…``, ``AKIA…``, ``AIza…``, ``Bearer …``, a JWT) become
+  ``[redacted]``.
+
+The cap: at most `MAX_TURN_INPUT_CHARS` characters of JSON per turn. When the messages do
+not fit, the oldest of the new messages are dropped first (the newest are what the model
+answered to) and ``omitted_messages`` says how many; a single message larger than the cap
+is cut with a marker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from toolrig.storage._encode import dump_json
+
+__all__ = ["MAX_TURN_INPUT_CHARS", "REDACTED", "redact", "schema_hash", "turn_input"]
+
+MAX_TURN_INPUT_CHARS: Final = 64_000
+"""A turn's recorded input is at most this many characters of JSON."""
+REDACTED: Final = "[redacted]"
+
+_SECRET_KEY = re.compile(
+    r"(pass(word|wd)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|"
+    r"private[-_]?key|session[-_]?key)",
+    re.IGNORECASE,
+)
+_SECRET_TEXT = re.compile(
+    r"\b(sk-(ant-)?[A-Za-z0-9_-]{16,}|ghp_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|"
+    r"xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|"
+    r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
+    r"|(?<=Bearer )[A-Za-z0-9._~+/-]{8,}=*"
+)
+_DEPTH: Final = 64
+
+
+def redact(value: Any, depth: int = 0) -> Any:
+    """``value`` with secrets replaced (see the module's rules); never changes its input."""
+    if depth > _DEPTH:
+        return "[nested too deeply]"
+    if isinstance(value, str):
+        return _SECRET_TEXT.sub(REDACTED, value)
+    if isinstance(value, Mapping):
+        return {
+            key: (
+                REDACTED
+                if isinstance(key, str) and _SECRET_KEY.search(key) and _is_scalar(item)
+                else redact(item, depth + 1)
+            )
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [redact(item, depth + 1) for item in value]
+    return value
+
+
+def _is_scalar(value: Any) -> bool:
+    """A secret key's value is redacted whole only when it is a value, not a structure
+    (``"tokens": {"input": 3}`` keeps its numbers)."""
+    return value is not None and not isinstance(value, (Mapping, list, tuple, int, float))
+
+
+def schema_hash(schema: Any) -> str:
+    """A short, stable hash of a tool's schema: two turns offered the same tool alike."""
+    text = json.dumps(schema, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def turn_input(
+    *,
+    messages: Sequence[Any],
+    first: int,
+    system: str | None,
+    tools: Sequence[Mapping[str, Any]],
+    settings: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The recorded input of a turn: ``messages[first:]`` (the delta since the previous
+    turn; the system prompt on the first turn), the offered ``tools`` and ``settings``."""
+    new = [redact(m) for m in messages[first:]]
+    data: dict[str, Any] = {
+        "messages": new,
+        "first_message": first,
+        "total_messages": len(messages),
+        "tools": [dict(t) for t in tools],
+        "settings": redact(dict(settings)),
+    }
+    if first == 0 and system:
+        data["system"] = redact(system)
+    size = len(dump_json(data) or "")
+    omitted = 0
+    while size > MAX_TURN_INPUT_CHARS and len(new) > 1:
+        dropped = new.pop(0)
+        omitted += 1
+        size -= len(dump_json(dropped) or "") + 1
+    if omitted:
+        data["omitted_messages"] = omitted
+    if size > MAX_TURN_INPUT_CHARS:  # one message alone is larger than the cap
+        data = _cut(data)
+    return data
+
+
+def _cut(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with its long texts shortened until it fits the cap."""
+    budget = MAX_TURN_INPUT_CHARS // 4
+
+    def shorten(value: Any) -> Any:
+        if isinstance(value, str) and len(value) > budget:
+            return f"{value[:budget]}... [{len(value) - budget} more characters cut]"
+        if isinstance(value, Mapping):
+            return {k: shorten(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [shorten(v) for v in value]
+        return value
+
+    cut = shorten(data)
+    text = dump_json(cut) or ""
+    if len(text) > MAX_TURN_INPUT_CHARS:  # many long values: keep the counts and the tools
+        cut["messages"] = [f"[{len(text)} characters of messages cut]"]
+    assert isinstance(cut, dict)
+    return cut
