@@ -25,8 +25,7 @@ def double(n: int) -> int:
 
 def _fill(url: str) -> None:
     """Five calls recorded in run ``r1``: three succeed, two fail."""
-    with open_log(url) as log, ToolExecutor([double]) as executor:
-        executor.add_listener(log.recorder("r1"))
+    with open_log(url) as log, ToolExecutor([double]) as executor, log.run("r1"):
         for n in (1, 2, -1, 3, -2):
             executor.execute_sync("double", {"n": n})
 
@@ -103,8 +102,7 @@ def test_tail_follow_prints_records_written_later(tmp_path: Path) -> None:
     try:
         assert proc.stdout is not None
         first = json.loads(proc.stdout.readline())
-        with open_log(url) as log, ToolExecutor([double]) as executor:
-            executor.add_listener(log.recorder("r2"))
+        with open_log(url) as log, ToolExecutor([double]) as executor, log.run("r2"):
             executor.execute_sync("double", {"n": 21})
         later = json.loads(proc.stdout.readline())
         assert later["run_id"] == "r2" and later["output"] == 42 and later["id"] > first["id"]

@@ -20,6 +20,7 @@ import remote_tools
 from dist_support import BACKEND, BROKER, HERE, MARKS, Worker
 
 from toolrig import ToolExecutor, tool
+from toolrig.core.context._recording import Recording, recording
 from toolrig.distributed import CeleryEngine, RemoteDispatch, catalog_version
 from toolrig.storage import ExecutionLog, open_log
 
@@ -45,8 +46,13 @@ def log(postgres_url: str) -> Iterator[ExecutionLog]:
 def remote_executor(engine: CeleryEngine, log: ExecutionLog, run_id: str) -> ToolExecutor:
     executor = ToolExecutor([*TOOLS, remote_tools.unserved])
     executor.dispatch_with(RemoteDispatch(engine, run_id=run_id))
-    executor.add_listener(log.recorder(run_id))  # the caller records, once per call
     return executor
+
+
+def recorded(log: ExecutionLog, run_id: str) -> Any:
+    """The calls made inside are recorded in ``run_id``: by the caller, once per call (the
+    worker that runs one records nothing)."""
+    return recording(Recording(sink=log, run_id=run_id))
 
 
 def plain(result: Any) -> dict[str, Any]:
@@ -104,7 +110,8 @@ def test_remote_result_is_the_local_one(
         ("divide", {"a": 1}),  # refused by validation
         ("nap", {"seconds": 0.01, "mark": "same"}),
     ]
-    remote_results = remote.execute_many_sync(calls)
+    with recorded(log, run_id):
+        remote_results = remote.execute_many_sync(calls)
     local_results = local.execute_many_sync(calls)
     for (name, _), got, want in zip(calls, remote_results, local_results, strict=True):
         if name == "nap":  # its output is the process id: only where it ran differs
@@ -162,14 +169,16 @@ def test_timeout_holds_with_no_worker_alive(engine: CeleryEngine, log: Execution
     run_id = f"late-{uuid.uuid4().hex[:6]}"
     executor = remote_executor(engine, log, run_id)
     t0 = time.monotonic()
-    result = executor.execute_sync("unserved", {"a": 1})
+    with recorded(log, run_id):
+        result = executor.execute_sync("unserved", {"a": 1})
     elapsed = time.monotonic() - t0
     assert result.code == "timeout" and result.error is not None and result.error.retryable
     # the tool's limit is 0.5 s; broken, the caller would wait for a worker that never comes
     assert 0.5 <= elapsed < 2.5, elapsed
     # with a call-time limit too, and several at once
     t0 = time.monotonic()
-    results = asyncio.run(_gather(executor, [("unserved", {"a": i}) for i in range(5)], 0.6))
+    with recorded(log, run_id):
+        results = asyncio.run(_gather(executor, [("unserved", {"a": i}) for i in range(5)], 0.6))
     assert [r.code for r in results] == ["timeout"] * 5
     assert time.monotonic() - t0 < 2.0  # at once: one 0.6 s limit, not five in a row (3 s)
     purge(remote_tools.IDLE_QUEUE)
@@ -269,7 +278,8 @@ def test_worker_killed_mid_call_loses_nothing(
         result = await task
         return victim, result
 
-    victim, result = asyncio.run(scenario())
+    with recorded(log, run_id):
+        victim, result = asyncio.run(scenario())
     victim.start()
     lines = starts.read_text().split()
     survivor = next(w for w in workers if w is not victim)

@@ -236,6 +236,7 @@ def test_a_yaml_async_executor_runs_on_one_loop(tmp_path: Path) -> None:
 
 
 def test_an_in_memory_log_records_calls_from_the_pipelines_threads() -> None:
+    from toolrig.core.context._recording import recording
     from toolrig.storage import open_log
 
     log = open_log(":memory:")
@@ -246,11 +247,16 @@ def test_an_in_memory_log_records_calls_from_the_pipelines_threads() -> None:
         return a + b
 
     executor = ToolExecutor([slow_add])
-    executor.add_listener(log.recorder("run-mem"))
-    results = executor.execute_many_sync([("slow_add", {"a": i, "b": 1}) for i in range(4)])
-    done = threading.Thread(target=lambda: executor.execute_sync("slow_add", {"a": 1, "b": 1}))
-    done.start()
-    done.join()
+    with log.run("run-mem") as scope:
+        results = executor.execute_many_sync([("slow_add", {"a": i, "b": 1}) for i in range(4)])
+
+        def in_the_run() -> None:  # another thread opens the same run's scope
+            with recording(scope):
+                executor.execute_sync("slow_add", {"a": 1, "b": 1})
+
+        done = threading.Thread(target=in_the_run)
+        done.start()
+        done.join()
     assert all(r.success for r in results)
     assert len(log.get_run("run-mem")) == 5 and log.failed_writes() == 0
     log.close()  # reopened after close: an empty, usable database again

@@ -8,7 +8,7 @@ recorded.
 | never silent | a refused insert; an error whose message cannot be shown | ``..._lost_*`` |
 | never silent | counted per run, total, unknown run 0; each listener told | ``..._lost_*`` |
 | never silent | every write of a run failed: the summary says so | ``..._every_write..`` |
-| recorder | finished calls only (not started, retried); never raises | ``..._recorder...`` |
+| recording | each result, with its hint, step, parent call, version | ``..._recording...`` |
 | absent values | a result without metadata; a failure keeps no output | ``..._metadata`` |
 | as given | times, attempts, cost (given over the result's), version | ``..._tool_result...`` |
 | queries | each filter alone and nothing else; ``since`` in, ``until`` out | ``..._filter...`` |
@@ -33,8 +33,8 @@ from typing import Any
 import pytest
 
 from toolrig import ToolResult
+from toolrig.core.context._recording import Recording
 from toolrig.core.result._result import ErrorInfo, ResultMetadata
-from toolrig.runtime import EventKind, ToolEvent
 from toolrig.storage import ExecutionLog, LogWriteWarning, SQLiteExecutionLog, WriteFailure
 
 
@@ -108,48 +108,42 @@ def test_lost_when_every_write_of_a_run_failed_the_summary_says_so(tmp_path: Pat
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LogWriteWarning)
         for _ in range(2):
-            log.recorder("r")(_event(EventKind.SUCCEEDED, ToolResult(success=True, output=1)))
+            Recording(sink=log, run_id="r").record(ToolResult(success=True, output=1), {})
     assert log.get_summary("r") == "Run r: no results yet. 2 could not be recorded."
     assert log.get_summary("other") == "Run other: no results yet."
     log.close()
 
 
-def _event(kind: EventKind, result: ToolResult | None, **arguments: Any) -> ToolEvent:
-    return ToolEvent(
-        kind=kind,
-        tool="echo",
-        action="echo",
-        tool_call_id="c",
-        attempt=1,
-        result=result,
-        arguments=arguments,
-    )
-
-
-def test_the_recorder_records_finished_calls_only(log: ExecutionLog) -> None:
+def test_the_recording_scope_records_each_result_it_is_given(log: ExecutionLog) -> None:
     run = _run()
-    record = log.recorder(run)
+    scope = Recording(sink=log, run_id=run)
     done = ToolResult(success=True, output="fine")
     failed = ToolResult(
-        success=False, error=ErrorInfo(code="timeout", message="slow"), output="partial"
+        success=False,
+        error=ErrorInfo(code="timeout", message="slow", hint="try later"),
+        output="partial",
     )
-    record(_event(EventKind.STARTED, None))
-    record(_event(EventKind.RETRIED, failed))
-    record(_event(EventKind.SUCCEEDED, None))  # no result: nothing to record
-    record(_event(EventKind.SUCCEEDED, done, text="hi"))
-    record(_event(EventKind.FAILED, failed, text="again"))
+    scope.record(done, {"text": "hi"})
+    scope.narrowed(step_id="s2", parent_call_id="p1").record(failed, {"text": "again"}, "2.0")
     records = log.get_run(run)
     assert [(r.status, r.input_data, r.output) for r in records] == [
         ("succeeded", {"text": "hi"}, "fine"),
         ("failed", {"text": "again"}, None),
     ]
-    assert (records[1].error_code, records[1].error_message) == ("timeout", "slow")
+    second = records[1]
+    assert (second.error_code, second.error_message, second.error_hint) == (
+        "timeout",
+        "slow",
+        "try later",
+    )
+    assert (second.step_id, second.parent_call_id, second.tool_version) == ("s2", "p1", "2.0")
+    assert second.sent_text == "Error [timeout]: slow\nHint: try later"
 
 
 def test_a_result_without_metadata(log: ExecutionLog) -> None:
     run = _run()
     before = time.time()
-    log.add_tool_result(ToolResult(success=True, output=[1]), run_id=run)
+    Recording(sink=log, run_id=run).record(ToolResult(success=True, output=[1]), None)
     (record,) = log.get_run(run)
     assert (record.executor, record.action, record.tool_call_id) == ("?", None, None)
     assert (record.attempts, record.cost, record.duration_ms, record.tool_version) == (
@@ -179,8 +173,9 @@ def test_a_tool_result_is_recorded_as_given(log: ExecutionLog) -> None:
         error=ErrorInfo(code="permission_denied", message="no"),
         metadata=meta,
     )
-    log.add_tool_result(failed, run_id=run, input_data={"t": 1}, step_id="s1", executor_type="step")
-    log.add_tool_result(failed, run_id=run, cost=2.0, tool_version="1.2")
+    scope = Recording(sink=log, run_id=run)
+    scope.narrowed(step_id="s1").record(failed, {"t": 1})
+    scope.narrowed(cost=2.0).record(failed, None, "1.2")
     first, second = log.get_run(run)
     assert (first.executor, first.action, first.tool_call_id, first.step_id) == (
         "shelf",
@@ -188,7 +183,7 @@ def test_a_tool_result_is_recorded_as_given(log: ExecutionLog) -> None:
         "c7",
         "s1",
     )
-    assert (first.executor_type, first.input_data, first.output) == ("step", {"t": 1}, None)
+    assert (first.executor_type, first.input_data, first.output) == ("tool", {"t": 1}, None)
     assert (first.status, first.error_code, first.error_message) == (
         "failed",
         "permission_denied",
@@ -197,7 +192,7 @@ def test_a_tool_result_is_recorded_as_given(log: ExecutionLog) -> None:
     assert (first.started_at, first.duration_ms) == (meta.started_at, meta.duration_ms)
     assert first.finished_at == meta.started_at + meta.duration_ms / 1000
     assert (first.attempts, first.cost, first.tool_version) == (3, 0.5, None)
-    assert (second.cost, second.tool_version, second.step_id) == (2.0, "1.2", None)
+    assert (second.cost, second.tool_version, second.step_id) == (0.5, "1.2", None)  # its own
 
 
 def test_each_filter_finds_its_records_and_nothing_else(log: ExecutionLog) -> None:

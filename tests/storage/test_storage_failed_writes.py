@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from toolrig import ToolExecutor, tool
+from toolrig.core.context._recording import Recording, recording
 from toolrig.storage import ExecutionLog, LogWriteWarning, SQLiteExecutionLog, WriteFailure
 
 
@@ -50,17 +51,15 @@ def pick(index: int, label: str = "") -> Any:
     return HOSTILE[index]
 
 
-def test_the_recorder_stores_every_call_whatever_it_carries(log: ExecutionLog) -> None:
+def test_a_run_records_every_call_whatever_it_carries(log: ExecutionLog) -> None:
     # the reproducer: records with lone surrogates, deep data and huge ints were dropped
     run = f"run-{uuid.uuid4().hex[:8]}"
-    with ToolExecutor([pick]) as executor:
-        executor.add_listener(log.recorder(run))
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", LogWriteWarning)
-            for index, value in enumerate(HOSTILE):
-                executor.execute_sync("pick", {"index": index})
-                # refused (lone surrogate, unknown argument), and recorded as sent
-                executor.execute_sync("pick", {"index": index, "label": "\ud800\x00", "x": value})
+    with ToolExecutor([pick]) as executor, warnings.catch_warnings(), log.run(run):
+        warnings.simplefilter("error", LogWriteWarning)
+        for index, value in enumerate(HOSTILE):
+            executor.execute_sync("pick", {"index": index})
+            # refused (lone surrogate, unknown argument), and recorded as sent
+            executor.execute_sync("pick", {"index": index, "label": "\ud800\x00", "x": value})
     records = log.get_run(run)
     assert len(records) == 2 * len(HOSTILE)
     assert log.failed_writes(run) == 0
@@ -114,10 +113,12 @@ def test_a_failed_write_is_counted_told_and_warned_about(tmp_path: Path) -> None
     log = _broken(tmp_path / "broken.sqlite3")
     told: list[WriteFailure] = []
     log.add_failure_listener(told.append)
-    with ToolExecutor([echo]) as executor:
-        executor.add_listener(log.recorder("run-1"))
-        with pytest.warns(LogWriteWarning, match="could not record a call of 'echo'"):
-            result = executor.execute_sync("echo", {"value": 1}, tool_call_id="c1")
+    with (
+        ToolExecutor([echo]) as executor,
+        pytest.warns(LogWriteWarning, match="could not record a call of 'echo'"),
+        recording(Recording(sink=log, run_id="run-1")),
+    ):
+        result = executor.execute_sync("echo", {"value": 1}, tool_call_id="c1")
     assert result.success  # the call itself is not affected
     assert log.failed_writes("run-1") == 1 and log.failed_writes() == 1
     assert told == [
@@ -147,7 +148,7 @@ def test_the_summary_says_how_many_results_were_lost(tmp_path: Path) -> None:
 
     log._insert = refuse  # type: ignore[method-assign]
     with pytest.warns(LogWriteWarning):
-        log.recorder("run-2")(_finished_event())
+        Recording(sink=log, run_id="run-2").record(_finished_event(), {})
     log._insert = original  # type: ignore[method-assign]
     summary = log.get_summary("run-2")
     assert summary.startswith(
@@ -158,14 +159,5 @@ def test_the_summary_says_how_many_results_were_lost(tmp_path: Path) -> None:
 
 def _finished_event() -> Any:
     from toolrig import ToolResult
-    from toolrig.runtime import EventKind, ToolEvent
 
-    result = ToolResult(success=True, output=1)
-    return ToolEvent(
-        kind=EventKind.SUCCEEDED,
-        tool="echo",
-        action="echo",
-        tool_call_id="c",
-        attempt=1,
-        result=result,
-    )
+    return ToolResult(success=True, output=1)

@@ -81,16 +81,19 @@ def test_executor_calls_are_recorded(log: ExecutionLog) -> None:
 
     run = run_id()
     executor = ToolExecutor([divide])
-    executor.add_listener(log.recorder(run))
-    executor.execute_sync("divide", a=1, b=4, tool_call_id="ok-call")
-    executor.execute_sync("divide", a=1, b=0)
-    executor.execute_sync("divide", a="x", b=1)
+    with log.run(run):
+        executor.execute_sync("divide", a=1, b=4, tool_call_id="ok-call")
+        executor.execute_sync("divide", a=1, b=0)
+        executor.execute_sync("divide", a="x", b=1)
+    executor.execute_sync("divide", a=1, b=2)  # outside the run: not recorded
     records = log.get_run(run)
     assert [r.status for r in records] == ["succeeded", "failed", "failed"]
     assert records[0].output == 0.25 and records[0].tool_call_id == "ok-call"
     assert records[0].input_data == {"a": 1.0, "b": 4.0}
     assert [r.error_code for r in records[1:]] == ["execution_error", "invalid_arguments"]
     assert "ZeroDivisionError" in (records[1].error_message or "")
+    info = log.run_info(run)
+    assert info is not None and (info.kind, info.status) == ("calls", "failed")
 
 
 def test_summary_is_bounded_and_keeps_errors(log: ExecutionLog) -> None:

@@ -89,6 +89,9 @@ class RunScope:
 
     policy: ApprovalPolicy | None
     approved: set[str] = field(default_factory=set)
+    decided: dict[str, Deny | Answer] = field(default_factory=dict)
+    """Held calls a person denied or answered: the gate gives them their decision's result
+    (so they are reported and recorded like every call) instead of running them."""
     held: dict[str, Call] = field(default_factory=dict)
 
 
@@ -99,15 +102,19 @@ async def approval_gate(call: Call, call_next: CallNext) -> ToolResult:
     """Middleware: hold a call that the current run's policy wants approved and that was not
     approved yet; pass every other call (and every call outside an agent run) on."""
     scope = SCOPE.get()
+    if scope is None:
+        return await call_next(call)
+    decision = scope.decided.get(call.tool_call_id)
+    if decision is not None:
+        return decided_result(call, decision)
     if (
-        scope is None
-        or scope.policy is None
+        scope.policy is None
         or call.tool_call_id in scope.approved
         or not scope.policy.requires(call)
     ):
         return await call_next(call)
     scope.held[call.tool_call_id] = call
-    return error_result(
+    result = error_result(
         ErrorCode.PERMISSION_DENIED,
         f"`{call.target.name}` is {HELD}.",
         tool=call.target.tool,
@@ -115,18 +122,42 @@ async def approval_gate(call: Call, call_next: CallNext) -> ToolResult:
         tool_call_id=call.tool_call_id,
         started_at=call.started_at,
     )
+    assert result.metadata is not None
+    result.metadata.decision = "held"
+    return result
 
 
-def decided_result(pending: PendingCall, decision: Decision) -> ToolResult | None:
-    """The result a decision gives without running the call (``None``: run it)."""
+def as_decided(decision: Decision) -> Deny | Answer | None:
+    """The decision as the gate applies it (``None``: run the call)."""
     if decision is True:
         return None
+    if isinstance(decision, (Deny, Answer)):
+        return decision
+    return Deny()
+
+
+def decided_result(call: Call, decision: Deny | Answer) -> ToolResult:
+    """The result a person's decision gives a held call without running it."""
+    target = call.target
     if isinstance(decision, Answer):
-        return success_result(decision.output, tool=pending.tool, tool_call_id=pending.tool_call_id)
-    reason = decision.reason if isinstance(decision, Deny) else Deny().reason
-    return error_result(
-        ErrorCode.PERMISSION_DENIED,
-        f"The call was denied: {reason}",
-        tool=pending.tool,
-        tool_call_id=pending.tool_call_id,
-    )
+        result = success_result(
+            decision.output,
+            tool=target.tool,
+            action=target.name,
+            tool_call_id=call.tool_call_id,
+            started_at=call.started_at,
+        )
+        word = "answered"
+    else:
+        result = error_result(
+            ErrorCode.PERMISSION_DENIED,
+            f"The call was denied: {decision.reason}",
+            tool=target.tool,
+            action=target.name,
+            tool_call_id=call.tool_call_id,
+            started_at=call.started_at,
+        )
+        word = "denied"
+    assert result.metadata is not None
+    result.metadata.decision = word
+    return result

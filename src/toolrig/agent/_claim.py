@@ -14,25 +14,41 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from toolrig.agent._approval import Answer, Decision, PendingCall
+from toolrig.agent._approval import Answer, Decision, Deny, PendingCall
+from toolrig.storage._runs import DecisionTaken, StoredDecision
 from toolrig.storage._sessions import SessionConflict, SessionState, SessionStore
 
-__all__ = ["AlreadyDecided", "check_not_decided", "claim_held"]
+__all__ = [
+    "AlreadyDecided",
+    "as_decision",
+    "check_not_decided",
+    "claim_held",
+    "record_decisions",
+    "stored",
+]
 
 
 class AlreadyDecided(RuntimeError):
     """The calls this run was asked to decide were decided by another run (or are being
     decided right now); nothing ran. ``claimed_by`` is that run's id when known."""
 
-    def __init__(self, session_id: str, call_ids: Sequence[str], claimed_by: str | None) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        call_ids: Sequence[str],
+        claimed_by: str | None,
+        *,
+        detail: str | None = None,
+    ) -> None:
         self.session_id = session_id
         self.call_ids = list(call_ids)
         self.claimed_by = claimed_by
         by = f" by run {claimed_by!r}" if claimed_by else ""
+        how = f" ({detail})" if detail else ""
         super().__init__(
             f"call(s) {', '.join(self.call_ids)} of session {session_id!r} were already "
-            f"decided{by}; nothing ran in this run. Load the session to see what is held now "
-            "(the execution log has what the deciding run did)"
+            f"decided{by}{how}; nothing ran in this run. Load the session to see what is held "
+            "now (the execution log has what the deciding run did)"
         )
 
 
@@ -76,6 +92,68 @@ def claim_held(
         raise AlreadyDecided(
             state.session_id, [p.tool_call_id for p in held], claimed.get("run_id")
         ) from None
+
+
+def record_decisions(
+    store: SessionStore,
+    session_id: str,
+    held: Sequence[PendingCall],
+    decisions: Mapping[str, Decision],
+    by: str,
+) -> dict[str, Decision]:
+    """Record ``decisions`` as the decisions of the held calls, each unless one is recorded
+    already (the console, another run): the first decision of a call is the one that
+    stands (returned, by call id), and a different one raises `AlreadyDecided` before
+    anything runs."""
+    standing: dict[str, Decision] = {}
+    for pending in held:
+        decision = decisions[pending.tool_call_id]
+        try:
+            kept = store.decide(stored(session_id, pending.tool_call_id, decision, by))
+        except DecisionTaken as taken:
+            first = taken.existing
+            raise AlreadyDecided(
+                session_id,
+                [pending.tool_call_id],
+                None,
+                detail=f"it was {_past(first.kind)}"
+                + (f" by {first.decided_by}" if first.decided_by else ""),
+            ) from None
+        standing[pending.tool_call_id] = as_decision(kept)
+    return standing
+
+
+def as_decision(kept: StoredDecision) -> Decision:
+    """A stored decision as ``approvals=`` takes it."""
+    if kept.kind == "allow":
+        return True
+    if kept.kind == "answer":
+        return Answer(output=kept.output)
+    return Deny(reason=kept.reason) if kept.reason else Deny()
+
+
+def stored(session_id: str, call_id: str, decision: Decision, by: str) -> StoredDecision:
+    """A decision as the store keeps it."""
+    if decision is True:
+        return StoredDecision(
+            session_id=session_id, tool_call_id=call_id, kind="allow", decided_by=by
+        )
+    if isinstance(decision, Answer):
+        return StoredDecision(
+            session_id=session_id,
+            tool_call_id=call_id,
+            kind="answer",
+            output=decision.output,
+            decided_by=by,
+        )
+    reason = decision.reason if isinstance(decision, Deny) else Deny().reason
+    return StoredDecision(
+        session_id=session_id, tool_call_id=call_id, kind="deny", reason=reason, decided_by=by
+    )
+
+
+def _past(kind: str) -> str:
+    return {"allow": "approved", "deny": "denied", "answer": "answered"}.get(kind, kind)
 
 
 def _word(decision: Decision) -> str:

@@ -44,13 +44,18 @@ class TurnCalls:
     async def run(
         self, calls: Sequence[ParsedCall], decided: Mapping[str, ToolResult] | None = None
     ) -> AsyncIterator[ToolCallStarted | ToolCallFinished]:
-        """Start every call not ``decided`` already, then report each as it finishes."""
+        """Start every call not ``decided`` already, then report each as it finishes.
+        ``decided`` is given when a held turn is finished: its calls that could not be read
+        were reported when the turn was first run, and are not reported again."""
+        first = decided is None
         decided = decided or {}
         slots: list[ToolResult | None] = [None] * len(calls)
         running: dict[asyncio.Task[ToolResult], int] = {}
         try:
             for index, call in enumerate(calls):
                 if isinstance(call, ToolResult):  # the model's call could not even be read
+                    if first:
+                        self.executor.pipeline.refuse(call)
                     slots[index] = call
                     yield _finished(call, _name(call), call)
                     continue
@@ -86,21 +91,19 @@ class TurnCalls:
 
     async def _one(self, call: ToolCall, call_id: str) -> ToolResult:
         entry = self.entries.get(call.name)
+        pipeline = self.executor.pipeline
         if entry is None:
-            return error_result(
-                ErrorCode.NOT_FOUND,
-                not_found_among(call.name, self._offered()),
-                hint="Call one of the available tools by its exact name.",
-                tool=call.name,
-                tool_call_id=call_id,
-            )
+            message = not_found_among(call.name, self._offered())
+            return pipeline.not_found(call.name, message, call_id)
         if entry.disabled is not None:
-            return error_result(
-                ErrorCode.PERMISSION_DENIED,
-                f"`{call.name}` is disabled: {entry.disabled}",
-                tool=entry.spec.name,
-                action=entry.action,
-                tool_call_id=call_id,
+            return pipeline.refuse(
+                error_result(
+                    ErrorCode.PERMISSION_DENIED,
+                    f"`{call.name}` is disabled: {entry.disabled}",
+                    tool=entry.spec.name,
+                    action=entry.action,
+                    tool_call_id=call_id,
+                )
             )
         return await self.executor.run_tool(
             entry.tool, entry.action, call.arguments, tool_call_id=call_id

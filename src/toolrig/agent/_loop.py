@@ -15,7 +15,7 @@ from typing_extensions import TypeVar
 
 from toolrig.agent._approval import ApprovalPolicy, Decision, approval_gate
 from toolrig.agent._call_ids import CallIds
-from toolrig.agent._claim import check_not_decided, claim_held
+from toolrig.agent._claim import check_not_decided, claim_held, record_decisions
 from toolrig.agent._client import Conversation, LLMClient
 from toolrig.agent._completion import COMPLETION_TOOL
 from toolrig.agent._config import LLMConfig
@@ -37,6 +37,7 @@ from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._tracing import agent_span
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._runs import RunStatus
 from toolrig.storage._sessions import SessionState, SessionStore, session_store
 
 if TYPE_CHECKING:
@@ -309,7 +310,15 @@ class Agent(Generic[DepsT, OutputT]):
         policy = session_policy(session_id, self.approval, state.policy)
         run_id = run_id or f"agent-{uuid.uuid4().hex[:12]}"
         if held is not None:  # before any call runs: only one run may decide a held turn
-            state = claim_held(self.sessions, state, held.held, approvals or {}, run_id)
+            approvals = record_decisions(  # the first decision of each call stands
+                self.sessions, session_id, held.held, approvals or {}, f"run {run_id}"
+            )
+            state = claim_held(self.sessions, state, held.held, approvals, run_id)
+        recording = (
+            None
+            if self.log is None
+            else self.log.start_run(run_id, "agent", name=self.name, session_id=session_id)
+        )
         conversation = Conversation(system=self.system_prompt, messages=messages)
         start = len(messages)
         client = self.client
@@ -333,11 +342,21 @@ class Agent(Generic[DepsT, OutputT]):
                 policy=policy,
                 call_ids=CallIds(state.call_ids),
                 executor=self._executor_for(policy),
+                recording=recording,
             )
-            async for event in run.events():
-                yield event
+            try:
+                async for event in run.events():
+                    yield event
+            except BaseException:
+                if self.log is not None:
+                    self.log.finish_run(run_id, RunStatus.FAILED, error="the run was interrupted")
+                raise
             result = run.result
             assert result is not None
+            if self.log is not None:
+                self.log.finish_run(
+                    run_id, run_status(run), stop_reason=result.stop_reason, error=result.error
+                )
             usage = result.usage
             span.record_run(
                 result.stop_reason, result.error, usage.input_tokens, usage.output_tokens
@@ -392,3 +411,22 @@ class Agent(Generic[DepsT, OutputT]):
         if self._owns_executor:
             self.executor.close()
         await self.client.aclose()
+
+
+def run_status(run: AgentRun[Any]) -> RunStatus:
+    """How a finished run stands: held, output rejected, failed, denied (ended normally after
+    a person denied calls, and no call failed) or succeeded."""
+    result = run.result
+    assert result is not None
+    if result.stop_reason == "approval":
+        return RunStatus.HELD
+    if run.output_rejected:
+        return RunStatus.OUTPUT_REJECTED
+    if result.stop_reason not in ("answer", "completion"):
+        return RunStatus.FAILED
+    decisions = [
+        r.metadata.decision if r.metadata is not None else None
+        for step in result.steps
+        for r in step.results
+    ]
+    return RunStatus.DENIED if "denied" in decisions else RunStatus.SUCCEEDED

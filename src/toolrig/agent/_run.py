@@ -19,7 +19,7 @@ from typing import Any, Generic, Protocol
 
 from typing_extensions import TypeVar
 
-from toolrig.agent._approval import SCOPE, ApprovalPolicy, Decision, RunScope, decided_result
+from toolrig.agent._approval import SCOPE, ApprovalPolicy, Decision, RunScope, as_decided
 from toolrig.agent._call_ids import CallIds, to_wire
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, TextDelta, Usage
 from toolrig.agent._completion import COMPLETION_TOOL, attempt_completion
@@ -33,8 +33,8 @@ from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
 from toolrig.agent._toolsets import ToolEntry, Toolset
 from toolrig.core.context._context import RUN_DEPS
-from toolrig.core.context._events import Outcome
 from toolrig.core.context._interaction import Elicitor, offer_hooks
+from toolrig.core.context._recording import RECORDING, Recording
 from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
@@ -42,6 +42,7 @@ from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._request import ToolCall
 from toolrig.runtime._tracing import chat_span
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._turn_input import schema_hash, turn_input
 
 __all__ = ["AgentRun", "RunHost"]
 
@@ -92,6 +93,7 @@ class AgentRun(Generic[OutputT]):
         policy: ApprovalPolicy | None = None,
         call_ids: CallIds | None = None,
         executor: ToolExecutor | None = None,
+        recording: Recording | None = None,
     ) -> None:
         self.agent = agent
         self.client = agent.client
@@ -121,7 +123,14 @@ class AgentRun(Generic[OutputT]):
         """Runs the calls: the agent's executor, with the approval gate when ``policy`` asks."""
         self.call_ids = call_ids or CallIds()
         """The ids the session has used: a call repeating one is renamed, never merged."""
+        self.recording = recording
+        """The run's recording scope (``None``: the agent has no log); each turn narrows it."""
+        self._sent = 0
+        """Messages already recorded as some turn's input."""
+        self.output_rejected = False
+        """Whether the run ended because its final answer did not match the output type."""
         self.context = contextvars.copy_context()
+        self.context.run(RECORDING.set, recording)
         self.context.run(RUN_DEPS.set, ctx.deps)
         self.context.run(SCOPE.set, self.scope)
         self.context.run(  # ctx.sample(...) asks the agent's model, ctx.elicit(...) its elicitor
@@ -160,6 +169,7 @@ class AgentRun(Generic[OutputT]):
         self.ctx.step = index
         entries = self._entries()
         offered = self.agent.offer(entries)
+        given = self._turn_input(entries) if self.recording is not None else None
         turn: LLMTurn | None = None
         partial = PartialJson.for_output(self.output, self.streaming)
         try:
@@ -176,7 +186,7 @@ class AgentRun(Generic[OutputT]):
             return
         except Exception as exc:  # the SDK already retried: the run fails with the reason
             message = f"{type(exc).__name__}: {exc}"
-            self._record_turn(index, None, message, t0)
+            self._record_turn(index, given, None, message, t0)
             self._stop("error", error=message)
             return
         if turn is None:
@@ -186,13 +196,13 @@ class AgentRun(Generic[OutputT]):
         asked = sum(1 for c in turn.calls if _describe(c)["name"] != COMPLETION_TOOL)
         over = limits.before_calls(self.calls_made, asked) if limits is not None else None
         if over is not None:  # neither run nor kept: a resumed run asks the model again
-            self._record_turn(index, turn, None, t0)
+            self._record_turn(index, given, turn, None, t0)
             self._stop("usage_limit", error=over)
             return
         self.calls_made += asked
         self.last_text = turn.text or self.last_text
         self.client.add_turn(self.conversation, turn)
-        self._record_turn(index, turn, None, t0)
+        self._record_turn(index, given, turn, None, t0)
         own, wire = self.call_ids.unique(turn.calls)  # the model's ids stay in the conversation
         step = AgentStep(
             index=index, text=turn.text, usage=turn.usage, calls=[_describe(c) for c in own]
@@ -202,12 +212,12 @@ class AgentRun(Generic[OutputT]):
             step.duration_ms = (time.perf_counter() - t0) * 1000
             self._final(turn.text, "answer")
             return
+        self._open_step(index)
         calls = TurnCalls(self.executor, entries, self.context, self.scope)
         async for event in calls.run(own):
             yield event
         step.results = calls.results
         step.duration_ms = (time.perf_counter() - t0) * 1000
-        self._record_results(index, own, calls.results, {p.tool_call_id for p in calls.held})
         if calls.held:
             self.held = HeldTurn(turn.text, own, calls.results, calls.held, wire)
             self._stop("approval")
@@ -286,24 +296,24 @@ class AgentRun(Generic[OutputT]):
     async def _finish_held(self, held: HeldTurn) -> AsyncIterator[AgentEvent]:
         """Decide the held calls of a stopped turn, run the approved ones, answer the turn."""
         t0 = time.perf_counter()
-        decided = dict(held.known)
-        for pending in held.held:
-            result = decided_result(pending, self.decisions[pending.tool_call_id])
-            if result is None:
+        for pending in held.held:  # each goes through the pipeline, with its decision
+            decision = as_decided(self.decisions[pending.tool_call_id])
+            if decision is None:
                 self.scope.approved.add(pending.tool_call_id)
             else:
-                decided[pending.tool_call_id] = result
+                self.scope.decided[pending.tool_call_id] = decision
+        self._open_step(0)
         calls = TurnCalls(self.executor, self._entries(), self.context, self.scope)
         try:
-            async for event in calls.run(held.calls, decided):
+            async for event in calls.run(held.calls, dict(held.known)):
                 yield event
-        finally:  # an approval is for the call it was given to, never for a later one
+        finally:  # a decision is for the call it was given to, never for a later one
             self.scope.approved.clear()
+            self.scope.decided.clear()
         step = AgentStep(index=0, text=held.text, calls=[_describe(c) for c in held.calls])
         step.results = calls.results
         step.duration_ms = (time.perf_counter() - t0) * 1000
         self.steps.append(step)
-        self._record_results(0, held.calls, calls.results, set(held.known))
         # the turn as stored (its raw SDK object stays with the process that received it)
         self._answer_calls(
             LLMTurn(text=held.text, calls=held.calls), held.calls, calls.results, held.wire
@@ -318,6 +328,7 @@ class AgentRun(Generic[OutputT]):
                 self.retries_left -= 1
                 self.client.add_user(self.conversation, str(exc))
                 return
+            self.output_rejected = True
             self._stop("error", error=f"the final answer does not match the output type: {exc}")
             return
         self._stop(reason, output=value)
@@ -338,9 +349,51 @@ class AgentRun(Generic[OutputT]):
         )
 
     # -- the execution log --------------------------------------------------------------------
-    def _record_turn(self, index: int, turn: LLMTurn | None, error: str | None, t0: float) -> None:
+    def _open_step(self, index: int) -> None:
+        """Record the calls made from here on as turn ``index`` of the run."""
+        if self.recording is not None:
+            self.context.run(RECORDING.set, self.recording.narrowed(step_id=f"turn{index}"))
+
+    def _turn_input(self, entries: Sequence[ToolEntry]) -> dict[str, Any]:
+        """What the model is given this turn: the messages new since the last turn, the
+        tools offered and the settings (see ``storage._turn_input``)."""
+        messages = self.conversation.messages
+        first, self._sent = self._sent, len(messages)
+        config = self.client.config
+        settings = {
+            "model": self.client.model,
+            "provider": self.client.provider,
+            "max_tokens": getattr(config, "max_tokens", None),
+            "temperature": getattr(config, "temperature", None),
+            "streaming": self.streaming,
+            **dict(getattr(config, "settings", None) or {}),
+        }
+        tools = [
+            {
+                "name": e.name,
+                "schema_hash": schema_hash([e.action_spec.description, e.action_spec.parameters]),
+            }
+            for e in entries
+        ]
+        return turn_input(
+            messages=messages,
+            first=first,
+            system=self.conversation.system,
+            tools=tools,
+            settings={k: v for k, v in settings.items() if v is not None},
+        )
+
+    def _record_turn(
+        self,
+        index: int,
+        given: Mapping[str, Any] | None,
+        turn: LLMTurn | None,
+        error: str | None,
+        t0: float,
+    ) -> None:
+        scope = self.recording
         log = self.agent.log
-        if log is None:
+        if scope is None or log is None:
             return
         output = (
             None
@@ -353,34 +406,15 @@ class AgentRun(Generic[OutputT]):
                 **({"fallbacks": turn.fallbacks} if turn.fallbacks else {}),
             }
         )
-        log.add_result(
-            (turn.model if turn is not None else None) or self.client.model,
-            "llm",
-            self.client.provider,
-            None,
-            output,
-            Outcome.FAILED if error else Outcome.SUCCEEDED,
-            error,
-            run_id=self.ctx.run_id,
-            step_id=f"turn{index}",
+        log.record_turn(
+            scope.narrowed(step_id=f"turn{index}"),
+            model=(turn.model if turn is not None else None) or self.client.model,
+            provider=self.client.provider,
+            input_data=given,
+            output=output,
+            error=error,
             duration_ms=(time.perf_counter() - t0) * 1000,
         )
-
-    def _record_results(
-        self, index: int, calls: list[ParsedCall], results: list[ToolResult], skip: set[str]
-    ) -> None:
-        """Record each call that ran now (not those held, nor results recorded before)."""
-        log = self.agent.log
-        if log is None:
-            return
-        for call, result in zip(calls, results, strict=True):
-            meta = result.metadata
-            if meta is not None and meta.tool_call_id in skip:
-                continue
-            arguments = call.arguments if isinstance(call, ToolCall) else None
-            log.add_tool_result(
-                result, run_id=self.ctx.run_id, step_id=f"turn{index}", input_data=arguments
-            )
 
 
 def _describe(call: ParsedCall) -> dict[str, Any]:

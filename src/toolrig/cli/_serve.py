@@ -217,16 +217,21 @@ def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.Exit
     calls = stack.enter_context(ToolExecutor(registry))
     attach_remote(calls, args)  # --broker: calls of tools with runs_on go to workers
     calls.add_listener(AccessLog(as_json=args.json))
+    scope = None
     if args.log:
         from toolrig.cli._log_cmd import open_log_for_writing
+        from toolrig.storage._runs import RunStatus
 
         log = stack.enter_context(open_log_for_writing(args.log))
-        calls.add_listener(log.recorder(f"serve-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"))
+        run_id = f"serve-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+        scope = log.start_run(run_id, "serve", name=args.name)
+        stack.callback(log.finish_run, run_id, RunStatus.SUCCEEDED, stop_reason="stopped")
     if not args.meta_tools:
         from toolrig.cli._python_tools import python_server_options
 
         options = python_server_options(args.paths)
         server = ToolServer(registry, calls, name=args.name, **options)
+        server.recording = scope
         return stack.enter_context(contextlib.closing(server))
     from toolrig.cli._catalog import load_usage
     from toolrig.registry._catalog import Catalog
@@ -238,7 +243,9 @@ def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.Exit
     if problem:
         raise CliError(f"cannot read tool usage: {problem}")
     front = Catalog(meta_tools(index, calls))
-    return stack.enter_context(contextlib.closing(ToolServer(front, name=args.name)))
+    server = ToolServer(front, name=args.name)
+    server.recording = scope  # the meta-tool calls and the calls they make
+    return stack.enter_context(contextlib.closing(server))
 
 
 def open_server(args: argparse.Namespace, stack: contextlib.ExitStack) -> Any:

@@ -26,6 +26,8 @@ from toolrig.console._runs import RunFilters, newest_id, runs_page
 from toolrig.console._session_view import message_view
 from toolrig.console._state import Console
 from toolrig.console._tryit import arguments_from_form, fields_of
+from toolrig.core.context._recording import recording
+from toolrig.storage._runs import RunStatus
 from toolrig.storage._sessions import LogSessionStore
 
 __all__ = [
@@ -241,10 +243,12 @@ async def tool(request: Request) -> Response:
             return _refused(console, request, f"{name} is destructive: tick the confirmation.")
         arguments = arguments_from_form(fields, typed)
         call_id = f"console-{uuid.uuid4().hex[:12]}"
-        outcome = await console.executor.execute(name, arguments, tool_call_id=call_id)
-        await run_in_threadpool(
-            console.log.add_tool_result, outcome, run_id=call_id, input_data=arguments
-        )
+        log = console.log  # the call is a run of its own: the run id is the call id
+        scope = await run_in_threadpool(log.start_run, call_id, "console", name="try-it")
+        with recording(scope):
+            outcome = await console.executor.execute(name, arguments, tool_call_id=call_id)
+        status = RunStatus.SUCCEEDED if outcome.success else RunStatus.FAILED
+        await run_in_threadpool(log.finish_run, call_id, status)
         result = outcome.to_dict()
         typed = {f.name: typed.get(f.name, "") for f in fields if not f.secret}
     return console.page(

@@ -34,6 +34,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core.context._interaction import tool_interaction
+from toolrig.core.context._recording import Recording, recording
 from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
@@ -153,6 +154,9 @@ class ToolServer:
             "completion/complete", mcp_types.CompleteRequestParams, self._complete
         )
         self.server.middleware.append(self._track_session)
+        self.recording: Recording | None = None
+        """Where the calls served are recorded (an execution log's run, ``log.start_run``);
+        ``None``: not recorded."""
         self._listener = self._on_change  # one bound method, to remove the same object later
         self.catalog.add_change_listener(self._listener)
         self._closed = False
@@ -196,7 +200,7 @@ class ToolServer:
             raise MCPError(code=mcp_types.INVALID_PARAMS, message=_missing(params.name, listing))
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
         try:
-            with tool_interaction(**vars_of(hooks)):
+            with tool_interaction(**vars_of(hooks)), recording(self.recording):
                 result = await self.executor.execute(
                     entry.call_name, params.arguments or {}, progress=hooks.progress
                 )
@@ -216,7 +220,8 @@ class ToolServer:
         entry = listing.names.lookup(name)
         if entry is None:
             raise MCPError(code=mcp_types.INVALID_PARAMS, message=_missing(name, listing))
-        result = await self.executor.execute(entry.call_name, arguments or {})
+        with recording(self.recording):
+            result = await self.executor.execute(entry.call_name, arguments or {})
         return call_result(result, listing.names)
 
     async def _complete(

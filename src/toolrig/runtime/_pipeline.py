@@ -45,7 +45,7 @@ from toolrig.runtime._links import compose
 from toolrig.runtime._policy import CallPolicy
 from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._runners import INLINE, Dispatcher, Placement
-from toolrig.runtime._steps import not_found
+from toolrig.runtime._steps import not_found, refused
 from toolrig.runtime._straight import StraightLine
 from toolrig.runtime._tracing import follow, traced_call, tracing_enabled
 
@@ -286,6 +286,11 @@ class Pipeline:
     ) -> ToolResult:
         """The one structured answer to a call of something that does not exist."""
         return not_found(self.listeners, self._traced, name, message, call_id, action)
+
+    def refuse(self, result: ToolResult, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Report ``result``, the answer to a call that could not reach a tool (disabled, or
+        unreadable), as every call is reported: recorded, told, logged."""
+        return refused(self.listeners, self._traced, result, arguments)
 
     def _missing_action(self, tool: BaseTool, action: str, call_id: str) -> ToolResult:
         asked = ActionRef(tool.spec.name, str(action), True).call_name

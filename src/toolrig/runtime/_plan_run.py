@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol
 
 from toolrig.core.context._background import run_sync
 from toolrig.core.context._events import Listeners
+from toolrig.core.context._recording import Recording, recording
 from toolrig.core.model._errors import ErrorCode
 from toolrig.core.result._result import ToolResult, error_result, success_result
 from toolrig.runtime._executor import ToolExecutor
@@ -33,21 +34,27 @@ logger = logging.getLogger("toolrig.plans")
 
 FailurePolicy = Literal["skip_dependants", "stop"]
 
+_NOT_RUN = (ErrorCode.DEPENDENCY_FAILED, ErrorCode.CANCELLED)
+"""The codes of steps that never ran (skipped, not failed)."""
+
 
 class RunStore(Protocol):
-    """Where step results are recorded and found again (an execution log fits)."""
+    """Where a plan's run is recorded and its steps found again (an execution log fits):
+    the run is opened, its calls are recorded by the pipeline in the scope it gives, and a
+    re-run reads the records back."""
 
-    def add_tool_result(
+    def start_run(
+        self, run_id: str, kind: str, *, name: str | None = None, session_id: str | None = None
+    ) -> Recording: ...
+
+    def finish_run(
         self,
-        result: ToolResult,
-        *,
         run_id: str,
-        input_data: Any = None,
-        step_id: str | None = None,
-        executor_type: str = "tool",
-        cost: float | None = None,
-        tool_version: str | None = None,
-    ) -> int: ...
+        status: Any,
+        *,
+        stop_reason: str | None = None,
+        error: str | None = None,
+    ) -> None: ...
 
     def query(self, *, run_id: str | None = None, status: str | None = None) -> list[Any]: ...
 
@@ -155,21 +162,40 @@ class PlanRunner:
             return result
 
     async def _run(self, plan: Plan, report: PlanCheck) -> PlanResult:
+        store = self.store
+        scope = None if store is None else store.start_run(plan.id, "plan", name=plan.id)
+        try:
+            result = await self._steps(plan, report, scope)
+        except BaseException:
+            if store is not None:
+                store.finish_run(plan.id, "failed", error="the plan run was interrupted")
+            raise
+        if store is not None:
+            failed = [s for s in result.failed if result.results[s].code not in _NOT_RUN]
+            store.finish_run(plan.id, "failed" if failed else "succeeded")
+        return result
+
+    async def _steps(self, plan: Plan, report: PlanCheck, scope: Recording | None) -> PlanResult:
         t0 = time.perf_counter()
-        state = _RunState(plan, report, self._recorded(plan))
+        state = _RunState(plan, report, self._recorded(plan), scope)
         running: dict[asyncio.Task[ToolResult], PlanStep] = {}
         while True:
             ready = state.ready()
             while ready:  # skipping or re-using a step can make others ready at once
                 for step in ready:
                     blocked = state.blocked_by(step)
-                    if blocked is not None:
-                        self._finish(state, step, blocked, record=True)
+                    if blocked is not None:  # never a call: recorded as skipped
+                        step_scope = state.scope_of(step)
+                        if step_scope is not None:
+                            step_scope.skipped(blocked, dict(step.params))
+                        self._finish(state, step, blocked)
                         continue
                     state.pending.pop(step.id)
                     params = _resolved(step, state.outputs)
                     if isinstance(params, ToolResult):  # a reference that does not resolve
-                        self._finish(state, step, params, record=True)
+                        with recording(state.scope_of(step)):
+                            self.executor.pipeline.refuse(params, dict(step.params))
+                        self._finish(state, step, params)
                         continue
                     state.params[step.id] = params
                     if self._reuse(state, step, params):
@@ -177,7 +203,8 @@ class PlanRunner:
                     self._emit(state, step.id, StepStatus.STARTED, None)
                     state.timings[step.id] = (time.perf_counter(), 0.0)
                     call_id = self._call_id(state, step, params)
-                    with plan_step(step.id):  # the step's span is told its step id
+                    # the step's span is told its step id; its call is recorded as the step
+                    with plan_step(step.id), recording(state.scope_of(step)):
                         task = asyncio.ensure_future(
                             self.executor.execute(step.call_name, params, tool_call_id=call_id)
                         )
@@ -189,7 +216,7 @@ class PlanRunner:
             for task in done:
                 step = running.pop(task)
                 state.timings[step.id] = (state.timings[step.id][0], time.perf_counter())
-                self._finish(state, step, task.result(), record=True)
+                self._finish(state, step, task.result())
         ordered = {s.id: state.results[s.id] for s in plan.steps}
         return PlanResult(
             plan_id=plan.id,
@@ -239,35 +266,17 @@ class PlanRunner:
         found = self.executor.catalog.find(tool)
         return None if found is None else found.spec.version
 
-    def _finish(
-        self, state: _RunState, step: PlanStep, result: ToolResult, *, record: bool
-    ) -> None:
+    def _finish(self, state: _RunState, step: PlanStep, result: ToolResult) -> None:
         state.pending.pop(step.id, None)
         state.results[step.id] = result
         if result.success:
             state.outputs[step.id] = result.output
         elif self.on_failure == "stop" and result.code != ErrorCode.DEPENDENCY_FAILED:
             state.stopped_by = state.stopped_by or step.id
-        if record and self.store is not None:
-            try:
-                self.store.add_tool_result(
-                    result,
-                    run_id=state.plan.id,
-                    step_id=step.id,
-                    input_data=state.params.get(step.id, dict(step.params)),
-                    cost=state.report.step_costs.get(step.id),
-                    tool_version=self._version(step.tool),
-                )
-            except Exception:
-                logger.exception("could not record step %s of plan %s", step.id, state.plan.id)
         status = (
             StepStatus.SUCCEEDED
             if result.success
-            else (
-                StepStatus.SKIPPED
-                if result.code in (ErrorCode.DEPENDENCY_FAILED, ErrorCode.CANCELLED)
-                else StepStatus.FAILED
-            )
+            else (StepStatus.SKIPPED if result.code in _NOT_RUN else StepStatus.FAILED)
         )
         self._emit(state, step.id, status, result)
 
@@ -309,7 +318,14 @@ def _resolved(step: PlanStep, outputs: Mapping[str, Any]) -> dict[str, Any] | To
 
 
 class _RunState:
-    def __init__(self, plan: Plan, report: PlanCheck, recorded: RecordedSteps | None) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        report: PlanCheck,
+        recorded: RecordedSteps | None,
+        scope: Recording | None,
+    ) -> None:
+        self.scope = scope
         self.plan = plan
         self.report = report
         self.recorded = recorded
@@ -321,6 +337,13 @@ class _RunState:
         self.reused: list[str] = []
         self.timings: dict[str, tuple[float, float]] = {}
         self.stopped_by: str | None = None
+
+    def scope_of(self, step: PlanStep) -> Recording | None:
+        """Where the step's call is recorded: the plan's run, as this step, with its
+        estimated cost when the call reports none."""
+        if self.scope is None:
+            return None
+        return self.scope.narrowed(step_id=step.id, cost=self.report.step_costs.get(step.id))
 
     def ready(self) -> list[PlanStep]:
         """Pending steps whose dependencies have all finished (in plan order)."""

@@ -31,6 +31,7 @@ __all__ = [
     "context_for",
     "logger",
     "not_found",
+    "refused",
     "report",
     "result_of",
 ]
@@ -211,22 +212,38 @@ def not_found(
             duration_ms=0.0,
         ),
     )
+    return refused(listeners, traced, result)
+
+
+def refused(
+    listeners: Listeners[ToolEvent],
+    traced: bool,
+    result: ToolResult,
+    arguments: Mapping[str, Any] | None = None,
+) -> ToolResult:
+    """Report a call answered before it could reach a tool (a name that names nothing, a
+    disabled tool, a call the model's response did not let be read): its record, its
+    event and its log line, as for every other call."""
+    meta = result.metadata
+    name = meta.tool if meta else "?"
+    call_id = meta.tool_call_id if meta else ""
     scope = RECORDING.get()
     if scope is not None:
-        scope.record(result, None)
+        scope.record(result, arguments)
     if listeners.items:
         listeners.emit(
             ToolEvent(
                 kind=EventKind.FAILED,
-                tool=str(name),
-                action=action or "",
+                tool=name,
+                action=(meta.action if meta else None) or "",
                 tool_call_id=call_id,
                 attempt=0,
                 result=result,
             )
         )
     if traced:
-        trace_missing(str(name), call_id, result)
+        trace_missing(name, call_id, result)
     if logger.isEnabledFor(logging.INFO):
-        logger.info("%s failed [not_found]", name, extra=log_fields(result))
+        code = result.error.code if result.error else "?"
+        logger.info("%s failed [%s]", name, code, extra=log_fields(result))
     return result

@@ -240,8 +240,12 @@ class ExecutionLog(ABC):
         name: str | None = None,
         session_id: str | None = None,
     ) -> Recording:
-        """Note that a run starts; the recording scope its calls are recorded in."""
-        start_run(self, run_id, kind, name=name, session_id=session_id)
+        """Note that a run starts; the recording scope its calls are recorded in (a run row
+        that cannot be written is counted, told and warned about; the run goes on)."""
+        try:
+            start_run(self, run_id, kind, name=name, session_id=session_id)
+        except Exception as exc:
+            self._lost(run_id, "run", None, None, exc)
         return Recording(sink=self, run_id=run_id, session_id=session_id, agent=name)
 
     def finish_run(
@@ -278,7 +282,10 @@ class ExecutionLog(ABC):
         except BaseException:
             self.finish_run(run_id, RunStatus.FAILED, error="an exception escaped the run")
             raise
-        failed = self.query(run_id=run_id, status=RecordStatus.FAILED.value, limit=1)
+        try:
+            failed = bool(self.query(run_id=run_id, status=RecordStatus.FAILED.value, limit=1))
+        except Exception:  # the log cannot be read: the run is not known to have succeeded
+            failed = True
         self.finish_run(run_id, RunStatus.FAILED if failed else RunStatus.SUCCEEDED)
 
     def run_info(self, run_id: str) -> RunInfo | None:

@@ -7,9 +7,8 @@ A module of its own so the log and the summary both build on it without importin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
 from enum import StrEnum
+from typing import Any
 
 __all__ = ["LEGACY_STATUS", "ExecutionRecord", "RecordStatus", "status_of"]
 

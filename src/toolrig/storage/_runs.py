@@ -123,9 +123,7 @@ class RunInfo:
     finished_at: float | None = None
 
 
-_RUN_COLUMNS = (
-    "run_id, kind, name, session_id, status, stop_reason, error, started_at, finished_at"
-)
+_RUN_COLUMNS = "run_id, kind, name, session_id, status, stop_reason, error, started_at, finished_at"
 
 
 def start_run(

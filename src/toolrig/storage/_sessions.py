@@ -18,6 +18,7 @@ from typing import Any
 
 from toolrig.storage._encode import dump_json, load_json
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._runs import DecisionTaken, StoredDecision, record_decision, stored_decisions
 
 __all__ = [
     "POSTGRES_APPROVAL_MIGRATION",
@@ -96,6 +97,15 @@ class SessionStore(ABC):
         """Store ``state`` if the stored version is still ``state.version``; returns it with
         the new version, or raises `SessionConflict`."""
 
+    @abstractmethod
+    def decide(self, decision: StoredDecision) -> StoredDecision:
+        """Record a person's decision on a held call unless one is recorded; the decision
+        that stands. `DecisionTaken` when the first one decides differently."""
+
+    @abstractmethod
+    def decisions(self, session_id: str, call_ids: list[str]) -> dict[str, StoredDecision]:
+        """The decisions recorded for ``call_ids`` of ``session_id``, by call id."""
+
 
 class MemorySessionStore(SessionStore):
     """Sessions in this process only (an agent without an execution log)."""
@@ -103,6 +113,20 @@ class MemorySessionStore(SessionStore):
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._states: dict[str, SessionState] = {}
+        self._decisions: dict[tuple[str, str], StoredDecision] = {}
+
+    def decide(self, decision: StoredDecision) -> StoredDecision:
+        with self._lock:
+            key = (decision.session_id, decision.tool_call_id)
+            existing = self._decisions.setdefault(key, decision)
+        if not existing.same_as(decision):
+            raise DecisionTaken(existing)
+        return existing
+
+    def decisions(self, session_id: str, call_ids: list[str]) -> dict[str, StoredDecision]:
+        with self._lock:
+            found = ((c, self._decisions.get((session_id, c))) for c in call_ids)
+            return {c: d for c, d in found if d is not None}
 
     def load(self, session_id: str) -> SessionState | None:
         with self._lock:
@@ -128,6 +152,12 @@ class LogSessionStore(SessionStore):
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", self.log.placeholder)
+
+    def decide(self, decision: StoredDecision) -> StoredDecision:
+        return record_decision(self.log, decision)
+
+    def decisions(self, session_id: str, call_ids: list[str]) -> dict[str, StoredDecision]:
+        return stored_decisions(self.log, session_id, call_ids)
 
     def load(self, session_id: str) -> SessionState | None:
         row = (
