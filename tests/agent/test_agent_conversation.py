@@ -159,16 +159,17 @@ def test_an_older_log_gets_the_sessions_table_by_its_migration(tmp_path: Any) ->
     import sqlite3
 
     from toolrig.storage import SQLiteExecutionLog
+    from toolrig.storage._sqlite import MIGRATIONS
 
     path = tmp_path / "old.sqlite3"
-    SQLiteExecutionLog(path).close()
-    conn = sqlite3.connect(path)
-    conn.execute("DROP TABLE agent_sessions")
-    conn.execute("PRAGMA user_version=4")  # as the release before sessions left it
+    conn = sqlite3.connect(path)  # a log as the release before sessions left it
+    for script in MIGRATIONS[:4]:
+        conn.executescript(script)
+    conn.execute("PRAGMA user_version=4")
     conn.commit()
     conn.close()
     log = SQLiteExecutionLog(path)
-    assert log.schema_version == 6
+    assert log.schema_version == len(MIGRATIONS) == 7
     LogSessionStore(log).save(SessionState(session_id="s", messages=[]))
     assert LogSessionStore(log).load("s") is not None
     log.close()

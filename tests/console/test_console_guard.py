@@ -86,13 +86,13 @@ async def test_every_post_needs_the_form_token(log: SQLiteExecutionLog) -> None:
         form = {"session": "s1", "call": "c1", "kind": "allow"}
         refused = await http.post("/approvals/decide", data=form)
         assert refused.status_code == 403
-        assert stored_decisions(LogSessionStore(log).load("s1")) is None
+        assert stored_decisions(log, LogSessionStore(log).load("s1")) is None
         tried = await http.post("/catalog/add", data={"a": "1", "b": "2", "csrf": "guess"})
         assert tried.status_code == 403
         token = csrf_of((await http.get("/approvals")).text)
         accepted = await http.post("/approvals/decide", data={**form, "csrf": token})
         assert accepted.status_code == 303
-        assert stored_decisions(LogSessionStore(log).load("s1")) == {"c1": True}
+        assert stored_decisions(log, LogSessionStore(log).load("s1")) == {"c1": True}
 
 
 async def test_read_only_hides_and_refuses_decisions_and_try_it(log: SQLiteExecutionLog) -> None:
@@ -106,7 +106,7 @@ async def test_read_only_hides_and_refuses_decisions_and_try_it(log: SQLiteExecu
         assert (await http.post("/approvals/decide", data=form)).status_code == 403
         tried = await http.post("/catalog/add", data={"a": "1", "b": "2", "csrf": token})
         assert tried.status_code == 403
-    assert stored_decisions(LogSessionStore(log).load("s2")) is None
+    assert stored_decisions(log, LogSessionStore(log).load("s2")) is None
 
 
 def test_of_many_deciding_at_once_exactly_one_wins(
@@ -141,7 +141,7 @@ def test_of_many_deciding_at_once_exactly_one_wins(
         thread.join()
     winners = [o for o in outcomes if o != "refused"]
     assert len(outcomes) == deciders and len(winners) == 1, outcomes
-    decided = stored_decisions(LogSessionStore(log).load("s3"))
+    decided = stored_decisions(log, LogSessionStore(log).load("s3"))
     assert decided is not None and (decided["c1"] is True) == (winners[0] == "allow")
 
 
@@ -188,11 +188,11 @@ async def test_deny_with_a_reason_and_answer_by_hand_reach_the_agent(
         )
         assert again.status_code == 409 and "already decided" in again.text
     store = LogSessionStore(log)
-    assert stored_decisions(store.load("s5")) == {"c1": Deny(reason="logs is still in use")}
-    assert stored_decisions(store.load("s6")) == {"c1": Answer(output={"dropped": False})}
+    assert stored_decisions(log, store.load("s5")) == {"c1": Deny(reason="logs is still in use")}
+    assert stored_decisions(log, store.load("s6")) == {"c1": Answer(output={"dropped": False})}
     model = ScriptedModel(["Kept it."])
     agent = Agent("DBA", "db", model, tools, approval=ApprovalPolicy(destructive=True), log=log)
-    done = agent.run(session_id="s5", approvals=stored_decisions(store.load("s5")))
+    done = agent.run(session_id="s5", approvals=stored_decisions(log, store.load("s5")))
     assert done.steps[0].results[0].to_text() == (
         "Error [permission_denied]: The call was denied: logs is still in use"
     )

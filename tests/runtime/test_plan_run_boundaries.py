@@ -484,7 +484,7 @@ def test_resume_call_ids_hash_the_tools_version_and_arguments(log: SQLiteExecuti
     assert call_id == f"p.a.0.{digest}"
 
 
-def test_a_tool_removed_while_its_plan_runs_is_recorded_without_a_version(
+def test_a_tool_removed_while_its_plan_runs_is_recorded_with_the_version_that_ran(
     log: SQLiteExecutionLog,
 ) -> None:
     registry = Registry()
@@ -501,7 +501,7 @@ def test_a_tool_removed_while_its_plan_runs_is_recorded_without_a_version(
     )
     assert result.outputs == {"a": 1}
     (record,) = log.get_run("p")
-    assert record.tool_version is None and record.output == 1
+    assert record.tool_version == "3.0.0" and record.output == 1
 
 
 def test_the_cost_function_prices_the_plan_and_its_records(log: SQLiteExecutionLog) -> None:

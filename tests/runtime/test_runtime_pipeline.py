@@ -280,6 +280,7 @@ def test_results_built_slot_by_slot_equal_the_constructors() -> None:
             "attempts",
             "cost",
             "extra",
+            "decision",
         }
         assert {f.name for f in dataclasses.fields(ToolResult)} == {
             "success",

@@ -1,10 +1,10 @@
 """The approvals inbox: the calls agent sessions hold, and the decisions people take on them.
 
-A decision is written into the held session with the session store's compare-and-swap save
-(the version read must still be the stored one), so of two people deciding at once exactly one
-wins; the other gets `AlreadyDecided`, as does anyone deciding a turn a
-run has claimed. The agent that holds the session reads the decisions
-(`stored_decisions`, or `wait_for_decisions` to block until there are some) and
+A decision is recorded once per held call in the log's decisions table (an insert that only
+the first decision of a call wins), so of two people deciding at once exactly one wins; the
+other gets `AlreadyDecided`, as does anyone deciding a turn a run has claimed, and a resume
+that brings a different decision for a call decided here. The agent that holds the session
+reads the decisions (`stored_decisions`, or `wait_for_decisions` to block until there are some) and
 resumes with ``agent.run(session_id=..., approvals=...)``, exactly as after ``toolrig agent
 --session ID --allow CALL_ID``: that run claims the turn before any tool runs, so even two
 processes resuming with the same decisions run each approved call once.
@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, replace
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any
 
-from toolrig.agent._approval import Answer, Decision, Deny
-from toolrig.agent._claim import AlreadyDecided
+from toolrig.agent._approval import Decision
+from toolrig.agent._claim import AlreadyDecided, as_decision
+from toolrig.storage import _runs as runs
 from toolrig.storage._log import ExecutionLog
-from toolrig.storage._sessions import LogSessionStore, SessionConflict, SessionState
+from toolrig.storage._sessions import LogSessionStore, SessionState
 
 __all__ = [
     "HeldCall",
@@ -29,9 +30,6 @@ __all__ = [
     "stored_decisions",
     "wait_for_decisions",
 ]
-
-_KEY: Final = "decisions"
-"""Where decisions are kept in a session's ``pending`` data."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,7 +55,8 @@ def _table(log: ExecutionLog) -> str:
 
 
 def held_calls(log: ExecutionLog, *, limit: int = 200) -> list[HeldCall]:
-    """The calls held by stored sessions, newest first."""
+    """The calls held by stored sessions, newest first, each with its decision if one was
+    recorded (and not yet acted on)."""
     sql = (
         f"SELECT session_id, pending, updated_at FROM {_table(log)} "
         f"WHERE pending IS NOT NULL ORDER BY updated_at DESC LIMIT {int(limit)}"
@@ -67,13 +66,15 @@ def held_calls(log: ExecutionLog, *, limit: int = 200) -> list[HeldCall]:
         data = json.loads(pending) if pending else None
         if not isinstance(data, dict):
             continue
-        decided = dict(data.get(_KEY) or {})
+        items = data.get("pending", [])
+        recorded = runs.stored_decisions(log, session_id, [item["id"] for item in items])
+        decided = {c: _shown(d) for c, d in recorded.items()}
         claim = data.get("claim")
         if isinstance(claim, dict):  # a run is deciding the turn now: show what it decided
             by = f"run {claim.get('run_id')} is carrying it out"
             for call_id, word in (claim.get("decisions") or {}).items():
                 decided[call_id] = {"kind": word, "reason": by}
-        for item in data.get("pending", []):
+        for item in items:
             out.append(
                 HeldCall(
                     session_id=session_id,
@@ -88,9 +89,28 @@ def held_calls(log: ExecutionLog, *, limit: int = 200) -> list[HeldCall]:
     return out
 
 
-def decide(log: ExecutionLog, session_id: str, tool_call_id: str, decision: dict[str, Any]) -> None:
+def _shown(decision: runs.StoredDecision) -> dict[str, Any]:
+    shown: dict[str, Any] = {"kind": decision.kind, "at": decision.decided_at}
+    if decision.reason:
+        shown["reason"] = decision.reason
+    if decision.kind == "answer":
+        shown["output"] = decision.output
+    if decision.decided_by:
+        shown["by"] = decision.decided_by
+    return shown
+
+
+def decide(
+    log: ExecutionLog,
+    session_id: str,
+    tool_call_id: str,
+    decision: dict[str, Any],
+    *,
+    by: str = "console",
+) -> None:
     """Record ``decision`` (``{"kind": "allow" | "deny" | "answer", "reason"?, "output"?}``)
-    for one held call; `AlreadyDecided` when it was decided first, or is not held."""
+    for one held call, as the decision that stands (see ``storage._runs``);
+    `AlreadyDecided` when it was decided first, or is not held."""
     store = LogSessionStore(log)
     state = store.load(session_id)
     pending = None if state is None else state.pending
@@ -101,27 +121,43 @@ def decide(log: ExecutionLog, session_id: str, tool_call_id: str, decision: dict
     claim = pending.get("claim")
     if claim is not None:  # a run is deciding the turn now (agent.run(approvals=...))
         raise AlreadyDecided(session_id, [tool_call_id], claim.get("run_id"))
-    decided = dict(pending.get(_KEY) or {})
-    if tool_call_id in decided:
-        raise AlreadyDecided(session_id, [tool_call_id], None)
-    decided[tool_call_id] = {**decision, "at": time.time()}
+    wanted = runs.StoredDecision(
+        session_id=session_id,
+        tool_call_id=tool_call_id,
+        kind=str(decision.get("kind")),
+        reason=decision.get("reason"),
+        output=decision.get("output"),
+        decided_by=by,
+    )
+    if wanted.kind not in ("allow", "deny", "answer"):
+        raise ValueError(f"a decision is allow, deny or answer, not {wanted.kind!r}")
+    existing = runs.stored_decisions(log, session_id, [tool_call_id]).get(tool_call_id)
+    if existing is not None:  # one decision per call, even the same one given twice here
+        raise AlreadyDecided(session_id, [tool_call_id], None, detail=_detail(existing))
     try:
-        store.save(replace(state, pending={**pending, _KEY: decided}))
-    except SessionConflict:  # another decision (or a run's claim) was written first
-        raise AlreadyDecided(session_id, [tool_call_id], None) from None
+        store.decide(wanted)
+    except runs.DecisionTaken as taken:  # another door decided first
+        raise AlreadyDecided(
+            session_id, [tool_call_id], None, detail=_detail(taken.existing)
+        ) from None
 
 
-def stored_decisions(state: SessionState | None) -> dict[str, Decision] | None:
+def _detail(decision: runs.StoredDecision) -> str:
+    word = {"allow": "approved", "deny": "denied", "answer": "answered"}[decision.kind]
+    return f"{word} by {decision.decided_by}" if decision.decided_by else word
+
+
+def stored_decisions(log: ExecutionLog, state: SessionState | None) -> dict[str, Decision] | None:
     """The decisions recorded for every call ``state`` holds, as ``approvals=`` takes them;
     ``None`` until each held call is decided."""
     pending = None if state is None else state.pending
-    if not pending:
+    if state is None or not pending:
         return None
-    decided = pending.get(_KEY) or {}
     ids = [item["id"] for item in pending.get("pending", [])]
+    decided = runs.stored_decisions(log, state.session_id, ids)
     if not ids or any(i not in decided for i in ids):
         return None
-    return {i: _decision(decided[i]) for i in ids}
+    return {i: as_decision(decided[i]) for i in ids}
 
 
 def wait_for_decisions(
@@ -139,19 +175,9 @@ def wait_for_decisions(
                 f"session {session_id!r} holds no calls awaiting a decision "
                 "(never stored, or already being resumed by another run)"
             )
-        found = stored_decisions(state)
+        found = stored_decisions(log, state)
         if found is not None:
             return found
         if time.monotonic() >= deadline:
             raise TimeoutError(f"no decision on session {session_id!r} in {timeout:g} s")
         time.sleep(poll)
-
-
-def _decision(data: dict[str, Any]) -> Decision:
-    kind = data.get("kind")
-    if kind == "allow":
-        return True
-    if kind == "answer":
-        return Answer(output=data.get("output"))
-    reason = data.get("reason")
-    return Deny(reason=reason) if reason else Deny()

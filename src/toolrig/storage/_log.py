@@ -251,7 +251,7 @@ class ExecutionLog(ABC):
     def finish_run(
         self,
         run_id: str,
-        status: RunStatus,
+        status: RunStatus | str,
         *,
         stop_reason: str | None = None,
         error: str | None = None,

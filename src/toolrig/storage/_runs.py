@@ -149,17 +149,23 @@ def start_run(
 def finish_run(
     log: _Database,
     run_id: str,
-    status: RunStatus,
+    status: RunStatus | str,
     *,
     stop_reason: str | None = None,
     error: str | None = None,
 ) -> None:
-    """Note how run ``run_id`` ended."""
+    """Note how run ``run_id`` ended (``status``: a `RunStatus` or its word)."""
     _execute(
         log,
         f"UPDATE {_table(log, 'runs')} SET status = ?, stop_reason = ?, error = ?, "
         "finished_at = ? WHERE run_id = ?",
-        [status.value, stop_reason, storable_text(error), time.time(), storable_text(run_id)],
+        [
+            RunStatus(status).value,
+            stop_reason,
+            storable_text(error),
+            time.time(),
+            storable_text(run_id),
+        ],
     )
 
 

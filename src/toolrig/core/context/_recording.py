@@ -43,8 +43,10 @@ class CallSink(Protocol):
         result: ToolResult,
         arguments: Mapping[str, Any] | None,
         tool_version: str | None,
+        status: str | None = None,
     ) -> None:
-        """Write the one record of a finished call; never raises into the call."""
+        """Write the one record of a finished call (``status``: instead of the one its
+        result gives); never raises into the call."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,7 +79,7 @@ class Recording:
 
     def skipped(self, result: ToolResult, arguments: Mapping[str, Any] | None) -> None:
         """Record work that was due but never became a call (a plan step not run)."""
-        self.sink.record_call(self, result, arguments, None)
+        self.sink.record_call(self, result, arguments, None, "skipped")
 
 
 RECORDING: ContextVar[Recording | None] = ContextVar("toolrig_recording", default=None)
