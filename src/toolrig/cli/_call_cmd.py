@@ -11,7 +11,9 @@ JSON object, and the ``key`` forms override its keys. Exit code 0 when the call 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +47,12 @@ def add_call_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "--strict", action="store_true", help="refuse arguments that would need converting"
     )
     call.add_argument("--timeout", type=float, metavar="SECONDS", help="override the time limit")
+    call.add_argument(
+        "--log",
+        metavar="URL",
+        help="record the call (as a run of its own) in this execution log: SQLite path or "
+        "postgresql:// URL",
+    )
     add_broker_options(call)
     add_catalog_options(call, demo_default=True)
     add_json_option(call)
@@ -84,8 +92,15 @@ def run_call(args: argparse.Namespace) -> int:
     from toolrig.runtime._executor import UNSET, ToolExecutor
 
     arguments = parse_arguments(args.pairs, args.args)
-    with open_catalog(args, "call") as registry, ToolExecutor(registry) as executor:
+    with contextlib.ExitStack() as stack:
+        registry = stack.enter_context(open_catalog(args, "call"))
+        executor = stack.enter_context(ToolExecutor(registry))
         attach_remote(executor, args)
+        if args.log:  # the call is recorded as a run of its own, ``cli-...``
+            from toolrig.cli._log_cmd import open_log_for_writing
+
+            log = stack.enter_context(open_log_for_writing(args.log))
+            stack.enter_context(log.run(f"cli-{uuid.uuid4().hex[:12]}", kind="cli", name="call"))
         timeout = UNSET if args.timeout is None else args.timeout
         result = executor.execute_sync(
             args.tool, arguments, strict=args.strict or None, timeout=timeout
