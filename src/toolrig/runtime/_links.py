@@ -48,7 +48,7 @@ class Reporting:
             values_or(call.raw),
             result,
             call,
-            call.owner.spec.version,
+            call.owner,
         )
         return result
 

@@ -15,6 +15,7 @@ from toolrig.core.context._events import Listeners
 from toolrig.core.context._recording import RECORDING
 from toolrig.core.context._runner import ToolRunner
 from toolrig.core.define._action import Action
+from toolrig.core.define._base import BaseTool
 from toolrig.core.model._errors import ErrorCode
 from toolrig.core.model._on_first_use import asyncio, lazy_logger, logging
 from toolrig.core.result._result import ErrorInfo, ResultMetadata, ToolResult
@@ -154,13 +155,13 @@ def report(
     values: Mapping[str, Any] | None,
     result: ToolResult,
     call: Call | None,
-    version: str | None = None,
+    owner: BaseTool | None = None,
 ) -> None:
     """The call's one exit: its record (in the current recording scope), the outcome event
-    and a log line. ``version`` is the version of the tool that ran."""
+    and a log line. ``owner`` is the tool that ran (its version is recorded)."""
     scope = RECORDING.get()
     if scope is not None:
-        scope.record(result, values, version)
+        scope.record(result, values, None if owner is None else owner.spec.version)
     if listeners.items:
         meta = result.metadata
         listeners.emit(

@@ -81,7 +81,7 @@ class StraightLine:
         else:
             error = checked(action, output, self.validate_output)
         result = make_result(action, output, error, call_id, started_at, t0, 1)
-        report(self.listeners, action, values, result, call, tool.spec.version)
+        report(self.listeners, action, values, result, call, tool)
         return result
 
     async def run_async(
@@ -123,7 +123,7 @@ class StraightLine:
         else:
             error = checked(action, output, self.validate_output)
         result = make_result(action, output, error, call_id, started_at, t0, 1)
-        report(self.listeners, action, values, result, call, tool.spec.version)
+        report(self.listeners, action, values, result, call, tool)
         return result
 
     def _refused(
@@ -151,7 +151,7 @@ class StraightLine:
                 started_at=started_at,
                 t0=t0,
             )
-        report(self.listeners, action, values_or(args), result, call, tool.spec.version)
+        report(self.listeners, action, values_or(args), result, call, tool)
         return result
 
     def _announced(
