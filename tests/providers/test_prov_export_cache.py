@@ -64,3 +64,23 @@ def test_a_list_of_tools_is_kept_by_its_specs_for_the_last_few_lists() -> None:
         to_openai_chat_tools([add, tool(_echo, name=f"t{n}")])
     assert to_openai_chat_tools([add])[0] is not first[0]
     assert to_openai_chat_tools([add]) == first
+
+
+def test_a_version_keeps_one_name_map_when_two_builds_overlap() -> None:
+    """An export notes its strictness on the version's name map, so the map a parse reads must
+    be the one the export wrote to: when a second build finishes first (another thread), the
+    first build's caller gets the kept map, not its own."""
+    from toolrig.providers import NameMap
+
+    executor = ToolExecutor([add])
+    catalog = executor.catalog
+    inner: list[NameMap] = []
+
+    def overlapped() -> NameMap:
+        inner.append(NameMap.from_tools(executor))  # the other build, done first
+        return NameMap.from_specs(catalog.specs())
+
+    outer = catalog.memo(NameMap, overlapped)
+    assert outer is inner[0] is NameMap.from_tools(executor)
+    to_openai_chat_tools(executor, strict=True)
+    assert inner[0].strict and NameMap.from_tools(executor).strict

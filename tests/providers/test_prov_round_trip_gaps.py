@@ -13,6 +13,7 @@ import pytest
 
 from toolrig import ToolExecutor, tool
 from toolrig.providers import (
+    NameMap,
     SchemaNormalizedWarning,
     parse_openai_chat_calls,
     run_tool_calls_sync,
@@ -166,3 +167,41 @@ def test_json_text_nested_too_deeply_is_an_invalid_arguments_answer(arguments: s
     (message,) = run_tool_calls_sync(response, ToolExecutor([anything]), provider="openai")
     assert message["content"].startswith("Error [invalid_arguments]:")
     assert "nested too deeply" in message["content"]
+
+
+def test_two_exports_of_the_same_tools_parse_independently() -> None:
+    """Strictness belongs to each export (its catalogue), not to the tool objects: one
+    process exporting the same tools strictly for one executor and loosely for another parses
+    each executor's calls as its own export asked, whichever was exported last."""
+    strict_executor = ToolExecutor([anything])
+    loose_executor = ToolExecutor([anything])
+    text = {"value": '{"k": 1}', "count": None}  # what strict mode sends for {"k": 1}
+    for _ in range(2):  # interleaved: each export is made after the other's
+        to_openai_chat_tools(strict_executor, strict=True)
+        to_openai_chat_tools(loose_executor)
+        strict_out = run_tool_calls_sync(chat_call(text), strict_executor, provider="openai")
+        assert sent(strict_out) == {"value": {"k": 1}, "count": 1}
+        loose_out = run_tool_calls_sync(
+            chat_call({"value": '{"k": 1}', "count": 2}), loose_executor, provider="openai"
+        )
+        assert sent(loose_out) == {"value": '{"k": 1}', "count": 2}  # text stays text
+        to_openai_responses_tools(loose_executor)
+        to_openai_responses_tools(strict_executor, strict=True)
+        (call,) = parse_openai_chat_calls(chat_call(text), strict_executor)
+        assert call.arguments == {"value": {"k": 1}}  # type: ignore[union-attr]
+        (call,) = parse_openai_chat_calls(chat_call({"value": "[1]"}), loose_executor)
+        assert call.arguments == {"value": "[1]"}  # type: ignore[union-attr]
+
+
+def test_an_exported_name_map_carries_its_strictness() -> None:
+    """A list of tools is exported through its name map, which remembers how: parsing with
+    the same map (or the same tools) follows that export, and an unexported map is loose."""
+    names = NameMap.from_specs([anything.spec])
+    assert names.strict is False
+    to_openai_chat_tools(names, strict=True)
+    assert names.strict is True
+    (call,) = parse_openai_chat_calls(chat_call({"value": "[1]", "count": None}), names)
+    assert call.arguments == {"value": [1]}  # type: ignore[union-attr]
+    other = NameMap.from_specs([anything.spec])  # another export of the same tools
+    (call,) = parse_openai_chat_calls(chat_call({"value": "[1]"}), other)
+    assert call.arguments == {"value": "[1]"}  # type: ignore[union-attr]

@@ -291,3 +291,54 @@ def test_isolation_is_an_option_checked_at_definition() -> None:
     with pytest.raises(ToolDefinitionError, match="isolation"):
         tool(isolation="gpu")(one)  # type: ignore[call-overload]
     assert tool(isolation="process")(one).spec.isolation == "process"
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended (gone, or a zombie nobody collected yet)."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="Linux only (PR_SET_PDEATHSIG)")
+def test_an_isolated_child_dies_with_its_parent(tmp_path: Path) -> None:
+    """A parent killed mid-call leaves no runaway child (the child asked Linux to kill it)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    pid_file = tmp_path / "child.pid"
+    script = textwrap.dedent(
+        f"""
+        import os, time
+        from toolrig import ToolExecutor, tool
+
+        @tool(isolation="process", timeout=60)
+        def linger() -> int:
+            with open({str(pid_file)!r}, "w") as out:
+                out.write(str(os.getpid()))
+            time.sleep(60)
+            return 0
+
+        with ToolExecutor([linger]) as executor:
+            executor.execute_sync("linger", {{}})
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 30
+        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child = int(pid_file.read_text())
+        os.kill(child, 0)  # running while its parent is
+    finally:
+        parent.kill()
+        parent.wait()
+    assert _ended(child), "the isolated child outlived its parent"

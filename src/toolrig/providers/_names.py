@@ -105,12 +105,16 @@ _RECENT_LOCK = threading.Lock()
 class NameMap:
     """The exported actions of some tools, by provider name and by executor call name."""
 
-    __slots__ = ("_by_call", "_by_key", "_by_provider", "entries", "exports")
+    __slots__ = ("_by_call", "_by_key", "_by_provider", "entries", "exports", "strict")
 
     def __init__(self, entries: Iterable[ExportedAction]) -> None:
         self.entries: tuple[ExportedAction, ...] = tuple(entries)
         self.exports: dict[Hashable, list[dict[str, Any]]] = {}
         """What each provider's exporter made of this map (a map never changes)."""
+        self.strict = False
+        """Whether these actions were last exported in OpenAI's strict mode: what the OpenAI
+        parsers assume when not told. Each export sets it on the map it exported (a
+        catalogue's map is its version's), so two exports of the same tools parse apart."""
         self._by_provider: dict[str, ExportedAction] = {}
         self._by_call: dict[str, ExportedAction] = {}
         self._by_key: dict[tuple[str, str], ExportedAction] = {}

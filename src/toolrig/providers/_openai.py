@@ -15,7 +15,6 @@ from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall, as_list, get_field, make_call, result_call_id
 from toolrig.providers._content_blocks import openai_responses_items
 from toolrig.providers._export_cache import cached_export
-from toolrig.providers._export_memory import exported_strictly, note_export
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource
 from toolrig.providers._strict import StrictSchemaError, to_strict_schema
 
@@ -54,34 +53,36 @@ def to_openai_chat_tools(source: ToolSource, *, strict: bool = False) -> list[di
     """Chat Completions ``tools``: ``{"type": "function", "function": {...}}`` per action.
 
     With ``strict``, parameters are rewritten for strict mode (see
-    `to_strict_schema`); the parsers of this process remember it.
-    A catalogue's (or an executor's) list is kept until the catalogue changes: the tool dicts
-    are shared between calls, so copy one before editing it.
+    `to_strict_schema`); the source's name map remembers it (`NameMap.strict`), so its parsers
+    follow. A catalogue's (or an executor's) list is kept until the catalogue changes: the tool
+    dicts are shared between calls, so copy one before editing it.
     """
+    names = NameMap.from_tools(source)
 
     def build() -> list[dict[str, Any]]:
-        names = NameMap.from_tools(source)
         return [{"type": "function", "function": _function(e, strict)} for e in names]
 
-    tools = cached_export(source, ("openai chat", strict), build)
-    note_export(source, strict)
+    tools = cached_export(names, ("openai chat", strict), build)
+    names.strict = strict
     return tools
 
 
 def to_openai_responses_tools(source: ToolSource, *, strict: bool = False) -> list[dict[str, Any]]:
     """Responses API ``tools``: ``{"type": "function", "name", "description", "parameters",
-    "strict"}`` per action (``strict`` is always stated, as the Responses API defaults it on)."""
+    "strict"}`` per action (``strict`` is always stated, as the Responses API defaults it on;
+    the name map remembers it, as for `to_openai_chat_tools`)."""
+    names = NameMap.from_tools(source)
 
     def build() -> list[dict[str, Any]]:
         tools = []
-        for entry in NameMap.from_tools(source):
+        for entry in names:
             function = _function(entry, strict)
             function["strict"] = strict
             tools.append({"type": "function", **function})
         return tools
 
-    tools = cached_export(source, ("openai responses", strict), build)
-    note_export(source, strict)
+    tools = cached_export(names, ("openai responses", strict), build)
+    names.strict = strict
     return tools
 
 
@@ -107,11 +108,11 @@ def parse_openai_chat_calls(
     Accepts the SDK's ``ChatCompletion``, a choice, a message, its ``tool_calls``, or the same as
     dicts. Arguments arrive as JSON text; text that is not JSON becomes an ``invalid_arguments``
     result. Custom (non-function) tool calls are not toolrig's and are skipped. ``strict``
-    says whether the tools were exported in strict mode; by default, as this process last
-    exported them.
+    says whether the tools were exported in strict mode; by default, as ``tools`` was last
+    exported (`NameMap.strict`).
     """
-    strict = exported_strictly(tools, strict)
     names = NameMap.from_tools(tools)
+    json_text = names.strict if strict is None else strict
     calls: list[ParsedCall] = []
     for item in _chat_tool_calls(response):
         if get_field(item, "type", default="function") != "function":
@@ -123,7 +124,7 @@ def parse_openai_chat_calls(
                 str(get_field(function, "name", default="")),
                 get_field(function, "arguments"),
                 get_field(item, "id"),
-                json_text=strict,
+                json_text=json_text,
             )
         )
     return calls
@@ -152,8 +153,8 @@ def parse_openai_responses_calls(
 ) -> list[ParsedCall]:
     """The ``function_call`` items of a Responses API response, ready to execute (``strict``:
     as for `parse_openai_chat_calls`)."""
-    strict = exported_strictly(tools, strict)
     names = NameMap.from_tools(tools)
+    json_text = names.strict if strict is None else strict
     calls: list[ParsedCall] = []
     for item in _responses_items(response):
         if get_field(item, "type") != "function_call":
@@ -164,7 +165,7 @@ def parse_openai_responses_calls(
                 str(get_field(item, "name", default="")),
                 get_field(item, "arguments"),
                 get_field(item, "call_id", "id"),
-                json_text=strict,
+                json_text=json_text,
             )
         )
     return calls

@@ -17,7 +17,6 @@ from typing import Any, Literal
 from toolrig.core.result._result import ToolResult
 from toolrig.providers import _anthropic, _gemini, _openai
 from toolrig.providers._calls import ParsedCall, execute_calls, execute_calls_sync
-from toolrig.providers._export_memory import exported_strictly
 from toolrig.providers._names import NameMap
 from toolrig.providers._turns import assistant_turn
 from toolrig.runtime._executor import ToolExecutor
@@ -30,8 +29,9 @@ Provider = Literal["openai", "openai-responses", "anthropic", "gemini"]
 
 @dataclass(frozen=True, slots=True)
 class _Format:
-    parse: Callable[[Any, NameMap, bool], list[ParsedCall]]
-    """``(response, names, strict)``: the calls of the response."""
+    parse: Callable[[Any, NameMap, bool | None], list[ParsedCall]]
+    """``(response, names, strict)``: the calls of the response (``strict=None``: as the map
+    was last exported)."""
     format: Callable[[Sequence[ToolResult], Sequence[ParsedCall], NameMap], list[dict[str, Any]]]
 
 
@@ -68,7 +68,6 @@ def parse_tool_calls(
     response: Any, executor: ToolExecutor, *, provider: Provider, strict: bool | None = None
 ) -> list[ParsedCall]:
     """The tool calls of ``response`` as ``provider`` shapes them, named for ``executor``."""
-    strict = exported_strictly(executor, strict)
     return _format_for(provider).parse(response, NameMap.from_tools(executor), strict)
 
 
@@ -87,11 +86,10 @@ async def run_tool_calls(
     `assistant_turn`), so ``messages += ...`` is all a loop needs; without it (the
     default, for loops that append the turn themselves) only the results come back, and no
     tool calls means no messages. ``strict`` says whether the tools were exported in OpenAI
-    strict mode; by default, as this process last exported them (pass it when they were
-    exported elsewhere). Results come back in the order of the calls.
+    strict mode; by default, as the executor's tools were last exported (pass it when they
+    were exported elsewhere). Results come back in the order of the calls.
     """
     fmt = _format_for(provider)
-    strict = exported_strictly(executor, strict)
     names = NameMap.from_tools(executor)
     calls = fmt.parse(response, names, strict)
     results = await execute_calls(executor, calls)
@@ -109,7 +107,6 @@ def run_tool_calls_sync(
 ) -> list[dict[str, Any]]:
     """Blocking `run_tool_calls`, for scripts."""
     fmt = _format_for(provider)
-    strict = exported_strictly(executor, strict)
     names = NameMap.from_tools(executor)
     calls = fmt.parse(response, names, strict)
     results = execute_calls_sync(executor, calls)

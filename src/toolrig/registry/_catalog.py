@@ -177,7 +177,7 @@ class Catalog:
             pass
         value = build()
         if memo is self._memo:  # not kept when the catalogue changed meanwhile
-            memo[key] = value
+            return cast(T, memo.setdefault(key, value))  # two builds at once: the first kept
         return value
 
     def locate(self, tool: str, action: str) -> tuple[BaseTool, Action] | None:

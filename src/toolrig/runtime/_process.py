@@ -20,6 +20,7 @@ process leaves no runaway child behind.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import os
 import queue
@@ -27,6 +28,7 @@ import signal
 import sys
 import threading
 import warnings
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, NoReturn
 
@@ -100,6 +102,7 @@ _pipes_lock = threading.Lock()
 async def _run(action: Action, values: dict[str, Any], ctx: ToolContext | None) -> Any:
     import pickle  # here, before the fork, so the child has it too; not with toolrig
 
+    _prctl()  # looked up before the fork too: the child only calls it
     loop = asyncio.get_running_loop()
     parent = os.getpid()
     with _pipes_lock:  # no pipe is made between another call's pipe and its fork
@@ -315,14 +318,28 @@ def _detach(parent: int) -> None:
         os.nice(_NICENESS)
 
 
-def _die_with(parent: int) -> None:
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` on Linux, found once in the parent: importing `ctypes` and loading libc
+    in every child cost 10-14 ms a call on a loaded 2-core machine, about as much as the fork
+    (`bench/fork_engines.py`)."""
     if not sys.platform.startswith("linux"):
-        return
+        return None
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except Exception:
+        return None
+    return prctl
+
+
+def _die_with(parent: int) -> None:
+    prctl = _prctl()
+    if prctl is None:
+        return
+    try:
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:
         return
     if os.getppid() != parent:  # the parent ended before the request took effect

@@ -6,6 +6,9 @@ Spans follow OpenTelemetry's GenAI semantic conventions (``execute_tool {tool}``
 switched on. Off (the default), tracing costs nothing on the pipeline's straight-line paths:
 the switch flips each pipeline's own "plain" flag, so no call tests anything, and the helpers
 here answer with one shared do-nothing scope.
+
+The switch and the pipelines that follow it belong to a `Tracing` object; `TRACING` is the
+process's one instance, which `enable_tracing` flips and every helper here reads.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Tracer, TracerProvider
 
 __all__ = [
+    "TRACING",
     "SpanScope",
+    "Tracing",
     "agent_span",
     "chat_span",
     "disable_tracing",
@@ -38,35 +43,70 @@ __all__ = [
     "workflow_span",
 ]
 
-_lock = threading.Lock()
-_tracer: Tracer | None = None
-_impl: Any = None  # the module ``_spans`` once imported (typed through the functions below)
-_followers: list[weakref.WeakMethod[Callable[[], None]]] = []
-_pruned_at = 16
-
 STEP_ID: Final[ContextVar[str | None]] = ContextVar("toolrig_plan_step", default=None)
 """The plan step whose call is being started (read only while tracing is on)."""
 
 
-def enable_tracing(tracer_provider: TracerProvider | None = None) -> None:
-    """Record spans of every tool call, plan run and agent run from now on.
+class Tracing:
+    """A tracing switch: the tracer spans go to (``None``: off) and the pipelines told when it
+    flips, so that their calls test nothing while it is off."""
 
-    Spans go to ``tracer_provider``, or to OpenTelemetry's global provider (set by your SDK
-    setup). Needs ``opentelemetry-api``: ``pip install 'toolrig[otel]'``.
-    """
-    global _tracer, _impl
-    try:
-        from opentelemetry import trace
+    __slots__ = ("_followers", "_lock", "_pruned_at", "impl", "tracer")
 
-        from toolrig.runtime import _spans
-    except ImportError as exc:
-        raise ImportError("tracing needs OpenTelemetry: pip install 'toolrig[otel]'") from exc
-    with _lock:
-        _impl = _spans
-        _tracer = trace.get_tracer(
-            "toolrig", _version(), tracer_provider, schema_url=_spans.SCHEMA_URL
-        )
-    _refresh()
+    def __init__(self) -> None:
+        self.tracer: Tracer | None = None
+        """Where spans go while tracing is on."""
+        self.impl: Any = None
+        """The module ``_spans`` once imported (typed through the helpers below)."""
+        self._lock = threading.Lock()
+        self._followers: list[weakref.WeakMethod[Callable[[], None]]] = []
+        self._pruned_at = 16
+
+    def enable(self, tracer_provider: TracerProvider | None = None) -> None:
+        """Record spans from now on, to ``tracer_provider`` or OpenTelemetry's global one."""
+        try:
+            from opentelemetry import trace
+
+            from toolrig.runtime import _spans
+        except ImportError as exc:
+            raise ImportError("tracing needs OpenTelemetry: pip install 'toolrig[otel]'") from exc
+        with self._lock:
+            self.impl = _spans
+            self.tracer = trace.get_tracer(
+                "toolrig", _version(), tracer_provider, schema_url=_spans.SCHEMA_URL
+            )
+        self._refresh()
+
+    def disable(self) -> None:
+        """Stop recording spans; the followers take their fast paths again."""
+        with self._lock:
+            self.tracer = None
+        self._refresh()
+
+    @property
+    def enabled(self) -> bool:
+        """Whether spans are being recorded."""
+        return self.tracer is not None
+
+    def follow(self, refresh: Callable[[], None]) -> None:
+        """Call ``refresh`` (a bound method, held weakly) whenever the switch flips."""
+        with self._lock:
+            self._followers.append(weakref.WeakMethod(refresh))
+            if len(self._followers) >= self._pruned_at:
+                self._followers[:] = [ref for ref in self._followers if ref() is not None]
+                self._pruned_at = max(16, 2 * len(self._followers))
+
+    def _refresh(self) -> None:
+        with self._lock:
+            alive = [ref() for ref in self._followers]
+        for refresh in alive:
+            if refresh is not None:
+                refresh()
+
+
+TRACING: Final = Tracing()
+"""The process's tracing switch: `enable_tracing` flips it, every pipeline follows it, and the
+span helpers of this module read it."""
 
 
 def _version() -> str | None:
@@ -78,17 +118,23 @@ def _version() -> str | None:
         return None
 
 
+def enable_tracing(tracer_provider: TracerProvider | None = None) -> None:
+    """Record spans of every tool call, plan run and agent run from now on.
+
+    Spans go to ``tracer_provider``, or to OpenTelemetry's global provider (set by your SDK
+    setup). Needs ``opentelemetry-api``: ``pip install 'toolrig[otel]'``.
+    """
+    TRACING.enable(tracer_provider)
+
+
 def disable_tracing() -> None:
     """Stop recording spans; calls take their fast paths again."""
-    global _tracer
-    with _lock:
-        _tracer = None
-    _refresh()
+    TRACING.disable()
 
 
 def tracing_enabled() -> bool:
     """Whether spans are being recorded."""
-    return _tracer is not None
+    return TRACING.tracer is not None
 
 
 def follow(refresh: Callable[[], None]) -> None:
@@ -96,20 +142,7 @@ def follow(refresh: Callable[[], None]) -> None:
 
     Pipelines hand their own flag update here, so the switch costs their calls nothing.
     """
-    global _pruned_at
-    with _lock:
-        _followers.append(weakref.WeakMethod(refresh))
-        if len(_followers) >= _pruned_at:
-            _followers[:] = [ref for ref in _followers if ref() is not None]
-            _pruned_at = max(16, 2 * len(_followers))
-
-
-def _refresh() -> None:
-    with _lock:
-        alive = [ref() for ref in _followers]
-    for refresh in alive:
-        if refresh is not None:
-            refresh()
+    TRACING.follow(refresh)
 
 
 def log_fields(result: ToolResult) -> dict[str, Any]:
@@ -134,7 +167,7 @@ def traced_call(
     The parent is taken now, in the caller's context, so a call that then runs on another
     thread's loop still nests under the caller's span.
     """
-    tracer, impl = _tracer, _impl
+    tracer, impl = TRACING.tracer, TRACING.impl
     if tracer is None:
         return run
     traced: Coroutine[Any, Any, ToolResult] = impl.traced_call(
@@ -145,7 +178,7 @@ def traced_call(
 
 def record_missing(name: str, call_id: str, result: ToolResult) -> None:
     """An ``execute_tool`` span for a call of a tool that does not exist."""
-    tracer, impl = _tracer, _impl
+    tracer, impl = TRACING.tracer, TRACING.impl
     if tracer is not None:
         impl.record_missing(tracer, name, call_id, result)
 
@@ -217,7 +250,7 @@ _OFF: Final = SpanScope()
 
 
 def _scope(opener: Callable[..., Any], *args: Any, **kwargs: Any) -> SpanScope:
-    tracer = _tracer
+    tracer = TRACING.tracer
     if tracer is None:
         return _OFF
     return SpanScope(lambda: opener(tracer, *args, **kwargs))
@@ -232,10 +265,10 @@ def agent_span(
     conversation_id: str | None = None,
 ) -> SpanScope:
     """An ``invoke_agent {agent}`` span over one agent run (its turns and calls nest in it)."""
-    if _tracer is None:
+    if TRACING.tracer is None:
         return _OFF
     return _scope(
-        _impl.open_agent,
+        TRACING.impl.open_agent,
         agent,
         model=model,
         provider=provider,
@@ -246,9 +279,9 @@ def agent_span(
 
 def chat_span(model: str, *, provider: str | None = None, server: str | None = None) -> SpanScope:
     """A ``chat {model}`` span over one model request; ``server`` is its base URL."""
-    if _tracer is None:
+    if TRACING.tracer is None:
         return _OFF
-    return _scope(_impl.open_chat, model, provider=provider, server=server)
+    return _scope(TRACING.impl.open_chat, model, provider=provider, server=server)
 
 
 def tool_span(
@@ -256,16 +289,16 @@ def tool_span(
 ) -> SpanScope:
     """An ``execute_tool {tool}`` span, for a tool run outside the pipeline (the pipeline's
     own calls get one without asking)."""
-    if _tracer is None:
+    if TRACING.tracer is None:
         return _OFF
-    return _scope(_impl.open_tool, tool, call_id=call_id, description=description)
+    return _scope(TRACING.impl.open_tool, tool, call_id=call_id, description=description)
 
 
 def workflow_span(plan_id: str, *, steps: int) -> SpanScope:
     """An ``invoke_workflow {plan}`` span over one plan run (its steps' calls nest in it)."""
-    if _tracer is None:
+    if TRACING.tracer is None:
         return _OFF
-    return _scope(_impl.open_workflow, plan_id, steps=steps)
+    return _scope(TRACING.impl.open_workflow, plan_id, steps=steps)
 
 
 class plan_step:  # lower case: used like a function, in a ``with`` statement
@@ -278,7 +311,7 @@ class plan_step:  # lower case: used like a function, in a ``with`` statement
         self._token: Any = None
 
     def __enter__(self) -> None:
-        if _tracer is not None:
+        if TRACING.tracer is not None:
             self._token = STEP_ID.set(self._step)
 
     def __exit__(self, *exc: object) -> None:
