@@ -256,8 +256,9 @@ def _is_async(code: Callable[..., Any]) -> bool:
     ``__call__`` is one."""
     if inspect.iscoroutinefunction(code):
         return True
-    call = None if inspect.isroutine(code) else getattr(type(code), "__call__", None)
-    return call is not None and inspect.iscoroutinefunction(call)
+    if inspect.isroutine(code) or isinstance(code, type):
+        return False
+    return inspect.iscoroutinefunction(type(code).__call__)
 
 
 def _positional_only(func: Callable[..., Any]) -> tuple[str, ...]:
