@@ -341,3 +341,37 @@ def test_an_executor_object_with_an_async_call_is_awaited_on_the_callers_loop(
 
     loop_id, output = asyncio.run(caller())
     assert output == loop_id
+
+
+def test_concurrent_first_calls_all_find_the_code(
+    registry: Registry, executor: ToolExecutor, tmp_path: Path, module_dir: ModuleDir
+) -> None:
+    module_dir(
+        "first_mod",
+        """
+        import asyncio
+
+        from toolrig import ToolContext
+
+
+        async def tag(n: int, ctx: ToolContext) -> str:
+            await asyncio.sleep(0)
+            return f"{n} {ctx.tool_call_id}"
+        """,
+    )
+    _load(
+        registry,
+        tmp_path,
+        """
+        name: tag
+        description: Tags.
+        parameters: [{name: n, type: integer}]
+        executor: first_mod.tag
+        """,
+    )
+
+    async def burst() -> list[Any]:
+        calls = [executor.execute("tag", {"n": n}, tool_call_id=f"c{n}") for n in range(50)]
+        return [r.output for r in await asyncio.gather(*calls)]
+
+    assert asyncio.run(burst()) == [f"{n} c{n}" for n in range(50)]
