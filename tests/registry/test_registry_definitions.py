@@ -308,13 +308,13 @@ def test_an_executor_that_is_a_tool_class_runs_its_own_action(
     text = """
     name: counter
     description: Counts.
-    parameters: [{name: n, type: string}]
+    parameters: [{name: n, type: integer}]
     executor: counter_mod.Counter
     """
     assert registry.load(write(tmp_path / "counter.yaml", text)).ok
-    done = executor.execute_sync("counter", {"n": "5"}, tool_call_id="call_1")
+    done = executor.execute_sync("counter", {"n": 5}, tool_call_id="call_1")
     assert done.success, done.error
-    # the class's own validation (n: int) and context, behind the definition's
+    # the class's method and context, with the arguments the definition validated
     assert done.output == "int 5 in counter.counter call call_1"
     refused = executor.execute_sync("counter", {"n": "five"})
     assert refused.code == "invalid_arguments" and "- n:" in refused.error.message

@@ -202,7 +202,8 @@ def test_remote_attempts_are_retried_by_the_pipeline() -> None:
     assert engine.sent == [call_id, f"{call_id}~2", f"{call_id}~3"]  # one task per attempt
 
 
-def test_a_yaml_async_executor_runs_on_one_loop(tmp_path: Path) -> None:
+def test_a_yaml_async_executor_runs_where_an_async_tool_runs(tmp_path: Path) -> None:
+    """Blocking calls share the one background loop; awaited calls run on the caller's."""
     from toolrig.registry import Registry
 
     module = f"pings_{uuid.uuid4().hex[:8]}"
@@ -223,14 +224,17 @@ def test_a_yaml_async_executor_runs_on_one_loop(tmp_path: Path) -> None:
         executor = ToolExecutor(registry)
         for n in range(3):
             assert executor.execute_sync("ping", {"n": n}).output == f"pong {n}"
+        callers: list[int] = []
 
         async def awaited() -> None:
+            callers.append(id(asyncio.get_running_loop()))
             for n in range(3):
                 assert (await executor.execute("ping", {"n": n})).success
 
         asyncio.run(awaited())
         loops = sys.modules[module].loops
-        assert len(loops) == 6 and len(set(loops)) == 1
+        assert len(loops) == 6 and len(set(loops[:3])) == 1
+        assert loops[3:] == callers * 3 and loops[0] != callers[0]
     finally:
         sys.path.remove(str(tmp_path))
 

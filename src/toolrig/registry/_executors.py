@@ -1,51 +1,44 @@
 """Executors named by import path: imported on the first call, never at load; and what
 each action of a definition runs (`definition_targets`).
 
+Code named by path is an `ImportedCode`, a `Deferred`: the tool's action is pending until the
+pipeline first reads it, which imports the code and makes the action a plain one (the function,
+or the tool class's own action, decided as ``@tool`` decides it). The pipeline then runs it on
+its own runners like any other: an async executor on the caller's loop, cancelled at its time
+limit; one validation (the definition's parameters) and one output check.
+
 A missing executor answers ``not_found`` and one that fails to import answers
 ``execution_error``, both with the import error, when the tool is called. Failures are not
 cached, so fixing the code makes the next call work. A *reload* (a definition replacing one in
 service) imports the code first, through `Targets.check`, and is refused when that
 fails: a typo in an edited ``executor:`` never replaces a working tool.
 
-A ``BaseTool`` (class or instance) given as the code runs through its own
-`Action`: its validation, its output check and its
-`ToolContext`. Code bound to a definition is known when the tool is built, so
-the class's action becomes the tool's action; an import path is resolved on the first call,
-after the definition's own validation, so the class's action then runs behind it.
+A ``BaseTool`` (class or instance) given as the code runs its own action's function and
+context; bound to a definition (known when the tool is built), the class's action becomes the
+tool's action, validation included.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from toolrig.core.context._background import run_sync
-from toolrig.core.context._context import ToolContext  # at run time: read from an annotation
-from toolrig.core.define._action import Action, context_parameter
+from toolrig.core.define._action import Action, Deferred
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._errors import ErrorCode, Loc, ToolError
-from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.registry._build import Code, Targets
 from toolrig.registry._definition import ToolDefinition
 
 __all__ = [
     "ExecutorNotFound",
-    "LazyExecutor",
+    "ImportedCode",
     "definition_targets",
     "import_object",
     "target_for",
     "unbound_executor",
 ]
-
-Runner = Callable[[dict[str, Any], ToolContext | None], Any]
-"""Runs the code with validated values and the call's context (or ``None``)."""
-_CALL_ANNOTATIONS: dict[str, Any] = {"_toolrig_context": ToolContext | None, "values": Any}
-"""The annotations of `LazyExecutor.as_function`'s function as objects: the text this
-module's ``from __future__ import annotations`` leaves cost an ``eval`` per tool when
-building read them (a sixth of building 5,000 YAML tools)."""
 
 
 class ExecutorNotFound(LookupError):
@@ -128,47 +121,6 @@ def _tool_action(obj: BaseTool, action: str, multi: bool) -> Action:
     return bound
 
 
-def _blocking(coro: Any) -> Any:
-    """The result of coroutine ``coro``, run to completion from sync code on the one
-    background loop (every call of an async YAML executor shares it, as async clients bound
-    to a loop need; a loop per call would also cost hundreds of microseconds)."""
-    return run_sync(coro)
-
-
-def _runner(code: Code) -> Runner:
-    """How to run resolved code with validated values and the call's context."""
-    if isinstance(code, Action):
-        return _action_runner(code)
-    param = context_parameter(code)
-
-    def run(values: dict[str, Any], ctx: ToolContext | None) -> Any:
-        output = code(**values) if param is None else code(**values, **{param: ctx})
-        return _blocking(output) if asyncio.iscoroutine(output) else output
-
-    return run
-
-
-def _action_runner(inner: Action) -> Runner:
-    """Run a tool class's own action: its validation, its context, its output check."""
-
-    def run(values: dict[str, Any], ctx: ToolContext | None) -> Any:
-        try:
-            checked = inner.validator.validate(values)
-        except ArgumentsInvalid as exc:
-            raise ToolError(
-                exc.error.message, code=ErrorCode.INVALID_ARGUMENTS, hint=exc.error.hint
-            ) from None
-        output = inner.call(checked, ctx)
-        if inner.is_async:
-            output = _blocking(output)
-        error = None if inner.output_validator is None else inner.output_validator.check(output)
-        if error is not None:
-            raise ToolError(error.message, code=error.code, hint=error.hint)
-        return output
-
-    return run
-
-
 class _Import:
     """The object at an import path, imported on first use; a class is instantiated then,
     once, so the actions of one tool share one instance. Failures are not kept."""
@@ -188,10 +140,11 @@ class _Import:
             return self._obj
 
 
-class LazyExecutor:
-    """Code named by import path, imported on first use and then run directly."""
+class ImportedCode(Deferred):
+    """Code named by import path, imported when its action is first used (the action then
+    runs it directly; this object is not called again)."""
 
-    __slots__ = ("_lock", "_runner", "_source", "action", "multi", "path", "tool")
+    __slots__ = ("_code", "_lock", "_source", "action", "multi", "path", "tool")
 
     def __init__(self, path: str | _Import, *, tool: str, action: str, multi: bool) -> None:
         self._source = path if isinstance(path, _Import) else _Import(path)
@@ -199,60 +152,45 @@ class LazyExecutor:
         self.tool = tool
         self.action = action
         self.multi = multi
-        self._runner: Runner | None = None
+        self._code: Code | None = None
         self._lock = threading.Lock()
 
-    def __call__(self, **values: Any) -> Any:
-        """Run the code without a context."""
-        return self.run(values, None)
-
-    def run(self, values: dict[str, Any], ctx: ToolContext | None) -> Any:
-        """Run the code with validated ``values`` and the call's context."""
-        runner = self._runner
-        if runner is None:
-            runner = self._resolve()
-        return runner(values, ctx)
-
-    def as_function(self) -> Callable[..., Any]:
-        """A function taking the values as keywords and asking for the call's context (as an
-        action's function does), so the code gets it when it wants it."""
-
-        def call(*, _toolrig_context: ToolContext | None = None, **values: Any) -> Any:
-            return self.run(values, _toolrig_context)
-
-        call.__annotations__ = _CALL_ANNOTATIONS  # evaluated once, not per tool built
-        return call
+    def resolve(self) -> Code:
+        """The function or tool action the path names; raises the `ToolError` a call
+        answers with when it cannot be imported (not kept: the next call tries again)."""
+        code = self._code
+        if code is not None:
+            return code
+        with self._lock:
+            if self._code is None:
+                self._code = self._imported()
+            return self._code
 
     def prepare(self) -> None:
         """Import the code now (as the first call would), so a reload can refuse code that
         cannot be imported before it replaces a working tool; raises the
         `ToolError` a call would answer with."""
-        self._resolve()
+        self.resolve()
 
-    def _resolve(self) -> Runner:
-        with self._lock:
-            if self._runner is not None:
-                return self._runner
-            try:
-                obj = self._source.get()
-                code = target_for(obj, tool=self.tool, action=self.action, multi=self.multi)
-            except ExecutorNotFound as exc:
-                raise ToolError(
-                    f"The executor `{self.path}` of tool `{self.tool}` was not found: {exc}",
-                    code=ErrorCode.NOT_FOUND,
-                    hint="This tool cannot run until its code is installed; use another tool.",
-                ) from exc
-            except Exception as exc:
-                raise ToolError(
-                    f"The executor `{self.path}` of tool `{self.tool}` failed to load: "
-                    f"{type(exc).__name__}: {exc}",
-                    hint="This tool is broken for now; use another tool.",
-                ) from exc
-            self._runner = _runner(code)
-            return self._runner
+    def _imported(self) -> Code:
+        try:
+            obj = self._source.get()
+            return target_for(obj, tool=self.tool, action=self.action, multi=self.multi)
+        except ExecutorNotFound as exc:
+            raise ToolError(
+                f"The executor `{self.path}` of tool `{self.tool}` was not found: {exc}",
+                code=ErrorCode.NOT_FOUND,
+                hint="This tool cannot run until its code is installed; use another tool.",
+            ) from exc
+        except Exception as exc:
+            raise ToolError(
+                f"The executor `{self.path}` of tool `{self.tool}` failed to load: "
+                f"{type(exc).__name__}: {exc}",
+                hint="This tool is broken for now; use another tool.",
+            ) from exc
 
     def __repr__(self) -> str:
-        return f"<LazyExecutor {self.path!r}>"
+        return f"<ImportedCode {self.path!r}>"
 
 
 def unbound_executor(tool: str) -> Callable[..., Any]:
@@ -277,13 +215,13 @@ def definition_targets(d: ToolDefinition, bound: Any) -> Targets:
     if isinstance(bound, type):
         bound = bound()  # once: the actions of the tool share the instance
     imports: dict[str, _Import] = {}
-    made: list[tuple[Loc, LazyExecutor]] = []
+    made: list[tuple[Loc, ImportedCode]] = []
 
-    def lazy(path: str, action: str, multi: bool, at: Loc) -> Callable[..., Any]:
+    def lazy(path: str, action: str, multi: bool, at: Loc) -> ImportedCode:
         source = imports.setdefault(path, _Import(path))
-        executor = LazyExecutor(source, tool=d.name, action=action, multi=multi)
-        made.append((at, executor))
-        return executor.as_function()
+        code = ImportedCode(source, tool=d.name, action=action, multi=multi)
+        made.append((at, code))
+        return code
 
     def target(action: str, multi: bool) -> Code:
         if bound is not None:
@@ -301,9 +239,9 @@ def definition_targets(d: ToolDefinition, bound: Any) -> Targets:
 
     def check() -> list[tuple[Loc, str]]:
         problems: list[tuple[Loc, str]] = []
-        for at, executor in made:
+        for at, code in made:
             try:
-                executor.prepare()
+                code.prepare()
             except ToolError as exc:
                 problems.append((at, exc.message))
         return problems

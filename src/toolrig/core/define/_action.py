@@ -1,5 +1,9 @@
 """What runs: an `Action` holds the callable and its validators.
 
+Code may also be found on first use: an action whose function is a `Deferred` (the
+``executor:`` of a YAML definition) is a `PendingAction` until the pipeline first reads what it
+needs of the code, and from then on a plain `Action` like any other.
+
 An action defined from a function gets validators compiled on their first use (see
 `toolrig.core.schema._validation`): defining many tools costs what exporting them needs.
 One defined from a JSON Schema compiles at definition time (jsonschema-rs takes about 10 µs), as
@@ -8,6 +12,7 @@ one compiled validator (`toolrig.core.schema._json_schema`)."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import marshal
 import threading
@@ -16,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from toolrig.core.context._context import ToolContext
-from toolrig.core.model._errors import ToolDefinitionError
+from toolrig.core.model._errors import ToolDefinitionError, ToolError
 from toolrig.core.model._names import ActionRef
 from toolrig.core.result._jsonable import safe_repr
 from toolrig.core.schema._json_schema import JsonSchema, SchemaCompileError, compile_json_schema
@@ -27,7 +32,14 @@ from toolrig.core.schema._validation import ArgumentsValidator, ArgumentValidato
 if TYPE_CHECKING:
     from toolrig.core.model._spec import ActionSpec, ToolAnnotations
 
-__all__ = ["Action", "action_from_function", "action_from_schema", "context_parameter"]
+__all__ = [
+    "Action",
+    "Deferred",
+    "PendingAction",
+    "action_from_function",
+    "action_from_schema",
+    "context_parameter",
+]
 
 
 class Action:
@@ -77,12 +89,11 @@ class Action:
         init = object.__setattr__
         init(self, "spec", spec)
         init(self, "name", spec.name)
-        init(self, "func", func)
-        init(self, "is_async", inspect.iscoroutinefunction(func))
         init(self, "validator", validator)
         init(self, "output_validator", output_validator)
         init(self, "context_param", context_param)
         init(self, "positional_only", positional_only)
+        _install_code(self, func)
         init(self, "tool", tool)
         init(self, "plain", plain)
         """Whether its tool has no time limit, retries, process or queue, so a call may take
@@ -95,14 +106,21 @@ class Action:
         )
 
     def replace(self, **changes: Any) -> Action:
-        """A copy of this action with ``changes`` (``spec`` also renames it)."""
-        made = Action.__new__(Action)
+        """A copy of this action with ``changes`` (``spec`` also renames it); a copy of a
+        pending action is pending too (copying finds no code)."""
+        made = Action.__new__(type(self))
         for slot in Action.__slots__:
-            object.__setattr__(made, slot, changes.get(slot, getattr(self, slot)))
+            if slot in changes:
+                object.__setattr__(made, slot, changes[slot])
+                continue
+            try:
+                value = _SLOTS[slot].__get__(self, Action)
+            except AttributeError:  # pending: found on first use
+                continue
+            object.__setattr__(made, slot, value)
         if "spec" in changes and "name" not in changes:
             object.__setattr__(made, "name", changes["spec"].name)
-        if "func" in changes:
-            object.__setattr__(made, "is_async", inspect.iscoroutinefunction(changes["func"]))
+        _install_code(made, _SLOTS["func"].__get__(made, Action))
         return made
 
     def bind(self, instance: object, tool: str) -> Action:
@@ -123,8 +141,140 @@ class Action:
         return f"<Action {ActionRef.of_record(self.tool or self.name, self.name)}>"
 
 
+class Deferred:
+    """Code found on first use rather than when its action is defined (the ``executor:`` of a
+    YAML definition is imported on the first call, never at load).
+
+    `resolve` answers the code, a function or a tool class's `Action`, or raises the
+    `ToolError` a call answers with (not kept: a later call tries again). An action whose
+    function is one is a `PendingAction` until the code is found.
+    """
+
+    __slots__ = ()
+
+    def resolve(self) -> Callable[..., Any] | Action:
+        """The code; raises `ToolError` saying why it cannot run."""
+        raise NotImplementedError
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the code directly (what calling the action's function does)."""
+        code = self.resolve()
+        return (code.func if isinstance(code, Action) else code)(*args, **kwargs)
+
+
+class PendingAction(Action):
+    """An action whose code is a `Deferred`, not found yet.
+
+    What the pipeline reads of the code to choose how to run it (`is_async`,
+    `context_param`, `positional_only`) is left unset; the first read finds the code, fills
+    them in as `action_from_function` decides them (or from the tool class's own action,
+    whose output check it adopts when the definition declares none), and makes the action a
+    plain `Action`: later calls read plain slots. A first call may be the one that finds it,
+    whichever path reads first. Code that cannot be found reads as sync and without context,
+    and its call raises the reason; nothing is kept, so the next call looks again.
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:  # only for slots left unset
+        if name not in _FOUND:
+            raise AttributeError(name)
+        try:
+            _settle(self)
+        except ToolError:
+            return _UNFOUND[name]
+        return _SLOTS[name].__get__(self, Action)
+
+    def call(self, values: dict[str, Any], ctx: ToolContext | None) -> Any:
+        """Find the code, then call it (a call before any read of the code's traits)."""
+        _settle(self)
+        return Action.call(self, values, ctx)
+
+
+_SLOTS: Final[dict[str, Any]] = {slot: Action.__dict__[slot] for slot in Action.__slots__}
+"""The slot descriptors of `Action`: they read a slot without falling back to
+`PendingAction.__getattr__` (copying a pending action must not find its code)."""
+_FOUND: Final = ("is_async", "context_param", "positional_only")
+"""What is read of an action's code, unset while the code is pending."""
+_UNFOUND: Final[dict[str, Any]] = {"is_async": False, "context_param": None, "positional_only": ()}
+"""What code that cannot be found reads as: a sync call that raises the reason."""
+
+
+def _install_code(action: Action, func: Callable[..., Any]) -> None:
+    """Make ``action`` run ``func``: pending for a `Deferred`; else plain, ``is_async`` read
+    from ``func`` (its context and positional parameters stay those given, or are read from
+    ``func`` when a pending action is given code)."""
+    put = object.__setattr__
+    put(action, "func", func)
+    if isinstance(func, Deferred):
+        for slot in _FOUND:
+            with contextlib.suppress(AttributeError):  # unset already
+                _SLOTS[slot].__delete__(action)
+        put(action, "__class__", PendingAction)
+        return
+    put(action, "is_async", inspect.iscoroutinefunction(func))
+    if type(action) is not Action:  # was pending: what was not found is read from ``func``
+        for slot, read in _READ.items():
+            try:
+                _SLOTS[slot].__get__(action, Action)
+            except AttributeError:
+                put(action, slot, read(func))
+        put(action, "__class__", Action)
+
+
+def _settle(action: Action) -> None:
+    """Find a pending action's code and fill in what is read of it (a no-op once found)."""
+    deferred = _SLOTS["func"].__get__(action, Action)
+    if not isinstance(deferred, Deferred):
+        return  # found meanwhile, by another thread
+    code = deferred.resolve()
+    put = object.__setattr__
+    if isinstance(code, Action):
+        func = code.func
+        put(action, "is_async", code.is_async)
+        put(action, "context_param", code.context_param)
+        put(action, "positional_only", code.positional_only)
+        if action.output_validator is None and code.output_validator is not None:
+            put(action, "output_validator", code.output_validator)
+    else:
+        if inspect.isasyncgenfunction(code) or inspect.isgeneratorfunction(code):
+            raise ToolError(
+                f"The code of `{action.tool or action.name}` is a generator function, which "
+                "cannot be a tool (it should return a list instead).",
+                hint="This tool is broken for now; use another tool.",
+            )
+        func = code
+        put(action, "is_async", _is_async(code))
+        put(action, "context_param", context_parameter(code))
+        put(action, "positional_only", _positional_only(code))
+    put(action, "func", func)  # last: an action whose function is not deferred is found
+    put(action, "__class__", Action)
+
+
+def _is_async(code: Callable[..., Any]) -> bool:
+    """Whether calling ``code`` gives a coroutine: an async function, or an object whose
+    ``__call__`` is one."""
+    if inspect.iscoroutinefunction(code):
+        return True
+    if inspect.isroutine(code) or isinstance(code, type):
+        return False
+    return inspect.iscoroutinefunction(type(code).__call__)
+
+
+def _positional_only(func: Callable[..., Any]) -> tuple[str, ...]:
+    """The names of ``func``'s positional-only parameters (passed by position)."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (some builtins): keywords
+        return ()
+    return tuple(p.name for p in params if p.kind is inspect.Parameter.POSITIONAL_ONLY)
+
+
 def context_parameter(func: Callable[..., Any]) -> str | None:
-    """The name of the parameter annotated with `ToolContext`, if any."""
+    """The name of the parameter annotated with `ToolContext`, if any (for code found on
+    first use: none yet, `PendingAction` reads it then)."""
+    if isinstance(func, Deferred):
+        return None
     from toolrig.core.define._signature import _is_context
 
     try:
@@ -135,6 +285,10 @@ def context_parameter(func: Callable[..., Any]) -> str | None:
         if name != "return" and _is_context(annotation):
             return name
     return None
+
+
+_READ: Final = {"context_param": context_parameter, "positional_only": _positional_only}
+"""How what is read of a function is read (for an action that was pending)."""
 
 
 def action_from_function(
