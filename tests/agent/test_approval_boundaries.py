@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from toolrig import BaseTool, ToolAnnotations, ToolExecutor, action, tool
 from toolrig.agent import Answer, ApprovalPolicy, Deny, decide_next_action
-from toolrig.agent._approval import SCOPE, PendingCall, RunScope, approval_gate, decided_result
+from toolrig.agent._approval import SCOPE, RunScope, approval_gate, as_decided, decided_result
 from toolrig.agent._decide import SYSTEM
 from toolrig.core.result._result import ErrorInfo, ToolResult
 from toolrig.registry import Registry
@@ -159,22 +159,38 @@ def test_a_held_call_does_not_run_and_is_refused_by_name() -> None:
     assert meta.started_at == held.started_at > 0
 
 
-PENDING = PendingCall(tool_call_id="p1", name="shelf__burn", arguments={"title": "x"}, tool="shelf")
-
-
 def test_each_decision_gives_its_own_result() -> None:
-    assert decided_result(PENDING, True) is None  # run it
-    answered = decided_result(PENDING, Answer(output={"kept": True}))
-    assert answered is not None and answered.success and answered.output == {"kept": True}
-    denied = decided_result(PENDING, Deny(reason="keep it"))
-    refused = decided_result(PENDING, False)
-    for result in (answered, denied, refused):
-        assert result is not None and result.metadata is not None
-        assert (result.metadata.tool, result.metadata.tool_call_id) == ("shelf", "p1")
-    assert denied is not None and denied.error is not None and refused is not None
+    assert as_decided(True) is None  # run it
+    assert as_decided(False) == Deny()
+    shelf = Shelf()
+    burn = shelf.get_action("burn")
+    assert burn is not None
+    held = Call(
+        owner=shelf,
+        target=burn,
+        arguments={"title": "x"},
+        raw={"title": "x"},
+        tool_call_id="p1",
+        started_at=12.5,
+    )
+    answered = decided_result(held, Answer(output={"kept": True}))
+    denied = decided_result(held, Deny(reason="keep it"))
+    refused = decided_result(held, Deny())
+    assert answered.success and answered.output == {"kept": True}
+    for result, word in ((answered, "answered"), (denied, "denied"), (refused, "denied")):
+        assert result.metadata is not None
+        meta = result.metadata
+        assert (meta.tool, meta.action, meta.tool_call_id, meta.decision) == (
+            "shelf",
+            "burn",
+            "p1",
+            word,
+        )
+        assert meta.started_at == 12.5
+    assert denied.error is not None and refused.error is not None
     assert denied.error.code == "permission_denied" and not denied.success
     assert denied.error.message == "The call was denied: keep it"
-    assert refused.error is not None and refused.error.code == "permission_denied"
+    assert refused.error.code == "permission_denied"
     assert refused.error.message == f"The call was denied: {Deny().reason}"
     assert Deny().reason == "The user did not approve this call."
 

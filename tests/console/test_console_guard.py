@@ -150,7 +150,10 @@ async def test_secret_arguments_are_never_shown(log: SQLiteExecutionLog) -> None
         [ModelTurn(calls=[("login", {"user": "ada", "password": "hunter2"})]), "in"]
     )
     Agent("a", "b", model, tools, log=log).run("sign in", run_id="secret-run")
-    assert log.get_run("secret-run")[1].input_data["password"] == "hunter2"  # it was stored
+    turn, call = log.get_run("secret-run")[:2]
+    assert call.input_data["password"] == "**********"  # the call's record keeps it masked
+    assert turn.output["tool_calls"][0]["arguments"]["password"] == "[redacted]"  # the turn's
+    assert "hunter2" not in str([r.input_data for r in log.get_run("secret-run")])
     async with client(log) as http:
         page = (await http.get("/runs/secret-run")).text
         assert "ada" in page and "hunter2" not in page and "••••••" in page

@@ -42,7 +42,7 @@ from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._request import ToolCall
 from toolrig.runtime._tracing import chat_span
 from toolrig.storage._log import ExecutionLog
-from toolrig.storage._turn_input import schema_hash, turn_input
+from toolrig.storage._turn_input import redact, schema_hash, secret_parameters, turn_input
 
 __all__ = ["AgentRun", "RunHost"]
 
@@ -126,6 +126,8 @@ class AgentRun(Generic[OutputT]):
         self.recording = recording
         """The run's recording scope (``None``: the agent has no log); each turn narrows it."""
         self._sent = 0
+        self._secrets: frozenset[str] = frozenset()
+        """The offered tools' secret parameter names (redacted in the turns' records)."""
         """Messages already recorded as some turn's input."""
         self.output_rejected = False
         """Whether the run ended because its final answer did not match the output type."""
@@ -375,12 +377,14 @@ class AgentRun(Generic[OutputT]):
             }
             for e in entries
         ]
+        self._secrets = secret_parameters([e.action_spec.parameters for e in entries])
         return turn_input(
             messages=messages,
             first=first,
             system=self.conversation.system,
             tools=tools,
             settings={k: v for k, v in settings.items() if v is not None},
+            secret_keys=self._secrets,
         )
 
     def _record_turn(
@@ -411,7 +415,7 @@ class AgentRun(Generic[OutputT]):
             model=(turn.model if turn is not None else None) or self.client.model,
             provider=self.client.provider,
             input_data=given,
-            output=output,
+            output=redact(output, self._secrets),
             error=error,
             duration_ms=(time.perf_counter() - t0) * 1000,
         )

@@ -131,15 +131,10 @@ def decide(
     )
     if wanted.kind not in ("allow", "deny", "answer"):
         raise ValueError(f"a decision is allow, deny or answer, not {wanted.kind!r}")
-    existing = runs.stored_decisions(log, session_id, [tool_call_id]).get(tool_call_id)
-    if existing is not None:  # one decision per call, even the same one given twice here
-        raise AlreadyDecided(session_id, [tool_call_id], None, detail=_detail(existing))
-    try:
-        store.decide(wanted)
-    except runs.DecisionTaken as taken:  # another door decided first
-        raise AlreadyDecided(
-            session_id, [tool_call_id], None, detail=_detail(taken.existing)
-        ) from None
+    if not runs.insert_decision(log, wanted):  # one decision per call: the first one written
+        existing = runs.stored_decisions(log, session_id, [tool_call_id]).get(tool_call_id)
+        detail = None if existing is None else _detail(existing)
+        raise AlreadyDecided(session_id, [tool_call_id], None, detail=detail)
 
 
 def _detail(decision: runs.StoredDecision) -> str:

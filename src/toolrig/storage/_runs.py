@@ -26,6 +26,7 @@ __all__ = [
     "RunStatus",
     "StoredDecision",
     "finish_run",
+    "insert_decision",
     "record_decision",
     "run_info",
     "runs_info",
@@ -249,7 +250,17 @@ class DecisionTaken(RuntimeError):
 def record_decision(log: _Database, decision: StoredDecision) -> StoredDecision:
     """Write ``decision`` unless one is recorded for its call; the decision that stands.
     `DecisionTaken` when the one recorded first decides differently."""
-    _execute(
+    insert_decision(log, decision)
+    stored = stored_decisions(log, decision.session_id, [decision.tool_call_id])
+    existing = stored[decision.tool_call_id]
+    if not existing.same_as(decision):
+        raise DecisionTaken(existing)
+    return existing
+
+
+def insert_decision(log: _Database, decision: StoredDecision) -> bool:
+    """Write ``decision`` unless one is recorded for its call; whether this one was."""
+    cursor = _execute(
         log,
         f"INSERT INTO {_table(log, 'decisions')} (session_id, tool_call_id, kind, reason, "
         "output, decided_by, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
@@ -264,11 +275,7 @@ def record_decision(log: _Database, decision: StoredDecision) -> StoredDecision:
             decision.decided_at or time.time(),
         ],
     )
-    stored = stored_decisions(log, decision.session_id, [decision.tool_call_id])
-    existing = stored[decision.tool_call_id]
-    if not existing.same_as(decision):
-        raise DecisionTaken(existing)
-    return existing
+    return bool(cursor.rowcount == 1)
 
 
 def stored_decisions(

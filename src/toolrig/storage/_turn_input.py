@@ -4,12 +4,17 @@ redacted, the whole capped.
 
 Redaction (before anything is stored):
 
-* the value of any key whose name says it holds a secret (``password``, ``secret``,
+* the value of a parameter a tool marks secret (``writeOnly`` or ``format: password``, as
+  ``SecretStr`` gives), and of any key whose name says it holds a secret (``password``, ``secret``,
   ``token``, ``api_key``, ``authorization``, ``cookie``, ``credential``, ``private_key``,
   in any case, with ``-`` or ``_``) becomes ``"[redacted]"``;
 * inside any text, tokens in the shapes API keys take (``sk-…``, ``sk-ant-…``, ``ghp_…``,
   ``github_pat_…``, ``xox[abpr]-…``, ``AKIA…``, ``AIza…``, ``Bearer …``, a JWT) become
-  ``[redacted]``.
+  ``[redacted]``;
+* JSON text of an object (a tool call's arguments, as the OpenAI APIs carry them) is redacted
+  inside by the same rules.
+
+The model's answer (its text and calls) is redacted the same way.
 
 The cap: at most `MAX_TURN_INPUT_CHARS` characters of JSON per turn. When the messages do
 not fit, the oldest of the new messages are dropped first (the newest are what the model
@@ -27,7 +32,14 @@ from typing import Any, Final
 
 from toolrig.storage._encode import dump_json
 
-__all__ = ["MAX_TURN_INPUT_CHARS", "REDACTED", "redact", "schema_hash", "turn_input"]
+__all__ = [
+    "MAX_TURN_INPUT_CHARS",
+    "REDACTED",
+    "redact",
+    "schema_hash",
+    "secret_parameters",
+    "turn_input",
+]
 
 MAX_TURN_INPUT_CHARS: Final = 64_000
 """A turn's recorded input is at most this many characters of JSON."""
@@ -45,26 +57,54 @@ _SECRET_TEXT = re.compile(
     r"|(?<=Bearer )[A-Za-z0-9._~+/-]{8,}=*"
 )
 _DEPTH: Final = 64
+_MAX_JSON_TEXT: Final = 1_000_000
 
 
-def redact(value: Any, depth: int = 0) -> Any:
-    """``value`` with secrets replaced (see the module's rules); never changes its input."""
+def redact(value: Any, secret_keys: frozenset[str] = frozenset(), depth: int = 0) -> Any:
+    """``value`` with secrets replaced (see the module's rules; ``secret_keys``: more key
+    names whose values are secret, such as the tools' ``writeOnly`` parameters); never
+    changes its input. JSON text of an object (a tool call's arguments, as the OpenAI APIs
+    carry them) is redacted inside."""
     if depth > _DEPTH:
         return "[nested too deeply]"
     if isinstance(value, str):
+        if value.startswith("{") and value.endswith("}") and len(value) <= _MAX_JSON_TEXT:
+            try:
+                data = json.loads(value)
+            except ValueError:
+                data = None
+            if isinstance(data, dict):
+                cleaned = redact(data, secret_keys, depth + 1)
+                if cleaned != data:
+                    return json.dumps(cleaned, ensure_ascii=False)
         return _SECRET_TEXT.sub(REDACTED, value)
     if isinstance(value, Mapping):
         return {
             key: (
                 REDACTED
-                if isinstance(key, str) and _SECRET_KEY.search(key) and _is_scalar(item)
-                else redact(item, depth + 1)
+                if isinstance(key, str)
+                and (key in secret_keys or _SECRET_KEY.search(key))
+                and _is_scalar(item)
+                else redact(item, secret_keys, depth + 1)
             )
             for key, item in value.items()
         }
     if isinstance(value, (list, tuple)):
-        return [redact(item, depth + 1) for item in value]
+        return [redact(item, secret_keys, depth + 1) for item in value]
     return value
+
+
+def secret_parameters(schemas: Sequence[Mapping[str, Any]]) -> frozenset[str]:
+    """The parameter names the given object schemas mark secret (``writeOnly`` or
+    ``format: password``): their values are redacted wherever they are recorded."""
+    names = set()
+    for schema in schemas:
+        for name, item in (schema.get("properties") or {}).items():
+            if isinstance(item, Mapping) and (
+                item.get("writeOnly") or item.get("format") == "password"
+            ):
+                names.add(name)
+    return frozenset(names)
 
 
 def _is_scalar(value: Any) -> bool:
@@ -86,10 +126,11 @@ def turn_input(
     system: str | None,
     tools: Sequence[Mapping[str, Any]],
     settings: Mapping[str, Any],
+    secret_keys: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """The recorded input of a turn: ``messages[first:]`` (the delta since the previous
     turn; the system prompt on the first turn), the offered ``tools`` and ``settings``."""
-    new = [redact(m) for m in messages[first:]]
+    new = [redact(m, secret_keys) for m in messages[first:]]
     data: dict[str, Any] = {
         "messages": new,
         "first_message": first,
