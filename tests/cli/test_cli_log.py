@@ -127,3 +127,19 @@ def test_default_log_is_toolrig_log(tmp_path: Path) -> None:
     _fill(url)
     done = toolrig("log", "query", "--run", "r1", "--json", TOOLRIG_LOG=url)
     assert done.returncode == 0 and len(done.stdout.splitlines()) == 5
+
+
+def test_call_with_log_records_the_call_as_a_run_of_its_own(tmp_path: Path) -> None:
+    url = str(tmp_path / "calls.sqlite3")
+    ok = toolrig("call", "add", "a:=2", "b:=3", "--log", url)
+    bad = toolrig("call", "add", "a=x", "b:=3", "--log", url)
+    assert (ok.returncode, bad.returncode) == (0, 1), ok.stderr + bad.stderr
+    toolrig("call", "add", "a:=1", "b:=1")  # without --log: nothing recorded
+    with open_log(url) as log:
+        good, refused = log.query()
+        assert good.output == 5 and good.run_id != refused.run_id  # a run each
+        assert (refused.status, refused.error_code) == ("failed", "invalid_arguments")
+        assert refused.error_hint and refused.sent_text and "Hint:" in refused.sent_text
+        info = log.run_info(good.run_id)
+        assert info is not None and (info.kind, info.status) == ("cli", "succeeded")
+        assert good.run_id.startswith("cli-")
