@@ -7,7 +7,7 @@ The pipeline and the executor load with the package; plans load on first use of 
 import typing as _typing
 
 from toolrig.core.model._lazy import lazy_names as _lazy_names
-from toolrig.runtime._call import Call, CallInfo, CallNext, Middleware, PostHook, PreHook, Unset
+from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor
 from toolrig.runtime._pipeline import Pipeline
@@ -38,7 +38,6 @@ __getattr__ = _lazy_names(__name__, _LAZY)
 __all__ = [
     "UNSET",
     "Call",
-    "CallInfo",
     "CallNext",
     "EventKind",
     "Listener",
