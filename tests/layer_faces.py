@@ -73,7 +73,6 @@ FACES: dict[str, list[str]] = {
         "toolrig.core.model._lazy:lazy_names",
         "toolrig.core.model._names:ActionRef",
         "toolrig.core.model._names:MAX_NAME_LENGTH",
-        "toolrig.core.model._names:aliased_name",
         "toolrig.core.model._names:provider_safe_name",
         "toolrig.core.model._on_first_use:asyncio",
         "toolrig.core.model._on_first_use:lazy_logger",
@@ -180,7 +179,6 @@ FACES: dict[str, list[str]] = {
     ],
     "runtime": [
         "toolrig.runtime._call:Call",
-        "toolrig.runtime._call:CallInfo",
         "toolrig.runtime._call:CallNext",
         "toolrig.runtime._events:EventKind",
         "toolrig.runtime._events:ToolEvent",

@@ -33,6 +33,7 @@ from toolrig.core.result._result import (
     success_result,
 )
 from toolrig.registry._catalog import Catalog
+from toolrig.runtime._call import Call
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor
 from toolrig.runtime._request import ToolCall
@@ -99,6 +100,7 @@ __all__ = [
     "ActionSpec",
     "Agent",
     "BaseTool",
+    "Call",
     "Catalog",
     "ErrorCode",
     "ErrorInfo",

@@ -305,7 +305,7 @@ def test_an_agent_on_an_executor_runs_calls_through_it() -> None:
     seen: list[str] = []
 
     async def record(call: Call, call_next: CallNext) -> Any:
-        seen.append(call.action.tool)
+        seen.append(call.tool)
         return await call_next(call)
 
     executor = ToolExecutor([multiply], middleware=[record])

@@ -45,11 +45,9 @@ def test_the_call_name_rule_lives_in_one_module() -> None:
     unrelated = {  # dotted f-strings that are not call names
         "core/schema/_schema_vocabulary.py",  # JSON Schema locations
         "core/schema/_params.py",  # parameter paths in errors
-        "core/model/_lazy.py",  # package.attribute in a deprecation warning
         "providers/_importing.py",  # parameter paths
         "registry/_intents.py",  # intent domain.capability pairs
         "runtime/_plan_reuse.py",  # plan.step.count.digest keys
-        "runtime/_call.py",  # the text of a deprecation warning
         "tools/_sandbox.py",  # temporary file names
         "tools/_pg_catalog.py",  # schema-qualified SQL function names
     }
@@ -97,18 +95,19 @@ def test_every_seam_sees_the_one_call() -> None:
     assert seen["pre"][0].arguments == {"a": 1, "b": 2}
 
 
-def test_old_middleware_reading_objects_from_call_names_still_works() -> None:
-    seen: list[str] = []
+def test_call_names_are_plain_names_and_the_objects_are_owner_and_target() -> None:
+    seen: list[Call] = []
 
-    async def old_style(call: Call, call_next: CallNext) -> ToolResult:
-        seen.append(call.action.name)  # type: ignore[attr-defined]
-        seen.append(call.tool.spec.name)  # type: ignore[attr-defined]
+    async def keep(call: Call, call_next: CallNext) -> ToolResult:
+        seen.append(call)
         return await call_next(call)
 
-    executor = ToolExecutor([add], middleware=[old_style])
-    with pytest.warns(DeprecationWarning, match="call.target.name"):
-        assert executor.execute_sync("add", {"a": 1, "b": 2}).output == 3
-    assert seen == ["add", "add"]
+    executor = ToolExecutor([add], middleware=[keep])
+    assert executor.execute_sync("add", {"a": 1, "b": 2}).output == 3
+    (call,) = seen
+    assert type(call.tool) is str and type(call.action) is str  # names, as in every record
+    assert call.owner is add and call.target is add.get_action("add")
+    assert not hasattr(call.tool, "spec") and not hasattr(call.action, "validator")
 
 
 class Files(BaseTool):

@@ -11,6 +11,7 @@ from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook,
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor
 from toolrig.runtime._pipeline import Pipeline
+from toolrig.runtime._policy import CallPolicy
 from toolrig.runtime._request import ToolCall
 from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._tracing import disable_tracing, enable_tracing
@@ -39,6 +40,7 @@ __all__ = [
     "UNSET",
     "Call",
     "CallNext",
+    "CallPolicy",
     "EventKind",
     "Listener",
     "Middleware",
