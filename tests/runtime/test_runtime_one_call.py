@@ -324,3 +324,33 @@ def test_the_runtime_composes_its_objects_and_inherits_none() -> None:
                 if bases - allowed:
                     found.append(f"{path.name}: {node.name}({', '.join(sorted(bases))})")
     assert found == []
+
+
+def test_every_entry_comes_in_through_pipeline_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The executor's entries, a tool's own ``run`` and nested calls all hand their call to
+    ``Pipeline.start``, which alone decides the way; sync and async callers ask it alike."""
+    from toolrig.runtime import Pipeline
+
+    asked: list[bool] = []
+    start = Pipeline.start
+
+    def counted(self: Pipeline, *args: Any) -> Any:
+        asked.append(args[-1])  # blocking
+        return start(self, *args)
+
+    monkeypatch.setattr(Pipeline, "start", counted)
+    hooked = ToolExecutor([add])
+    hooked.add_pre_hook(lambda call: None)
+    for executor in (ToolExecutor([add]), hooked):
+        asked.clear()
+        assert executor.execute_sync("add", {"a": 1, "b": 2}).output == 3
+        assert asyncio.run(executor.execute("add", {"a": 1, "b": 2})).output == 3
+        assert executor.run_tool_sync(add, "add", {"a": 1, "b": 2}).output == 3
+        assert asyncio.run(executor.run_tool(add, "add", {"a": 1, "b": 2})).output == 3
+        assert executor.execute_many_sync([("add", {"a": 1, "b": 2})])[0].output == 3
+        assert asked == [True, False, True, False, False]
+    asked.clear()
+    assert add.run(a=1, b=2).output == 3 and asked == [True]
+    # a name that names nothing is answered before the pipeline is asked
+    asked.clear()
+    assert ToolExecutor([add]).execute_sync("nope", {}).code == "not_found" and asked == []
