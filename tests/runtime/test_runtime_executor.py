@@ -303,6 +303,11 @@ async def test_concurrency_limit() -> None:
     results = await ex.execute_many([("work", {})] * 12)
     assert all(r.success for r in results) and peak == 3
     assert ex.execute_sync("work").success
+    # the settings live in the policy: a replaced one holds for the calls that follow
+    ex.pipeline.policy = ex.pipeline.policy.replace(max_concurrency=5)
+    peak = 0
+    results = await ex.execute_many([("work", {})] * 12)
+    assert all(r.success for r in results) and peak == 5
 
 
 def test_pre_and_post_hooks() -> None:

@@ -105,6 +105,8 @@ class Pipeline:
 
     @policy.setter
     def policy(self, value: CallPolicy) -> None:
+        if value.max_concurrency != self._policy.max_concurrency:
+            self._semaphores = {}  # the calls started from now on count against the new cap
         self._policy = value
         self._refresh()
 
