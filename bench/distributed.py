@@ -110,7 +110,7 @@ def remote_section(quick: bool) -> None:
     local = ToolExecutor(tools)
     engine = CeleryEngine(BROKER, BACKEND)
     remote = ToolExecutor(tools)
-    remote.add_middleware(RemoteDispatch(engine, retry=remote.retry))
+    remote.dispatch_with(RemoteDispatch(engine))
     logdir = Path(f"/tmp/toolrig-bench-{uuid.uuid4().hex[:6]}")
     logdir.mkdir()
     print("## Remote calls (Celery: RabbitMQ broker, Redis results, prefork workers)\n")

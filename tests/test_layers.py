@@ -43,17 +43,14 @@ CORE_ROOMS = ("model", "result", "schema", "context", "define")
 imports nothing else in the core, results only the model, schemas and validation the model and
 results, the run-time context the model and results, and definition everything."""
 
-ALLOWED_UPWARD: frozenset[str] = frozenset({"registry/_moved.py"})
-"""Modules (paths under ``src/toolrig``) allowed to import later layers: forwards of deprecated
-names to where they live now, removed with the names. ``registry/_moved.py`` forwards the
-deprecated ``Registry.execute``/``search``/``add_mcp_server`` by a name it computes, which the
-import reading cannot see: :func:`test_imports_by_computed_name_are_only_where_listed` keeps such
-reaches to the modules listed."""
+ALLOWED_UPWARD: frozenset[str] = frozenset()
+"""Modules (paths under ``src/toolrig``) allowed to import later layers: none. An import by a
+computed name, which the import reading cannot see, is kept to the modules listed by
+:func:`test_imports_by_computed_name_are_only_where_listed`."""
 
 COMPUTED_IMPORTS: dict[str, str] = {
     "core/model/_lazy.py": "each package's lazily exported names, read from its ``_LAZY`` table",
     "core/model/_on_first_use.py": "asyncio and logging, imported on their first use",
-    "registry/_moved.py": "deprecated registry methods forwarded upward (ALLOWED_UPWARD)",
     "registry/_executors.py": "user code named by a YAML ``executor:`` import path",
     "cli/_catalog.py": "the user's ``--module``",
     "agent/_sdk_request.py": "an LLM provider's SDK, named by the provider",

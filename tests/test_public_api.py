@@ -7,7 +7,7 @@ EXPECTED = {
     "ActionSchema",
     "ActionSpec",
     "BaseTool",
-    "CallInfo",
+    "Call",
     "Catalog",
     "ErrorCode",
     "ErrorInfo",
@@ -65,16 +65,15 @@ def test_exported_members() -> None:
         assert hasattr(toolrig, name), name
 
 
-def test_old_names_still_answer_with_a_deprecation_warning() -> None:
+def test_old_names_are_gone() -> None:
     import pytest
 
-    from toolrig.core import AssembledTool
+    import toolrig.core
 
-    with pytest.warns(DeprecationWarning, match="toolrig.ToolParameter"):
-        assert toolrig.ActionParam is toolrig.ToolParameter
-    with pytest.warns(DeprecationWarning, match="toolrig.core.AssembledTool"):
-        assert toolrig.AssembledTool is AssembledTool
-    assert "ActionParam" not in toolrig.__all__ and "AssembledTool" not in toolrig.__all__
+    for name in ("ActionParam", "AssembledTool", "CallInfo"):
+        with pytest.raises(AttributeError):
+            getattr(toolrig, name)
+    assert not hasattr(toolrig.core, "AssembledTool")
 
 
 def test_heavy_layers_load_on_first_use() -> None:

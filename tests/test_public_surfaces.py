@@ -44,8 +44,8 @@ SURFACES: dict[str, set[str]] = {
     "toolrig.runtime": {
         "UNSET",
         "Call",
-        "CallInfo",
         "CallNext",
+        "CallPolicy",
         "EventKind",
         "Listener",
         "Middleware",
@@ -272,7 +272,6 @@ SURFACES: dict[str, set[str]] = {
     "toolrig.core": {
         "Action",
         "ActionOptions",
-        "AssembledTool",
         "Audio",
         "Content",
         "Elicitation",

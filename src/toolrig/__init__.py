@@ -33,7 +33,7 @@ from toolrig.core.result._result import (
     success_result,
 )
 from toolrig.registry._catalog import Catalog
-from toolrig.runtime._call import CallInfo
+from toolrig.runtime._call import Call
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor
 from toolrig.runtime._request import ToolCall
@@ -89,14 +89,7 @@ _LAZY = {
 }
 
 
-_DEPRECATED = {
-    "ActionParam": ("toolrig.core.schema._params", "ToolParameter", "toolrig.ToolParameter"),
-    "AssembledTool": ("toolrig.core.define._base", "AssembledTool", "toolrig.core.AssembledTool"),
-}
-"""Old names still answered, with a DeprecationWarning: name -> (module, attribute, new name)."""
-
-
-__getattr__ = _lazy_names(__name__, _LAZY, _DEPRECATED)
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __version__ = "0.1.0"
@@ -107,7 +100,7 @@ __all__ = [
     "ActionSpec",
     "Agent",
     "BaseTool",
-    "CallInfo",
+    "Call",
     "Catalog",
     "ErrorCode",
     "ErrorInfo",

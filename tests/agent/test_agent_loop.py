@@ -305,7 +305,7 @@ def test_an_agent_on_an_executor_runs_calls_through_it() -> None:
     seen: list[str] = []
 
     async def record(call: Call, call_next: CallNext) -> Any:
-        seen.append(call.action.tool)
+        seen.append(call.tool)
         return await call_next(call)
 
     executor = ToolExecutor([multiply], middleware=[record])
@@ -321,7 +321,7 @@ def test_an_agent_on_an_executor_runs_calls_through_it() -> None:
     assert server.errors == [] and result.stop_reason == "completion"
     assert tool_names(server.requests[0]) == ["multiply", "attempt_completion"]
     assert seen == ["multiply", "attempt_completion"]
-    assert executor.tool_names() == ["multiply"]
+    assert executor.catalog.names() == ["multiply"]
     assert executor.execute_sync("multiply", {"a": 1, "b": 2}).output == 2.0  # still open
     executor.close()
 

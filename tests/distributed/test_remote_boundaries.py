@@ -39,7 +39,7 @@ pytest.importorskip("redis", reason="needs the distributed extra")
 import celery.exceptions
 import redis
 
-from toolrig import BaseTool, ToolAnnotations, ToolContext, ToolExecutor, action, tool
+from toolrig import BaseTool, RetryPolicy, ToolAnnotations, ToolContext, ToolExecutor, action, tool
 from toolrig.core.model._ids import new_call_id
 from toolrig.distributed import RemoteDispatch
 from toolrig.distributed._engine import (
@@ -218,20 +218,6 @@ def test_where_a_call_runs() -> None:
     assert RAN[-1] == "peek 1"  # the local call ran here
 
 
-def test_the_retry_argument_is_refused_with_a_warning() -> None:
-    from toolrig import RetryPolicy
-
-    with pytest.warns(DeprecationWarning, match="is ignored") as warned:
-        RemoteDispatch(Engine(), retry=RetryPolicy())
-    assert str(warned[0].message) == (
-        "RemoteDispatch(retry=...) is ignored: remote calls are retried by the executor's own "
-        "retry policy"
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        RemoteDispatch(Engine())
-
-
 def test_the_task_carries_every_part_of_the_attempt(host: WorkerHost) -> None:
     engine = Engine(host)
     executor = _remote(engine, rule=lambda call: "q", run_id="run-7")
@@ -264,7 +250,8 @@ def test_the_task_of_a_later_attempt_is_named_by_its_number(host: WorkerHost) ->
     engine = Engine()
     engine.fail["submit"] = EngineUnavailable("broker down")
     executor = _remote(engine, rule=lambda call: "q")
-    executor.retry = executor.retry.__class__(initial_delay=0.001, jitter=False)
+    fast = RetryPolicy(initial_delay=0.001, jitter=False)
+    executor.pipeline.policy = executor.pipeline.policy.replace(retry=fast)
     sent: list[str] = []
 
     async def record(call: RemoteCall) -> None:

@@ -25,7 +25,7 @@ def test_listing_follows_the_executor() -> None:
     server = ToolServer(executor)
     assert server.catalog is executor.catalog and server.executor is executor
     assert server.list_tools() == []
-    executor.register(double)
+    executor.catalog.add(double)
     (listed,) = server.list_tools()
     assert listed.name == "double"
     assert listed.output_schema == {
@@ -34,7 +34,7 @@ def test_listing_follows_the_executor() -> None:
         "required": ["result"],
         "x-fastmcp-wrap-result": True,  # so clients give back the plain value
     }
-    executor.unregister("double")
+    executor.catalog.remove("double")
     assert server.list_tools() == []
     server.close()
     executor.close()

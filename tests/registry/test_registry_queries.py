@@ -127,7 +127,7 @@ async def test_an_executor_follows_the_registry_it_was_built_on(
 
     write(tmp_path / "e.yaml", "name: echo\ndescription: E.\nparameters: [{name: text}]\n")
     assert registry.load(tmp_path).ok  # loaded after the executor was built
-    assert "echo" in executor and executor.tool_names() == ["echo"]
+    assert "echo" in executor and executor.catalog.names() == ["echo"]
     assert (await executor.execute("echo", {"text": "hi"})).output == "hi"
     registry.remove("echo")
     gone = await executor.execute("echo", {"text": "hi"})

@@ -13,7 +13,7 @@ from runtime_timing import Beside
 
 from toolrig import (
     BaseTool,
-    CallInfo,
+    Call,
     EventKind,
     RetryableToolError,
     RetryPolicy,
@@ -65,24 +65,28 @@ def executor() -> ToolExecutor:
 
 
 def test_collection_api(executor: ToolExecutor) -> None:
-    assert executor.tool_names() == ["add", "slow_async", "math"]
+    catalog = executor.catalog
+    assert catalog.names() == ["add", "slow_async", "math"]
     assert len(executor) == 3 and "add" in executor and "nope" not in executor
-    assert executor.get("add") is add
-    assert [t.spec.name for t in executor.list_tools()] == ["add", "slow_async", "math"]
+    assert catalog.get("add") is add
+    assert [t.spec.name for t in catalog.tools()] == ["add", "slow_async", "math"]
     with pytest.raises(ToolNotFoundError) as info:
-        executor.get("ad")
+        catalog.get("ad")
     assert info.value.suggestions == ["add"] and "Did you mean 'add'?" in str(info.value)
     with pytest.raises(ToolDefinitionError, match="already registered"):
-        executor.register(add)
-    executor.register(add, replace=True)
-    assert executor.unregister("add") is add
+        catalog.add(add)
+    catalog.add(add, replace=True)
+    assert catalog.remove("add") is add
     assert "add" not in executor and executor.execute_sync("add", a=1, b=2).code == "not_found"
 
     def plain(x: int) -> int:
         return x
 
-    executor.register(plain)
+    catalog.add(plain)
     assert executor.execute_sync("plain", x=3).output == 3
+
+    for gone in ("register", "unregister", "swap", "get", "resolve", "list_tools", "tool_names"):
+        assert not hasattr(executor, gone), gone  # the catalogue's, reached as executor.catalog
 
 
 def test_sync_execution_and_action_names(executor: ToolExecutor) -> None:
@@ -299,22 +303,27 @@ async def test_concurrency_limit() -> None:
     results = await ex.execute_many([("work", {})] * 12)
     assert all(r.success for r in results) and peak == 3
     assert ex.execute_sync("work").success
+    # the settings live in the policy: a replaced one holds for the calls that follow
+    ex.pipeline.policy = ex.pipeline.policy.replace(max_concurrency=5)
+    peak = 0
+    results = await ex.execute_many([("work", {})] * 12)
+    assert all(r.success for r in results) and peak == 5
 
 
 def test_pre_and_post_hooks() -> None:
-    seen: list[CallInfo] = []
+    seen: list[Call] = []
 
-    def clamp(call: CallInfo) -> dict[str, Any] | None:
+    def clamp(call: Call) -> dict[str, Any] | None:
         seen.append(call)
         if call.arguments and call.arguments.get("b", 0) > 100:
             return {**call.arguments, "b": 100}
         return None
 
-    def deny_negative(call: CallInfo) -> None:
+    def deny_negative(call: Call) -> None:
         if call.arguments and call.arguments["a"] < 0:
             raise PermissionError("negative numbers are not allowed")
 
-    def tag(call: CallInfo, result: ToolResult) -> ToolResult | None:
+    def tag(call: Call, result: ToolResult) -> ToolResult | None:
         if result.success:
             result.output = {"value": result.output, "call": call.tool_call_id}
             return result
@@ -330,7 +339,7 @@ def test_pre_and_post_hooks() -> None:
     denied = ex.execute_sync("add", a=-1, b=1)
     assert denied.code == "permission_denied" and "negative" in denied.error.message
 
-    def break_args(call: CallInfo) -> dict[str, Any]:
+    def break_args(call: Call) -> dict[str, Any]:
         return {"a": "x"}
 
     ex.add_pre_hook(break_args)
@@ -338,7 +347,7 @@ def test_pre_and_post_hooks() -> None:
 
 
 async def test_async_hooks_and_events_on_the_async_path() -> None:
-    async def double_b(call: CallInfo) -> dict[str, Any]:
+    async def double_b(call: Call) -> dict[str, Any]:
         await asyncio.sleep(0)
         return {**(call.arguments or {}), "b": call.arguments["b"] * 2} if call.arguments else {}
 
@@ -415,10 +424,10 @@ def test_context_receives_state_and_progress() -> None:
 
 
 async def test_a_failing_post_hook_becomes_the_result() -> None:
-    def broken(call: CallInfo, result: ToolResult) -> ToolResult:
+    def broken(call: Call, result: ToolResult) -> ToolResult:
         raise RuntimeError("audit store down")
 
-    async def refusing(call: CallInfo, result: ToolResult) -> ToolResult:
+    async def refusing(call: Call, result: ToolResult) -> ToolResult:
         raise PermissionError("output withheld")
 
     sync_ex = ToolExecutor([add])

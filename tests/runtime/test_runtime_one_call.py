@@ -45,11 +45,9 @@ def test_the_call_name_rule_lives_in_one_module() -> None:
     unrelated = {  # dotted f-strings that are not call names
         "core/schema/_schema_vocabulary.py",  # JSON Schema locations
         "core/schema/_params.py",  # parameter paths in errors
-        "core/model/_lazy.py",  # package.attribute in a deprecation warning
         "providers/_importing.py",  # parameter paths
         "registry/_intents.py",  # intent domain.capability pairs
         "runtime/_plan_reuse.py",  # plan.step.count.digest keys
-        "runtime/_call.py",  # the text of a deprecation warning
         "tools/_sandbox.py",  # temporary file names
         "tools/_pg_catalog.py",  # schema-qualified SQL function names
     }
@@ -97,18 +95,19 @@ def test_every_seam_sees_the_one_call() -> None:
     assert seen["pre"][0].arguments == {"a": 1, "b": 2}
 
 
-def test_old_middleware_reading_objects_from_call_names_still_works() -> None:
-    seen: list[str] = []
+def test_call_names_are_plain_names_and_the_objects_are_owner_and_target() -> None:
+    seen: list[Call] = []
 
-    async def old_style(call: Call, call_next: CallNext) -> ToolResult:
-        seen.append(call.action.name)  # type: ignore[attr-defined]
-        seen.append(call.tool.spec.name)  # type: ignore[attr-defined]
+    async def keep(call: Call, call_next: CallNext) -> ToolResult:
+        seen.append(call)
         return await call_next(call)
 
-    executor = ToolExecutor([add], middleware=[old_style])
-    with pytest.warns(DeprecationWarning, match="call.target.name"):
-        assert executor.execute_sync("add", {"a": 1, "b": 2}).output == 3
-    assert seen == ["add", "add"]
+    executor = ToolExecutor([add], middleware=[keep])
+    assert executor.execute_sync("add", {"a": 1, "b": 2}).output == 3
+    (call,) = seen
+    assert type(call.tool) is str and type(call.action) is str  # names, as in every record
+    assert call.owner is add and call.target is add.get_action("add")
+    assert not hasattr(call.tool, "spec") and not hasattr(call.action, "validator")
 
 
 class Files(BaseTool):
@@ -335,3 +334,33 @@ def test_the_runtime_composes_its_objects_and_inherits_none() -> None:
                 if bases - allowed:
                     found.append(f"{path.name}: {node.name}({', '.join(sorted(bases))})")
     assert found == []
+
+
+def test_every_entry_comes_in_through_pipeline_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The executor's entries, a tool's own ``run`` and nested calls all hand their call to
+    ``Pipeline.start``, which alone decides the way; sync and async callers ask it alike."""
+    from toolrig.runtime import Pipeline
+
+    asked: list[bool] = []
+    start = Pipeline.start
+
+    def counted(self: Pipeline, *args: Any) -> Any:
+        asked.append(args[-1])  # blocking
+        return start(self, *args)
+
+    monkeypatch.setattr(Pipeline, "start", counted)
+    hooked = ToolExecutor([add])
+    hooked.add_pre_hook(lambda call: None)
+    for executor in (ToolExecutor([add]), hooked):
+        asked.clear()
+        assert executor.execute_sync("add", {"a": 1, "b": 2}).output == 3
+        assert asyncio.run(executor.execute("add", {"a": 1, "b": 2})).output == 3
+        assert executor.run_tool_sync(add, "add", {"a": 1, "b": 2}).output == 3
+        assert asyncio.run(executor.run_tool(add, "add", {"a": 1, "b": 2})).output == 3
+        assert executor.execute_many_sync([("add", {"a": 1, "b": 2})])[0].output == 3
+        assert asked == [True, False, True, False, False]
+    asked.clear()
+    assert add.run(a=1, b=2).output == 3 and asked == [True]
+    # a name that names nothing is answered before the pipeline is asked
+    asked.clear()
+    assert ToolExecutor([add]).execute_sync("nope", {}).code == "not_found" and asked == []

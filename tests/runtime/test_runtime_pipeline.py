@@ -150,7 +150,7 @@ def test_middleware_can_refuse_and_a_failing_one_still_answers() -> None:
     async def refuse(call: Call, call_next: CallNext) -> ToolResult:
         from toolrig import ErrorCode, error_result
 
-        return error_result(ErrorCode.PERMISSION_DENIED, f"{call.action.name} needs approval")
+        return error_result(ErrorCode.PERMISSION_DENIED, f"{call.action} needs approval")
 
     refused = ToolExecutor([scale], middleware=[refuse]).execute_sync("scale", {"x": 1})
     assert refused.code == "permission_denied" and "needs approval" in refused.error.message  # type: ignore[union-attr]

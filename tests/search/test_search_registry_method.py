@@ -1,9 +1,6 @@
-"""Search over a registry: ``ToolIndex.follow(registry)``, and the registry's deprecated
-``search`` method forwarding to it."""
+"""Search over a registry: ``ToolIndex.follow(registry)``."""
 
 from __future__ import annotations
-
-import pytest
 
 from toolrig import tool
 from toolrig.registry import Registry
@@ -35,11 +32,3 @@ def test_an_index_follows_the_registry() -> None:
             registry, registry.intents, ("money", "exchange rate"), index=index
         )
         assert chosen == ["convert_currency"]
-
-
-def test_registry_search_still_answers_but_is_deprecated() -> None:
-    with Registry() as registry:
-        registry.add(forecast)
-        with pytest.warns(DeprecationWarning, match="search"):
-            hits = registry.search("will it rain in Paris tomorrow", k=1, mode="lexical")
-        assert [h.tool for h in hits] == ["forecast"]

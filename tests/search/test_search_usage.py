@@ -97,6 +97,9 @@ def test_an_action_count_applies_to_that_action_and_its_tool() -> None:
     index.record_use("files.write", 10)
     assert index.usage == {"files.write": 10, "files": 10}
     assert names(index.search("text file", k=2)) == ["files.write", "files.read"]
+    index.record_use("files__read", 30)  # the exported name counts as the call name
+    assert index.usage == {"files.write": 10, "files.read": 30, "files": 40}
+    assert names(index.search("text file", k=2)) == ["files.read", "files.write"]
 
 
 def test_plain_python_and_numpy_agree_with_usage() -> None:

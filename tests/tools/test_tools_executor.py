@@ -37,7 +37,7 @@ def _all(root: Path) -> ToolExecutor:
 
 def test_registered_together_with_described_actions(tmp_path: Path) -> None:
     executor = _all(tmp_path)
-    assert executor.tool_names() == [
+    assert executor.catalog.names() == [
         "file_tool",
         "documents",
         "download_file",
@@ -47,7 +47,7 @@ def test_registered_together_with_described_actions(tmp_path: Path) -> None:
         "todo",
         "attempt_completion",
     ]
-    for tool in executor.list_tools():
+    for tool in executor.catalog.tools():
         assert tool.spec.description
         for name, action in tool.spec.actions.items():
             assert action.description, (tool.spec.name, name)

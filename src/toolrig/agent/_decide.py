@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolrig.agent._client import LLMClient, Usage
+from toolrig.core.model._names import ActionRef
 from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
@@ -74,7 +75,7 @@ async def decide_next_action(
     resolved = catalog.resolve(first.name)
     params = dict(first.arguments) if isinstance(first.arguments, dict) else {}
     return NextAction(
-        tool=resolved.tool if resolved else first.name.split(".")[0],
+        tool=resolved.tool if resolved else ActionRef.parse(first.name).tool,
         action=resolved.name if resolved else None,
         params=params,
         call_name=first.name,

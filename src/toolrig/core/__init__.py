@@ -19,7 +19,6 @@ from toolrig.core.context._interaction import (
 )
 from toolrig.core.context._runner import ToolRunner
 from toolrig.core.define._action import Action
-from toolrig.core.define._base import AssembledTool
 from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.core.result._content import Audio, Content, EmbeddedResource, Image, TextContent
 
@@ -37,7 +36,6 @@ __getattr__ = _lazy_names(__name__, _LAZY)
 __all__ = [
     "Action",
     "ActionOptions",
-    "AssembledTool",
     "Audio",
     "Content",
     "Elicitation",

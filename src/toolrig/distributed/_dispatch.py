@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +32,6 @@ from toolrig.distributed._engine import (
 from toolrig.distributed._version import tool_fingerprint
 from toolrig.runtime._call import Call
 from toolrig.runtime._outcome import AttemptFailed
-from toolrig.runtime._retry import RetryPolicy
 
 __all__ = ["QueueRule", "QueueRunner", "RemoteDispatch"]
 
@@ -55,16 +53,8 @@ class RemoteDispatch:
         engine: RemoteEngine,
         *,
         rule: QueueRule | None = None,
-        retry: RetryPolicy | None = None,
         run_id: str | None = None,
     ) -> None:
-        if retry is not None:
-            warnings.warn(
-                "RemoteDispatch(retry=...) is ignored: remote calls are retried by the "
-                "executor's own retry policy",
-                DeprecationWarning,
-                stacklevel=2,
-            )
         self.engine = engine
         self.rule = rule
         self.run_id = run_id

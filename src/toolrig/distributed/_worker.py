@@ -94,7 +94,7 @@ class WorkerHost:
         t0 = time.monotonic()
         with _trace_context(call.traceparent):
             try:
-                result = self.executor.pipeline.run_blocking(
+                result = self.executor.pipeline.start(
                     entry[0],
                     entry[1],
                     call.arguments,
@@ -103,6 +103,7 @@ class WorkerHost:
                     None,
                     0,  # no retries here: the caller retries, per its policy
                     None,
+                    True,
                 )
             except soft_limit:
                 result = None

@@ -8,21 +8,18 @@ Running calls is the executor's job; searching is `toolrig.search`'s.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._errors import ToolDefinitionError
-from toolrig.core.model._spec import ToolSpec
 from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.registry import _cost
 from toolrig.registry._catalog import Catalog, ToolLike, as_tool
 from toolrig.registry._chains import resolve_chain
 from toolrig.registry._definition import ToolDefinition
 from toolrig.registry._intents import IntentMap
-from toolrig.registry._moved import moved
 from toolrig.registry._plugins import load_plugins
 from toolrig.registry._report import LoadReport
 from toolrig.registry._sources import YamlSource
@@ -42,8 +39,6 @@ class Registry(Catalog):
         """The YAML definitions loaded into this registry and the code bound to them."""
         self.intents = intents if intents is not None else IntentMap()
         self._closers: list[Callable[[], None]] = []
-        self._executor: Any = None
-        self._index: Any = None
 
     # -- Python sources --------------------------------------------------------------------
     def add(self, tool: ToolLike, *, replace: bool = False) -> BaseTool:
@@ -169,8 +164,6 @@ class Registry(Catalog):
         closers, self._closers = self._closers, []
         for close in reversed(closers):
             close()
-        if self._executor is not None:
-            self._executor.close()
 
     def __enter__(self) -> Registry:
         return self
@@ -180,103 +173,3 @@ class Registry(Catalog):
 
     def __repr__(self) -> str:
         return f"<Registry tools={len(self)} files={len(self.yaml.files())}>"
-
-    # -- deprecated ------------------------------------------------------------------------
-    def register_tool(self, name: str) -> Callable[[T], T]:
-        """Deprecated: `bind`."""
-        warnings.warn(
-            "Registry.register_tool is deprecated; use Registry.bind", DeprecationWarning, 2
-        )
-        return self.bind(name)
-
-    def list_tools(
-        self,
-        *,
-        type: str | None = None,
-        layer: str | None = None,
-        tags: Iterable[str] | None = None,
-        match: Literal["any", "all"] = "any",
-        name: str | None = None,
-    ) -> list[ToolSpec]:
-        """Deprecated: `specs` (the specs) or `tools` (the tools)."""
-        warnings.warn(
-            "Registry.list_tools is deprecated; use Registry.specs(...) for specs or "
-            "Registry.tools() for tools",
-            DeprecationWarning,
-            2,
-        )
-        return self.specs(type=type, layer=layer, tags=tags, match=match, name=name)
-
-    @property
-    def executor(self) -> Any:
-        """Deprecated: build a ``ToolExecutor(registry)``."""
-        if self._executor is None:
-            factory = moved(
-                "Registry.executor", "ToolExecutor(registry)", "toolrig.runtime", "ToolExecutor"
-            )
-            self._executor = factory(self)
-        return self._executor
-
-    def execute(self, name: str, arguments: Any = None, /, **kwargs: Any) -> Any:
-        """Deprecated: ``ToolExecutor(registry).execute(...)``."""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            executor = self.executor
-        warnings.warn(
-            "Registry.execute is deprecated; use ToolExecutor(registry).execute",
-            DeprecationWarning,
-            2,
-        )
-        return executor.execute(name, arguments, **kwargs)
-
-    def execute_sync(self, name: str, arguments: Any = None, /, **kwargs: Any) -> Any:
-        """Deprecated: ``ToolExecutor(registry).execute_sync(...)``."""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            executor = self.executor
-        warnings.warn(
-            "Registry.execute_sync is deprecated; use ToolExecutor(registry).execute_sync",
-            DeprecationWarning,
-            2,
-        )
-        return executor.execute_sync(name, arguments, **kwargs)
-
-    def search(self, query: str, **options: Any) -> list[Any]:
-        """Deprecated: ``toolrig.search.ToolIndex.follow(registry).search(...)``."""
-        return list(self.search_index().search(query, **options))
-
-    def search_index(self) -> Any:
-        """Deprecated: ``toolrig.search.ToolIndex.follow(registry)``."""
-        index_type = moved(
-            "Registry.search / search_index",
-            "toolrig.search.ToolIndex.follow(registry)",
-            "toolrig.search",
-            "ToolIndex",
-        )
-        if self._index is None:
-            self._index = index_type.follow(self)
-        return self._index
-
-    def select_tools_for_intent(
-        self, intent: Any, entities: Iterable[str] | Mapping[str, Any] = ()
-    ) -> list[str]:
-        """Deprecated: ``toolrig.search.select_tools_for_intent(registry, registry.intents,
-        intent, entities)``."""
-        select = moved(
-            "Registry.select_tools_for_intent",
-            "toolrig.search.select_tools_for_intent",
-            "toolrig.search",
-            "select_tools_for_intent",
-        )
-        names: list[str] = select(self, self.intents, intent, entities, index=self._index)
-        return names
-
-    def add_mcp_server(self, *, prefix: str, **options: Any) -> Any:
-        """Deprecated: ``toolrig.mcp.add_mcp_server(registry, ...)``."""
-        add = moved(
-            "Registry.add_mcp_server",
-            "toolrig.mcp.add_mcp_server(registry, ...)",
-            "toolrig.mcp",
-            "add_mcp_server",
-        )
-        return add(self, prefix=prefix, **options)

@@ -7,10 +7,11 @@ The pipeline and the executor load with the package; plans load on first use of 
 import typing as _typing
 
 from toolrig.core.model._lazy import lazy_names as _lazy_names
-from toolrig.runtime._call import Call, CallInfo, CallNext, Middleware, PostHook, PreHook, Unset
+from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor
 from toolrig.runtime._pipeline import Pipeline
+from toolrig.runtime._policy import CallPolicy
 from toolrig.runtime._request import ToolCall
 from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._tracing import disable_tracing, enable_tracing
@@ -38,8 +39,8 @@ __getattr__ = _lazy_names(__name__, _LAZY)
 __all__ = [
     "UNSET",
     "Call",
-    "CallInfo",
     "CallNext",
+    "CallPolicy",
     "EventKind",
     "Listener",
     "Middleware",

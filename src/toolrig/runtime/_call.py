@@ -16,13 +16,12 @@ from typing import Any, Final, Protocol
 from toolrig.core.context._context import ProgressCallback, ToolContext
 from toolrig.core.define._action import Action
 from toolrig.core.define._base import BaseTool
-from toolrig.core.model._names import ActionRef, aliased_name
+from toolrig.core.model._names import ActionRef
 from toolrig.core.result._result import ToolResult
 
 __all__ = [
     "UNSET",
     "Call",
-    "CallInfo",
     "CallNext",
     "Middleware",
     "PostHook",
@@ -92,12 +91,12 @@ class Call:
     @property
     def tool(self) -> str:
         """The tool's name."""
-        return aliased_name(self.owner.spec.name, self.owner, "tool", "owner")
+        return self.owner.spec.name
 
     @property
     def action(self) -> str:
         """The action's name."""
-        return aliased_name(self.target.name, self.target, "action", "target")
+        return self.target.name
 
     @property
     def ref(self) -> ActionRef:
@@ -105,19 +104,10 @@ class Call:
         spec = self.owner.spec
         return ActionRef(spec.name, self.target.name, spec.is_multi_action)
 
-    @property
-    def info(self) -> Call:
-        """A snapshot of this call (what hooks were once given as a separate ``CallInfo``)."""
-        return self.snapshot()
-
     def snapshot(self) -> Call:
         """A copy of the call as it is now, which later steps do not change (what hooks and
         listeners keep)."""
         return dataclasses.replace(self)
-
-
-CallInfo = Call
-"""The same class as `Call`: hooks are given the call itself (kept for annotations)."""
 
 
 CallNext = Callable[[Call], Awaitable[ToolResult]]

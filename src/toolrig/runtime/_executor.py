@@ -8,8 +8,7 @@ outcome is a `ToolResult`.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import Any, final
 
 from toolrig.core.context._background import run_sync
@@ -28,22 +27,6 @@ from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._runners import Dispatcher, Placement
 
 __all__ = ["UNSET", "ToolExecutor", "default_executor"]
-
-
-def _moved(old: str, new: str) -> Callable[..., Any]:
-    """A deprecated executor method that warns and forwards to ``executor.catalog.<new>``."""
-
-    def forward(self: ToolExecutor, *args: Any, **kwargs: Any) -> Any:
-        warnings.warn(
-            f"ToolExecutor.{old}() is deprecated; use executor.catalog.{new}()",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(self.catalog, new)(*args, **kwargs)
-
-    forward.__name__ = forward.__qualname__ = old
-    forward.__doc__ = f"Deprecated: ``executor.catalog.{new}(...)``."
-    return forward
 
 
 @final
@@ -117,16 +100,11 @@ class ToolExecutor:
         entry = self.catalog.entry(name)
         call_id = tool_call_id or new_call_id()
         if entry is None:
-            return _ready(
-                self.pipeline.not_found(name, self.catalog.missing_message(name), call_id)
-            )
+            return _ready(self._missing(name, call_id))
         args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
-        pipeline, action = self.pipeline, entry[1]
-        if pipeline.straight and action.plain and timeout is UNSET and not max_retries:
-            if strict is None:
-                strict = pipeline.strict_default
-            return pipeline.line.run_async(entry[0], action, args, call_id, strict, progress)
-        return pipeline.run(entry[0], action, args, call_id, timeout, strict, max_retries, progress)
+        return self.pipeline.start(
+            entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress, False
+        )
 
     def execute_sync(
         self,
@@ -145,26 +123,15 @@ class ToolExecutor:
 
         A sync tool without a time limit runs right here in the calling thread (the fast path).
         Async tools, time limits, async hooks, middleware and a concurrency cap go through a
-        background loop.
+        background loop (`Pipeline.start` decides).
         """
         entry = self.catalog.entry(name)
         call_id = tool_call_id or new_call_id()
         if entry is None:
-            return self.pipeline.not_found(name, self.catalog.missing_message(name), call_id)
+            return self._missing(name, call_id)
         args: Any = _merge(arguments, kwargs) if kwargs or arguments is None else arguments
-        pipeline, action = self.pipeline, entry[1]
-        if (
-            pipeline.straight
-            and action.plain
-            and not action.is_async
-            and timeout is UNSET
-            and not max_retries
-        ):
-            if strict is None:
-                strict = pipeline.strict_default
-            return pipeline.line.run_sync(entry[0], action, args, call_id, strict, progress)
-        return pipeline.run_blocking(
-            entry[0], action, args, call_id, timeout, strict, max_retries, progress
+        return self.pipeline.start(
+            entry[0], entry[1], args, call_id, timeout, strict, max_retries, progress, True
         )
 
     async def execute_many(
@@ -204,7 +171,7 @@ class ToolExecutor:
         """Blocking `execute_many`."""
         return run_sync(self.execute_many(list(calls), timeout=timeout))
 
-    async def run_tool(
+    def run_tool(
         self,
         tool: BaseTool,
         action: str,
@@ -212,9 +179,10 @@ class ToolExecutor:
         *,
         strict: bool | None = None,
         tool_call_id: str | None = None,
-    ) -> ToolResult:
-        """Run ``action`` of ``tool`` (which need not be in the catalogue) through the pipeline."""
-        return await self.pipeline.run_tool(
+    ) -> Coroutine[Any, Any, ToolResult]:
+        """Run ``action`` of ``tool`` (which need not be in the catalogue) through the pipeline:
+        a coroutine resolving to its result."""
+        return self.pipeline.run_tool(
             tool, action, arguments, strict=strict, tool_call_id=tool_call_id
         )
 
@@ -231,48 +199,6 @@ class ToolExecutor:
         return self.pipeline.run_tool_sync(
             tool, action, arguments, strict=strict, tool_call_id=tool_call_id
         )
-
-    # -- the pipeline's settings, here for convenience ---------------------------------------
-    @property
-    def retry(self) -> RetryPolicy:
-        """The pipeline's retry policy."""
-        return self.pipeline.retry
-
-    @retry.setter
-    def retry(self, value: RetryPolicy) -> None:
-        self.pipeline.retry = value
-
-    @property
-    def strict(self) -> bool:
-        """Whether the pipeline refuses type coercion."""
-        return self.pipeline.strict
-
-    @strict.setter
-    def strict(self, value: bool) -> None:
-        self.pipeline.strict = value
-
-    @property
-    def validate_output(self) -> bool:
-        """Whether the pipeline checks outputs."""
-        return self.pipeline.validate_output
-
-    @validate_output.setter
-    def validate_output(self, value: bool) -> None:
-        self.pipeline.validate_output = value
-
-    @property
-    def default_timeout(self) -> float | None:
-        """The pipeline's default time limit."""
-        return self.pipeline.default_timeout
-
-    @default_timeout.setter
-    def default_timeout(self, value: float | None) -> None:
-        self.pipeline.default_timeout = value
-
-    @property
-    def state(self) -> Mapping[str, Any]:
-        """What tools asking for a context receive."""
-        return self.pipeline.state
 
     def add_pre_hook(self, hook: PreHook) -> None:
         """See `Pipeline.add_pre_hook`."""
@@ -308,16 +234,6 @@ class ToolExecutor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- deprecated: the catalogue's own methods, forwarded with a warning ---------------------
-    register = _moved("register", "add")
-    unregister = _moved("unregister", "remove")
-    swap = _moved("swap", "swap")
-    get = _moved("get", "get")
-    resolve = _moved("resolve", "resolve")
-    list_tools = _moved("list_tools", "tools")
-    tool_names = _moved("tool_names", "names")
-    missing_message = _moved("missing_message", "missing_message")
-
     def __len__(self) -> int:
         return len(self.catalog)
 
@@ -329,6 +245,9 @@ class ToolExecutor:
 
     def __repr__(self) -> str:
         return f"<ToolExecutor tools={len(self.catalog)}>"
+
+    def _missing(self, name: str, call_id: str) -> ToolResult:
+        return self.pipeline.not_found(name, self.catalog.missing_message(name), call_id)
 
 
 _default: ToolExecutor | None = None

@@ -9,18 +9,20 @@ call's runner, and the ordered steps of `._links`. Hooks, middleware, listeners 
 runners all see one `Call`. Every outcome is a `ToolResult`: nothing
 escapes but the caller's own cancellation.
 
-Two straight lines (`._straight`) skip the composed path when nothing would happen on
-it (no hook, middleware, time limit, retry, cap, dispatcher or tracing). They call the same
-step functions (`._steps`) in the same order, and a test runs both paths on the same calls.
+Every call comes in through `Pipeline.start`, the one place that decides how it runs: on a
+straight line (`._straight`) when nothing on the composed path would act (no hook,
+middleware, time limit, retry, cap, dispatcher or tracing), on the composed path driven in
+the caller's thread when nothing on it can suspend, or on the composed path as a coroutine.
+The straight lines call the same step functions (`._steps`) in the same order, and a test
+runs every way on the same calls.
 """
 
 from __future__ import annotations
 
 import inspect
 import time
-import warnings
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any, cast, final
+from typing import Any, Literal, final, overload
 
 from toolrig.core.context._background import run_sync
 from toolrig.core.context._context import ProgressCallback
@@ -103,44 +105,10 @@ class Pipeline:
 
     @policy.setter
     def policy(self, value: CallPolicy) -> None:
+        if value.max_concurrency != self._policy.max_concurrency:
+            self._semaphores = {}  # the calls started from now on count against the new cap
         self._policy = value
         self._refresh()
-
-    @property
-    def default_timeout(self) -> float | None:
-        """Seconds an attempt may take when its tool sets no ``timeout`` (``None``: no limit)."""
-        return self._policy.default_timeout
-
-    @default_timeout.setter
-    def default_timeout(self, value: float | None) -> None:
-        self.policy = self._policy.replace(default_timeout=value)
-
-    @property
-    def retry(self) -> RetryPolicy:
-        """When and how long to wait before retrying a failed attempt."""
-        return self._policy.retry
-
-    @retry.setter
-    def retry(self, value: RetryPolicy) -> None:
-        self.policy = self._policy.replace(retry=value)
-
-    @property
-    def strict(self) -> bool:
-        """Whether type coercion is refused (unless a call says otherwise)."""
-        return self._policy.strict
-
-    @strict.setter
-    def strict(self, value: bool) -> None:
-        self.policy = self._policy.replace(strict=value)
-
-    @property
-    def validate_output(self) -> bool:
-        """Whether outputs are checked against the actions' declared output types."""
-        return self._policy.validate_output
-
-    @validate_output.setter
-    def validate_output(self, value: bool) -> None:
-        self.policy = self._policy.replace(validate_output=value)
 
     @property
     def middleware(self) -> tuple[Middleware, ...]:
@@ -160,14 +128,6 @@ class Pipeline:
 
     def add_middleware(self, middleware: Middleware) -> None:
         """Wrap the attempts of every valid call; the first added is the outermost."""
-        if hasattr(middleware, "queue_of") and hasattr(middleware, "runner"):
-            warnings.warn(
-                "a dispatcher is a runner now, not a middleware: use dispatch_with(...)",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            self.dispatch_with(cast(Dispatcher, middleware))
-            return
         self._middleware = (*self._middleware, middleware)
         self._refresh()
 
@@ -203,12 +163,12 @@ class Pipeline:
         self.placement.threads.shutdown()
 
     def _refresh(self) -> None:
-        """Compose the path again and decide whether the straight lines may be taken (never
-        while tracing is on: the switch calls this, so they never check for it).
+        """Compose the path again and decide what `start` may skip (never the composed path
+        while tracing is on: the switch calls this, so `start` never checks for it).
 
-        Sets ``straight`` (whether a plain action's call may take ``line``, the straight
-        lines), ``line`` and ``strict_default``: read by the executor's own entry points,
-        which take the straight line without a call through the pipeline when they may."""
+        Sets ``_straight`` (whether a plain action's call may take ``_line``, the straight
+        lines) and ``_inline`` (whether a blocking call may drive the composed path in the
+        caller's thread), read by `start` alone."""
         self._traced = tracing_enabled()
         policy = self._policy
         self._chain, self._steps = compose(
@@ -221,16 +181,16 @@ class Pipeline:
             middleware=self._middleware,
             pipeline=self,
         )
-        self.strict_default = policy.strict
-        self.line = StraightLine(
+        self._strict = policy.strict
+        self._line = StraightLine(
             listeners=self.listeners,
             threads=self.placement.threads,
             state=self.state,
             validate_output=policy.validate_output,
             runner=self,
         )
-        self._async_hooks = any(inspect.iscoroutinefunction(h) for h in (*self._pre, *self._post))
-        self.straight = (
+        async_hooks = any(inspect.iscoroutinefunction(h) for h in (*self._pre, *self._post))
+        self._straight = (
             not self._traced
             and not self._pre
             and not self._post
@@ -241,7 +201,7 @@ class Pipeline:
             and not self.placement.overrides
         )
         self._inline = (
-            not self._async_hooks
+            not async_hooks
             and not self._middleware
             and policy.max_concurrency is None
             and self.placement.dispatcher is None
@@ -249,7 +209,81 @@ class Pipeline:
         )
 
     # -- running ---------------------------------------------------------------------------
-    async def run_tool(
+    @overload
+    def start(
+        self,
+        tool: BaseTool,
+        action: Action,
+        args: Any,
+        call_id: str,
+        timeout: float | Unset | None,
+        strict: bool | None,
+        max_retries: int | None,
+        progress: ProgressCallback | None,
+        blocking: Literal[False],
+    ) -> Coroutine[Any, Any, ToolResult]: ...
+
+    @overload
+    def start(
+        self,
+        tool: BaseTool,
+        action: Action,
+        args: Any,
+        call_id: str,
+        timeout: float | Unset | None,
+        strict: bool | None,
+        max_retries: int | None,
+        progress: ProgressCallback | None,
+        blocking: Literal[True],
+    ) -> ToolResult: ...
+
+    def start(
+        self,
+        tool: BaseTool,
+        action: Action,
+        args: Any,
+        call_id: str,
+        timeout: float | Unset | None,
+        strict: bool | None,
+        max_retries: int | None,
+        progress: ProgressCallback | None,
+        blocking: bool,
+    ) -> Coroutine[Any, Any, ToolResult] | ToolResult:
+        """The one entrance: run ``action`` of ``tool`` on the way this pipeline decides.
+
+        ``blocking`` answers with the result, else with a coroutine to await. Here, and only
+        here, a call takes a straight line (nothing on the composed path would act), the
+        composed path driven in this thread (nothing on it can suspend), or the composed path
+        as a coroutine, traced and under the concurrency cap when they are on.
+        ``timeout`` is `UNSET` for the tool's own limit; ``strict`` and ``max_retries`` are
+        ``None`` for the policy's and the tool's."""
+        if strict is None:
+            strict = self._strict
+        if self._straight and action.plain and timeout is UNSET and not max_retries:
+            if not blocking:
+                return self._line.run_async(tool, action, args, call_id, strict, progress)
+            if not action.is_async:
+                return self._line.run_sync(tool, action, args, call_id, strict, progress)
+            return run_sync(self._line.run_async(tool, action, args, call_id, strict, progress))
+        call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
+        if (
+            blocking
+            and self._inline
+            and call.timeout is None
+            and not action.is_async
+            and tool.spec.isolation == "thread"
+            and tool.spec.runs_on is None
+        ):
+            call.runner = INLINE
+            return self._driven(call)
+        run = self._chain(call)
+        if self._traced:
+            run = traced_call(run, action, call_id)
+        if self._policy.max_concurrency is not None:
+            run = self._limited(run)
+        return run_sync(run) if blocking else run
+
+    def run_tool(
         self,
         tool: BaseTool,
         action: str,
@@ -257,13 +291,14 @@ class Pipeline:
         *,
         strict: bool | None = None,
         tool_call_id: str | None = None,
-    ) -> ToolResult:
-        """Run ``action`` of ``tool`` (which need not be in any catalogue) through the pipeline."""
+    ) -> Coroutine[Any, Any, ToolResult]:
+        """Run ``action`` of ``tool`` (which need not be in any catalogue) through the pipeline:
+        a coroutine resolving to its result."""
         call_id = tool_call_id or new_call_id()
         bound = tool.get_action(action)
         if bound is None:
-            return self._missing_action(tool, action, call_id)
-        return await self.run(tool, bound, arguments, call_id, UNSET, strict, None, None)
+            return _ready(self._missing_action(tool, action, call_id))
+        return self.start(tool, bound, arguments, call_id, UNSET, strict, None, None, False)
 
     def run_tool_sync(
         self,
@@ -279,7 +314,7 @@ class Pipeline:
         bound = tool.get_action(action)
         if bound is None:
             return self._missing_action(tool, action, call_id)
-        return self.run_blocking(tool, bound, arguments, call_id, UNSET, strict, None, None)
+        return self.start(tool, bound, arguments, call_id, UNSET, strict, None, None, True)
 
     def not_found(
         self, name: str, message: str, call_id: str, *, action: str | None = None
@@ -297,72 +332,19 @@ class Pipeline:
         message = not_found_message(asked, {tool.spec.name: tool.spec})
         return self.not_found(tool.spec.name, message, call_id, action=str(action))
 
-    def run(
-        self,
-        tool: BaseTool,
-        action: Action,
-        args: Any,
-        call_id: str,
-        timeout: float | Unset | None,
-        strict: bool | None,
-        max_retries: int | None,
-        progress: ProgressCallback | None,
-    ) -> Coroutine[Any, Any, ToolResult]:
-        """The call as a coroutine (under the concurrency cap when there is one)."""
-        strict = self.strict_default if strict is None else strict
-        if self.straight and action.plain and timeout is UNSET and not max_retries:
-            return self.line.run_async(tool, action, args, call_id, strict, progress)
-        call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
-        run = self._chain(call)
+    def _driven(self, call: Call) -> ToolResult:
+        """The composed path driven to its end in this thread (its runner is inline, so
+        nothing on it suspends): no event loop, no coroutine scheduling."""
+        coro = self._chain(call)
         if self._traced:
-            run = traced_call(run, action, call_id)
-        return run if self._policy.max_concurrency is None else self._limited(run)
-
-    def run_blocking(
-        self,
-        tool: BaseTool,
-        action: Action,
-        args: Any,
-        call_id: str,
-        timeout: float | Unset | None,
-        strict: bool | None,
-        max_retries: int | None,
-        progress: ProgressCallback | None,
-    ) -> ToolResult:
-        """The call, blocking: in this thread when nothing can suspend, else on the
-        background loop."""
-        strict = self.strict_default if strict is None else strict
-        if (
-            self.straight
-            and action.plain
-            and not action.is_async
-            and not max_retries
-            and timeout is UNSET
-        ):
-            return self.line.run_sync(tool, action, args, call_id, strict, progress)
-        spec = tool.spec
-        if (
-            self._inline
-            and not action.is_async
-            and spec.isolation == "thread"
-            and spec.runs_on is None
-            and self._policy.limit(spec, timeout) is None
-        ):
-            call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
-            call.runner = INLINE
-            coro = self._chain(call)
-            if self._traced:
-                coro = traced_call(coro, action, call_id)
-            try:
-                coro.send(None)
-            except StopIteration as done:
-                result: ToolResult = done.value
-                return result
-            coro.close()  # unreachable by construction: nothing on this path suspends
-            raise RuntimeError("the inline call path suspended")
-        return run_sync(
-            self.run(tool, action, args, call_id, timeout, strict, max_retries, progress)
-        )
+            coro = traced_call(coro, call.target, call.tool_call_id)
+        try:
+            coro.send(None)
+        except StopIteration as done:
+            result: ToolResult = done.value
+            return result
+        coro.close()  # unreachable by construction: nothing on this path suspends
+        raise RuntimeError("the inline call path suspended")
 
     def _call(
         self,
@@ -401,3 +383,7 @@ class Pipeline:
 
     def __repr__(self) -> str:
         return f"<Pipeline steps={len(self._steps)}>"
+
+
+async def _ready(result: ToolResult) -> ToolResult:
+    return result

@@ -10,8 +10,9 @@ A test runs both lines and the composed path on the same calls.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
+from time import perf_counter
+from time import time as now
 from typing import Any, final
 
 from toolrig.core.context._context import ProgressCallback, ToolContext
@@ -66,13 +67,15 @@ class StraightLine:
         """The plainest blocking call (a sync tool in this thread: no time limit, hook,
         middleware or retry), as a straight line over the same steps, without the ~0.4 µs
         of driving a coroutine."""
-        started_at, t0 = time.time(), time.perf_counter()
+        started_at, t0 = now(), perf_counter()
         try:
             values = action.validator.validate(args, strict=strict)
         except ArgumentsInvalid as exc:
             return self._refused(tool, action, args, exc, call_id, strict, started_at, t0)
-        call = self._announced(tool, action, values, call_id, strict, started_at, t0)
-        ctx = self._context(action, call_id, progress)
+        call = None  # built only for listeners; a context only for a tool that asks for one
+        if self.listeners.items:
+            call = self._announced(tool, action, values, call_id, strict, started_at, t0)
+        ctx = None if action.context_param is None else self._context(action, call_id, progress)
         output = None
         try:
             output = action.call(values, ctx)
@@ -95,13 +98,15 @@ class StraightLine:
     ) -> ToolResult:
         """The plainest awaited call as one coroutine over the same steps: one coroutine
         per call, which shows when thousands run at once."""
-        started_at, t0 = time.time(), time.perf_counter()
+        started_at, t0 = now(), perf_counter()
         try:
             values = action.validator.validate(args, strict=strict)
         except ArgumentsInvalid as exc:
             return self._refused(tool, action, args, exc, call_id, strict, started_at, t0)
-        call = self._announced(tool, action, values, call_id, strict, started_at, t0)
-        ctx = self._context(action, call_id, progress)
+        call = None  # built only for listeners; a context only for a tool that asks for one
+        if self.listeners.items:
+            call = self._announced(tool, action, values, call_id, strict, started_at, t0)
+        ctx = None if action.context_param is None else self._context(action, call_id, progress)
         output = None
         try:
             if action.is_async:
@@ -163,11 +168,8 @@ class StraightLine:
         strict: bool,
         started_at: float,
         t0: float,
-    ) -> Call | None:
-        """The call, told to the listeners, or ``None`` when nobody listens (it is built
-        only for them)."""
-        if not self.listeners.items:
-            return None
+    ) -> Call:
+        """The call, told to the listeners (it is built only for them)."""
         call = Call(
             owner=tool,
             target=action,
@@ -185,6 +187,4 @@ class StraightLine:
         self, action: Action, call_id: str, progress: ProgressCallback | None
     ) -> ToolContext | None:
         """The call's context, for a tool that asks for one."""
-        if action.context_param is None:
-            return None
         return context_for(action, call_id, 1, None, progress, self.state, self.runner)

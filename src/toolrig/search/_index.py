@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
+from toolrig.core.model._names import ActionRef
 from toolrig.core.model._spec import ToolSpec
 from toolrig.search._bm25f import BM25F
 from toolrig.search._config import SearchConfig
@@ -234,12 +235,20 @@ class ToolIndex:
         if query is not None and requests is not None and calls > 0:
             store_pair(requests, query, name)
         with self._lock:
-            self._usage.add(name, calls)
-            owner = name
+            owner: str | None = name
             if name not in self._tools:
-                owner, _, action = name.rpartition(".")
-                if not (owner in self._tools and action):
-                    return
+                ref = ActionRef.parse(name)
+                if ref.multi and ref.tool in self._tools:
+                    owner, name = (
+                        ref.tool,
+                        ref.call_name,
+                    )  # ``tool__action`` counts as its call name
+                else:
+                    owner = None
+            self._usage.add(name, calls)
+            if owner is None:
+                return
+            if owner != name:
                 self._usage.add(owner, calls)
             for call in self._tools[owner]:
                 slot = self._slots[call]
@@ -390,8 +399,8 @@ class ToolIndex:
         """The slots ``name`` stands for: every action of a tool, or one action."""
         calls = self._tools.get(name)
         if calls is None:
-            owner, _, action = name.rpartition(".")
-            slot = self._slots.get((owner, action)) if owner else None
+            ref = ActionRef.parse(name)
+            slot = self._slots.get((ref.tool, ref.action)) if ref.multi else None
             return [] if slot is None else [slot]
         return [self._slots[call] for call in calls]
 

@@ -22,6 +22,8 @@ from array import array
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from toolrig.core.model._names import ActionRef
+
 if TYPE_CHECKING:
     from toolrig.search._documents import ActionDocument
 
@@ -80,7 +82,7 @@ class UsagePrior:
     ) -> None:
         """Use ``counts`` instead of what was known, then refresh every slot of ``docs``."""
         self.counts = {name: calls for name, calls in checked_counts(counts).items() if calls}
-        self._split = {name.rpartition(".")[0] for name in self.counts if "." in name}
+        self._split = {ref.tool for ref in map(ActionRef.parse, self.counts) if ref.multi}
         for slot, doc in docs:
             self.place(slot, doc)
 
@@ -89,8 +91,9 @@ class UsagePrior:
         if not checked_calls(name, calls):
             return
         self.counts[name] = self.counts.get(name, 0) + calls
-        if "." in name:
-            self._split.add(name.rpartition(".")[0])
+        ref = ActionRef.parse(name)
+        if ref.multi:
+            self._split.add(ref.tool)
 
     def boost(self, total: Any, mask: Any, slots: Any, weight: float) -> Any:
         """``total`` (scores of ``slots``, or of every slot) plus the prior, scaled by the

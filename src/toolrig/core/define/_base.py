@@ -3,7 +3,7 @@
 Two declaration styles, freely mixed in one class:
 
 * concise: methods decorated with `action`, schema taken from type hints and docstrings;
-* explicit: ``actions = [ActionSchema(name=..., parameters=[ActionParam(...)], ...)]`` with a
+* explicit: ``actions = [ActionSchema(name=..., parameters=[ToolParameter(...)], ...)]`` with a
   method of the same name implementing each action.
 
 Actions are compiled once per class (in ``__init_subclass__``) and bound once per instance.
@@ -17,7 +17,6 @@ built.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
     from toolrig.core.model._options import ToolAnnotations, ToolCost
     from toolrig.core.model._spec import ToolSpec
 
-__all__ = ["AssembledTool", "BaseTool", "action"]
+__all__ = ["BaseTool", "action"]
 
 _OPTIONS = ("name", "description", *ToolOptionsDict.__annotations__)
 """The tool attributes a class declares and an instance reads from its spec (the keys of
@@ -269,21 +268,6 @@ class BaseTool:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._spec.name!r} actions={self.get_action_names()}>"
-
-
-class AssembledTool(BaseTool):
-    """Deprecated: `BaseTool.from_actions` builds a tool from a spec and its actions."""
-
-    _abstract_tool = True
-
-    def __init__(self, spec: ToolSpec, actions: Mapping[str, Action]) -> None:
-        warnings.warn(
-            "AssembledTool is deprecated; use BaseTool.from_actions(spec, actions)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        _check_actions(spec, actions)
-        self._install(spec, dict(actions))
 
 
 def _check_actions(spec: ToolSpec, actions: Mapping[str, Action]) -> None:

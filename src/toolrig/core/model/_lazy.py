@@ -5,31 +5,17 @@ from __future__ import annotations
 
 import importlib
 import sys
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = ["lazy_names"]
 
 
-def lazy_names(
-    package: str,
-    table: Mapping[str, str],
-    deprecated: Mapping[str, tuple[str, str, str]] | None = None,
-) -> Callable[[str], Any]:
+def lazy_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
     """The module ``__getattr__`` of ``package``: ``table`` maps an exported name to the
-    module defining it (imported, and the value kept in the package, on first use);
-    ``deprecated`` maps an old name to ``(module, attribute, new name)``, answered with a
-    `DeprecationWarning` each time."""
-    old = deprecated or {}
+    module defining it (imported, and the value kept in the package, on first use)."""
 
     def __getattr__(name: str) -> Any:
-        if name in old:
-            module_name, attribute, instead = old[name]
-            warnings.warn(
-                f"{package}.{name} is deprecated; use {instead}", DeprecationWarning, stacklevel=2
-            )
-            return getattr(importlib.import_module(module_name), attribute)
         module = table.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")

@@ -10,11 +10,10 @@ server, the agent's toolsets, the workers, the log and search all read these nam
 from __future__ import annotations
 
 import re
-import warnings
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-__all__ = ["MAX_NAME_LENGTH", "ActionRef", "aliased_name", "provider_safe_name"]
+__all__ = ["MAX_NAME_LENGTH", "ActionRef", "provider_safe_name"]
 
 MAX_NAME_LENGTH: Final = 64
 """The longest function name every provider accepts."""
@@ -101,30 +100,3 @@ class ActionRef:
 
     def __str__(self) -> str:
         return self.call_name
-
-
-class _AliasedName(str):
-    """A name that still answers, with a deprecation warning, the attributes of the object
-    a field held before it became a name (``Call.tool``, ``Call.action``)."""
-
-    _of: Any
-    _field: str
-    _instead: str
-
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        warnings.warn(
-            f"`call.{self._field}` is now the {self._field}'s name; use "
-            f"`call.{self._instead}.{attr}`",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(self._of, attr)
-
-
-def aliased_name(name: str, of: object, field: str, instead: str) -> str:
-    """``name``, answering ``of``'s attributes with a warning to use ``call.{instead}``."""
-    made = _AliasedName(name)
-    made._of, made._field, made._instead = of, field, instead
-    return made

@@ -38,7 +38,8 @@ def not_found_message(name: object, tools: Mapping[str, ToolSpec]) -> str:
     providers, MCP server, catalogue lookups) words a missing tool or action with this text.
     """
     text = str(name)
-    tool_name, _, action_name = text.replace("__", ".").partition(".")
+    ref = ActionRef.parse(text)
+    tool_name, action_name = (ref.tool, ref.action) if ref.multi else (text, "")
     spec = tools.get(tool_name) if isinstance(name, str) else None
     if spec is not None and (spec.is_multi_action or action_name):
         actions = list(spec.actions)

@@ -1,4 +1,4 @@
-"""Parameters declared as data (``ToolParameter`` / ``ActionParam``), turned into JSON Schema."""
+"""Parameters declared as data (``ToolParameter``), turned into JSON Schema."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from toolrig.core.model._errors import Loc, Problem
 
-__all__ = ["ActionParam", "ParamType", "ToolParameter", "parameters_to_schema"]
+__all__ = ["ParamType", "ToolParameter", "parameters_to_schema"]
 
 ParamType = Literal["string", "integer", "number", "boolean", "array", "object", "any", "null"]
 
@@ -170,10 +170,6 @@ class ToolParameter(BaseModel):
         if self.has_default:
             schema["default"] = self.default
         return schema
-
-
-ActionParam = ToolParameter
-"""The same declaration, under the name used for the actions of multi-action tools."""
 
 
 def parameters_to_schema(
