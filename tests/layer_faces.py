@@ -182,6 +182,7 @@ FACES: dict[str, list[str]] = {
         "toolrig.runtime._call:Call",
         "toolrig.runtime._call:CallInfo",
         "toolrig.runtime._call:CallNext",
+        "toolrig.runtime._call:Runner",
         "toolrig.runtime._events:EventKind",
         "toolrig.runtime._events:ToolEvent",
         "toolrig.runtime._executor:ToolExecutor",
