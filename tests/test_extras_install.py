@@ -24,11 +24,9 @@ import shutil
 import socket
 import subprocess
 import sys
-import sysconfig
 import time
 import tomllib
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -302,6 +300,10 @@ def test_an_extra_alone_is_enough(extra: str, venvs: dict[str, Path], tmp_path: 
 def _probe_base(venv: Path, cwd: Path) -> None:
     """The README's install runs the demo, and the demo says how to add the console it
     suggests (its extra is not installed)."""
+    where = _run(
+        venv, venv / "bin" / "python", "-c", "import toolrig; print(toolrig.__file__)", cwd=cwd
+    )
+    assert where.startswith(str(venv)), where  # the wheel's, not this checkout's
     out = _run(venv, venv / "bin" / "toolrig", "demo", cwd=cwd)
     assert "nothing raised" in out and "5. The agent loop" in out
     assert f"{venv / 'bin' / 'python'} -m pip install 'toolrig[console]'" in out, out[-800:]
@@ -389,11 +391,3 @@ def _probe_celery(venv: Path, cwd: Path) -> None:
         worker.wait(20)
     logged = log.read_text(errors="replace")
     assert "Traceback" not in logged and "no dispatcher" not in logged, logged
-
-
-@pytest.fixture(autouse=True)
-def _no_stale_site() -> Iterator[None]:
-    """The venvs must not see this environment's packages (no path file, as the wheel test
-    uses, and no user site)."""
-    assert sysconfig.get_paths()["purelib"] not in os.environ.get("PYTHONPATH", "")
-    yield
