@@ -229,8 +229,9 @@ def _venv(extra: str, wheel: Path) -> Path:
         return folder
     shutil.rmtree(folder, ignore_errors=True)
     CACHE.mkdir(parents=True, exist_ok=True)
-    for stale in CACHE.glob(f"{extra or 'base'}-*"):
-        shutil.rmtree(stale, ignore_errors=True)  # built from requirements since changed
+    for stale in CACHE.iterdir():  # built from requirements since changed
+        if stale.name.rpartition("-")[0] == (extra or "base"):
+            shutil.rmtree(stale, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", folder], check=True)
     _pip("--python", python, "install", "-q", f"{wheel}[{extra}]" if extra else wheel)
     (folder / "complete").write_text(wheel.name)
