@@ -134,7 +134,6 @@ FACES: dict[str, list[str]] = {
         "toolrig.mcp._transports:announce",
         "toolrig.mcp._transports:check_bind",
         "toolrig.mcp._transports:http_app",
-        "toolrig.mcp._transports:listening_socket",
     ],
     "providers": [
         "toolrig.providers._anthropic:format_anthropic_results",
@@ -198,6 +197,7 @@ FACES: dict[str, list[str]] = {
         "toolrig.runtime._request:ToolCall",
         "toolrig.runtime._request:as_tool_call",
         "toolrig.runtime._retry:RetryPolicy",
+        "toolrig.runtime._sockets:listening_socket",
         "toolrig.runtime._tracing:agent_span",
         "toolrig.runtime._tracing:chat_span",
     ],

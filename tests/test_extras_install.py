@@ -82,7 +82,7 @@ doc = {"openapi": "3.1.0", "info": {"title": "Pets", "version": "1"},
 tool = openapi_tool(doc, name="pets")
 assert "get_pet" in tool.get_action_names(), tool.get_action_names()
 """,
-    "openapi-test": "import fastapi, openapi_spec_validator",
+    "openapi-test": "import fastapi",
     "browser": """
 import keyring, playwright.async_api
 from toolrig.tools import BrowserTool
@@ -331,7 +331,7 @@ def _probe_console(venv: Path, cwd: Path) -> None:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         address = re.search(r"on (http://\S+)", line)
-        assert address, line + proc.stdout.read() if proc.poll() is not None else line
+        assert address, line + (proc.stdout.read() if proc.poll() is not None else "")
         import httpx
 
         page = httpx.get(address[1] + "/", timeout=30, follow_redirects=True)

@@ -78,12 +78,14 @@ def run_demo(*, show_prompt: bool = True) -> int:
             "\n[dim](the example catalogue is not installed with this copy: no plan demo)[/]"
         )
         return 0
+    from rich.markup import escape  # `[console]` in the install line is not a style
+
     ok = run_catalog_plan(console, examples)
     run_agent_if_configured(console, examples)
     console.print(
         "\n[bold]See it in the web console[/] (the log above, the example catalogue, "
         "a try-it form per tool):\n"
-        + "".join(f"  {line}\n" for line in console_commands(examples))
+        + "".join(f"  {escape(line)}\n" for line in console_commands(examples))
         + "  then open http://127.0.0.1:8765/",
         soft_wrap=True,  # each command stays one line, to copy
     )
