@@ -80,6 +80,25 @@ async def test_tokens_and_cost_stop_before_the_next_request(limits: RunLimits, n
     assert result.error is not None and named in result.error
     assert len(model.requests) == 2 and sorted(RAN) == [1, 2]
     assert result.usage.total_tokens == 40
+    if limits.price is None:
+        assert result.cost is None  # no price given: no cost known
+    else:
+        assert result.cost == pytest.approx(0.004)  # 40 tokens at 100 per million
+    await agent.aclose()
+
+
+async def test_the_result_gives_the_cost_spent_at_the_price_given() -> None:
+    """A price without a cost limit still prices the run: ``result.cost``."""
+    model = ScriptedModel([_turn(1), "done"])
+    price = ModelPrice(input_per_million=3.0, output_per_million=15.0)
+    agent: Agent[None, str] = Agent(
+        "worker", "You do steps.", model, [step], limits=RunLimits(price=price)
+    )
+    result = await agent.arun("go")
+    usage = result.usage
+    assert usage.input_tokens > 0 and usage.output_tokens > 0
+    expected = (usage.input_tokens * 3.0 + usage.output_tokens * 15.0) / 1_000_000
+    assert result.cost == pytest.approx(expected)
     await agent.aclose()
 
 

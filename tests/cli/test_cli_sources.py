@@ -4,7 +4,9 @@ through the real command in subprocesses."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,75 @@ def test_broken_yaml_exits_2_in_every_command(tmp_path: Path) -> None:
     served = toolrig("serve", bad)
     assert served.returncode == 2, served.stderr
     assert "definition problem(s)" in served.stderr
+
+
+def test_validate_reads_a_python_file_and_a_module(tools_py: Path) -> None:
+    done = toolrig("validate", tools_py, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] is True and report["tools"] == ["double"]
+    module = toolrig("validate", "--module", "mytools", "--import-path", tools_py.parent, tools_py)
+    assert module.returncode == 0, module.stdout + module.stderr
+    assert "ok: 1 tool, 0 plans, no problems" in module.stdout
+    broken = tools_py.with_name("broken.py")
+    broken.write_text("raise RuntimeError('no config')\n", encoding="utf-8")
+    failed = toolrig("validate", broken)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert f"{broken}: importing it failed: RuntimeError: no config" in failed.stdout
+    assert "1 problem (0 tools, 0 plans)" in failed.stdout
+
+
+NOTES_PY = '''
+from toolrig import BaseTool, action
+
+
+class Notes(BaseTool):
+    """Keep notes."""
+
+    name = "notes"
+
+    @action
+    def add(self, text: str) -> str:
+        """Add a note."""
+        return f"added {text}"
+
+    @action
+    def count(self) -> int:
+        """How many notes there are."""
+        return 0
+
+
+tools = [Notes()]
+'''
+
+
+async def test_serve_takes_catalog_and_runs_only_the_listed_names(tmp_path: Path) -> None:
+    """``toolrig serve --catalog notes.py`` serves what ``toolrig list --catalog notes.py``
+    lists; MCP clients call `notes__add` (listed), and `notes.add` is an error naming it."""
+    mcp = pytest.importorskip("mcp")
+    from cli_runner import env
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp.shared.exceptions import MCPError
+
+    notes = tmp_path / "notes.py"
+    notes.write_text(NOTES_PY, encoding="utf-8")
+    listed = toolrig("list", "--catalog", notes, "--json")
+    assert [t["name"] for t in json.loads(listed.stdout)] == ["notes.add", "notes.count"]
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolrig.cli.main", "serve", "--catalog", str(notes)],
+        env=env(),
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        await asyncio.wait_for(client.initialize(), 30)
+        names = [t.name for t in (await asyncio.wait_for(client.list_tools(), 30)).tools]
+        assert names == ["notes__add", "notes__count"]
+        done = await asyncio.wait_for(client.call_tool("notes__add", {"text": "milk"}), 30)
+        assert not done.is_error and done.structured_content == {"result": "added milk"}
+        with pytest.raises(MCPError) as info:
+            await asyncio.wait_for(client.call_tool("notes.add", {"text": "milk"}), 30)
+        assert info.value.code == mcp.types.INVALID_PARAMS
+        assert "call it by its listed name 'notes__add'" in info.value.message

@@ -17,6 +17,7 @@ ones (Redis on 127.0.0.1); only the transport between them is the in-process `En
 | app | the pool decides who stops calls; each app runs its own catalogue | ``..._app...`` |
 | ledger | the marker names the worker running the call (or running it again) | ``..._marks_...`` |
 | logs | a reply sent again, a call run again: logged with its call id | ``..._logs_...`` |
+| logs | a worker runs its calls without a "no dispatcher" warning | ``..._logs_...`` |
 | trace | the caller's current span is sent with the task; no span: none | ``..._travels...`` |
 """
 
@@ -585,6 +586,19 @@ def test_worker_logs_a_call_sent_again_and_a_call_run_again(
         ("DEBUG", "call c-2 of run r: peek"),
         ("INFO", "call c-2 is run again: its worker was lost mid-call"),
     ]
+
+
+def test_worker_logs_no_missing_dispatcher_for_the_calls_it_runs(
+    host: WorkerHost, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="toolrig"):
+        reply = host.run(_call("settle", "settle", {"seconds": 0}), "w1")
+        assert reply["success"] is True and reply["output"] == "settled"
+        assert caplog.records == []
+        # the same tool on a plain executor runs here too, and says no dispatcher sent it
+        ToolExecutor([settle]).execute_sync("settle", {"seconds": 0})
+    (warned,) = caplog.records
+    assert "asks to run on queue 'slow-queue', but no dispatcher" in warned.getMessage()
 
 
 def test_trace_context_of_the_caller_travels_with_the_task(host: WorkerHost) -> None:

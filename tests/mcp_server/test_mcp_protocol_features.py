@@ -312,6 +312,10 @@ def test_serve_loads_tools_from_a_python_file(tmp_path: Any) -> None:
     from toolrig.cli._output import CliError
     from toolrig.cli._python_tools import python_server_options
     from toolrig.cli._serve import build_registry
+    from toolrig.cli.main import build_parser
+
+    def build_registry_of(*argv: str) -> Any:
+        return build_registry(build_parser().parse_args(["serve", *argv]))
 
     good = tmp_path / "good_tools.py"
     good.write_text(
@@ -323,15 +327,16 @@ def test_serve_loads_tools_from_a_python_file(tmp_path: Any) -> None:
         "tools = [hello]\n"
         "completers = {'hello': {}}\n"
     )
-    registry = build_registry([str(good)], demo=False, watch=False, as_json=False)
-    assert registry.names() == ["hello"]
+    for argv in ([str(good)], ["--catalog", str(good)]):
+        registry = build_registry_of(*argv)
+        assert registry.names() == ["hello"]
+        registry.close()
     assert python_server_options([str(good)]) == {"completers": {"hello": {}}}
-    registry.close()
     empty = tmp_path / "no_tools.py"
     empty.write_text("x = 1\n")
     with pytest.raises(CliError, match="defines no `tools`"):
-        build_registry([str(empty)], demo=False, watch=False, as_json=False)
+        build_registry_of(str(empty))
     broken = tmp_path / "broken_tools.py"
     broken.write_text("raise RuntimeError('nope')\n")
     with pytest.raises(CliError, match="importing it failed: RuntimeError: nope"):
-        build_registry([str(broken)], demo=False, watch=False, as_json=False)
+        build_registry_of("--catalog", str(broken))

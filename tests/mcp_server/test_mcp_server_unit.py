@@ -98,6 +98,30 @@ async def test_an_unknown_tool_is_named_as_the_client_sent_it() -> None:
     server.close()
 
 
+async def test_only_the_listed_name_is_called() -> None:
+    """`tools/list` shows `notes__add`; the catalogue's own `notes.add` is not listed, so it is
+    the protocol's error, naming the listed name to call instead (the stateless path too)."""
+    from toolrig.cli._demo_tools import Notes
+
+    server = ToolServer(Catalog([Notes()]))
+    assert "notes__add" in [t.name for t in server.list_tools()]
+    done = await server.call_without_channel("notes__add", {"text": "milk"})
+    assert done["isError"] is False
+    for call in (
+        lambda: server._call_tool(
+            cast(Any, None), mcp_types.CallToolRequestParams(name="notes.add", arguments={})
+        ),
+        lambda: server.call_without_channel("notes.add", {"text": "milk"}),
+    ):
+        with pytest.raises(MCPError) as info:
+            await call()
+        assert info.value.code == mcp_types.INVALID_PARAMS
+        assert info.value.message == (
+            "Tool 'notes.add' is not listed: MCP clients call it by its listed name 'notes__add'."
+        )
+    server.close()
+
+
 def test_a_failure_carries_the_structured_error() -> None:
     executor = ToolExecutor([double])
     failed = executor.execute_sync("double", {"x": "many"})

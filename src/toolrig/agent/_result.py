@@ -74,6 +74,9 @@ class AgentResult(Generic[OutputT]):
     """Calls awaiting a decision when ``stop_reason == "approval"``."""
     text: str | None = None
     """The model's last text."""
+    cost: float | None = None
+    """What the run spent: its ``usage`` at the model's price given as
+    ``RunLimits(price=ModelPrice(...))`` (``None`` when no price is given)."""
 
     @property
     def completed(self) -> bool:

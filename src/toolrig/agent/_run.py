@@ -348,6 +348,7 @@ class AgentRun(Generic[OutputT]):
             error=error,
             text=self.last_text,
             pending=list(self.held.held) if self.held is not None else [],
+            cost=_cost(self.agent.limits, self.usage),
         )
 
     # -- the execution log --------------------------------------------------------------------
@@ -430,3 +431,9 @@ def _describe(call: ParsedCall) -> dict[str, Any]:
         "id": meta.tool_call_id if meta else None,
         "error": call.error.code if call.error else None,
     }
+
+
+def _cost(limits: RunLimits | None, usage: Usage) -> float | None:
+    """The run's cost at the limits' model price, when one is given."""
+    price = limits.price if limits is not None else None
+    return None if price is None else price.cost(usage)

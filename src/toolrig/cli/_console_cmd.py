@@ -48,7 +48,7 @@ def run_console(args: argparse.Namespace) -> int:
         raise CliError(f"the console needs {exc.name}: pip install 'toolrig[console]'") from None
 
     from toolrig.cli._catalog import add_demo_tools, load_registry
-    from toolrig.mcp._transports import listening_socket
+    from toolrig.runtime._sockets import listening_socket
     from toolrig.storage._open import open_log
 
     # YAML folders are watched: edits show on the catalogue page as they are reloaded

@@ -12,9 +12,12 @@ Runs on embedded defaults, without network or keys; nothing raises.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.console import Console
 
     from toolrig import ToolExecutor, ToolResult
@@ -75,16 +78,35 @@ def run_demo(*, show_prompt: bool = True) -> int:
             "\n[dim](the example catalogue is not installed with this copy: no plan demo)[/]"
         )
         return 0
+    from rich.markup import escape  # `[console]` in the install line is not a style
+
     ok = run_catalog_plan(console, examples)
     run_agent_if_configured(console, examples)
     console.print(
         "\n[bold]See it in the web console[/] (the log above, the example catalogue, "
         "a try-it form per tool):\n"
-        f"  toolrig console --catalog {examples / 'catalog'} --import-path {examples}\n"
-        "  then open http://127.0.0.1:8765/",
-        soft_wrap=True,  # the command stays one line, to copy
+        + "".join(f"  {escape(line)}\n" for line in console_commands(examples))
+        + "  then open http://127.0.0.1:8765/",
+        soft_wrap=True,  # each command stays one line, to copy
     )
     return 0 if ok else 1
+
+
+def console_commands(examples: Path) -> list[str]:
+    """The commands that open the console over the demo's log: ``toolrig console ...``,
+    after the install of the ``console`` extra when it is missing (the console is a web
+    server, kept out of the base install; the demo says how to add it)."""
+    import importlib.util
+
+    command = f"toolrig console --catalog {examples / 'catalog'} --import-path {examples}"
+    if all(importlib.util.find_spec(m) for m in ("starlette", "jinja2", "uvicorn")):
+        return [command]
+    root = examples.parent
+    if (root / "pyproject.toml").is_file():  # a checkout: the editable install, with the extra
+        install = f"{sys.executable} -m pip install -e '{root}[console]'"
+    else:
+        install = f"{sys.executable} -m pip install 'toolrig[console]'"
+    return [install, command]
 
 
 def _show_tools(console: Console, executor: ToolExecutor, *, show_prompt: bool) -> None:

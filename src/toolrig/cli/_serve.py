@@ -7,16 +7,23 @@ import contextlib
 import errno
 import os
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
 from toolrig.cli._remote_opts import add_broker_options, attach_remote
 
 if TYPE_CHECKING:
     from toolrig.registry._registry import Registry
 
-__all__ = ["add_serve_parser", "build_registry", "http_limits", "open_server", "run_serve"]
+__all__ = [
+    "add_serve_parser",
+    "build_registry",
+    "catalog_sources",
+    "http_limits",
+    "open_server",
+    "run_serve",
+]
 
 
 def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,18 +31,19 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve = commands.add_parser(
         "serve",
         help="serve tools over MCP (stdio or streamable HTTP)",
-        description="Serve YAML tools (files or folders) over MCP; without paths, or with "
-        "--demo, serve the built-in demo tools. Each call is printed on stderr (the access "
-        "log; JSON lines with --json), and so is each hot reload with --watch. A path that "
-        "does not exist, or a port that cannot be bound, exits 2.",
+        description="Serve tools over MCP: YAML definitions (files or folders) and Python "
+        "files defining `tools`, given as paths or with --catalog, and --module modules; "
+        "without any, or with --demo, the built-in demo tools. Each call is printed on "
+        "stderr (the access log; JSON lines with --json), and so is each hot reload with "
+        "--watch. A path that does not exist, or a port that cannot be bound, exits 2.",
     )
     serve.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
-        help="YAML tool files or folders, or Python files defining `tools`",
+        help="YAML tool files or folders, or Python files defining `tools` (as --catalog)",
     )
-    serve.add_argument("--demo", action="store_true", help="also serve the built-in demo tools")
+    add_catalog_options(serve, demo_default=True)
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="HTTP port (0: any free port)")
@@ -94,13 +102,6 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "(a SQLite file or a postgresql:// URL)",
     )
     serve.add_argument(
-        "--import-path",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="folder to import executors from (like PYTHONPATH); repeatable",
-    )
-    serve.add_argument(
         "--log",
         metavar="URL",
         help="record every call in this execution log (SQLite path or postgresql:// URL)",
@@ -123,18 +124,27 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     serve.set_defaults(handler=run_serve)
 
 
-def build_registry(paths: Sequence[str], *, demo: bool, watch: bool, as_json: bool) -> Registry:
-    """A registry holding the demo tools (when asked, or when no path is given) and the tools
-    of ``paths`` (read as every command reads a catalogue: ``load_registry``); folders are
-    watched when ``watch``, and each reload is printed."""
+def catalog_sources(args: argparse.Namespace) -> list[str]:
+    """The catalogue paths ``serve`` was given: its positional paths, then ``--catalog``."""
+    return [*args.paths, *args.catalog]
+
+
+def build_registry(args: argparse.Namespace) -> Registry:
+    """A registry holding the tools of the paths, ``--catalog`` and ``--module`` (read as
+    every command reads a catalogue: ``load_registry``), plus the demo tools when asked or
+    when none is given; folders are watched with ``--watch``, and each reload is printed."""
     from toolrig.cli._catalog import add_demo_tools, load_registry
     from toolrig.cli._serve_report import ReloadReport
 
-    registry = load_registry(paths, command="serve", what="path", watch=watch)
-    if demo or not paths:
+    paths = catalog_sources(args)
+    registry = load_registry(
+        paths, args.import_path, modules=args.module, command="serve", what="path",
+        watch=args.watch,
+    )  # fmt: skip
+    if args.demo or not (paths or args.module):
         add_demo_tools(registry)
-    if watch:  # after the first load, so only reloads are reported
-        registry.add_change_listener(ReloadReport(as_json=as_json))
+    if args.watch:  # after the first load, so only reloads are reported
+        registry.add_change_listener(ReloadReport(as_json=args.json))
     return registry
 
 
@@ -164,10 +174,7 @@ def run_serve(args: argparse.Namespace) -> int:
         from toolrig.cli._serve_workers import run_workers
 
         return run_workers(args, token)
-    from toolrig.cli._catalog import add_import_paths
-
-    add_import_paths(args.import_path)
-    registry = build_registry(args.paths, demo=args.demo, watch=args.watch, as_json=args.json)
+    registry = build_registry(args)
     with contextlib.ExitStack() as stack:
         stack.callback(registry.close)
         server = _server(registry, args, stack)
@@ -229,7 +236,7 @@ def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.Exit
     if not args.meta_tools:
         from toolrig.cli._python_tools import python_server_options
 
-        options = python_server_options(args.paths)
+        options = python_server_options(catalog_sources(args))
         server = ToolServer(registry, calls, name=args.name, **options)
         server.recording = scope
         return stack.enter_context(contextlib.closing(server))
@@ -251,9 +258,6 @@ def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.Exit
 def open_server(args: argparse.Namespace, stack: contextlib.ExitStack) -> Any:
     """The MCP server that ``toolrig serve`` with ``args`` runs, its registry and log closed
     with ``stack`` (what each ``--workers`` process builds for itself)."""
-    from toolrig.cli._catalog import add_import_paths
-
-    add_import_paths(args.import_path)
-    registry = build_registry(args.paths, demo=args.demo, watch=args.watch, as_json=args.json)
+    registry = build_registry(args)
     stack.callback(registry.close)
     return _server(registry, args, stack)

@@ -65,7 +65,7 @@ def run_workers(args: argparse.Namespace, token: str | None) -> int:
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    from toolrig.mcp._transports import listening_socket
+    from toolrig.runtime._sockets import listening_socket
 
     try:
         sock = listening_socket(host, port)

@@ -1,8 +1,10 @@
 """``toolrig validate PATH...``: check catalogues and plans before they are used.
 
-Every problem is printed with its file and line: definitions that do not load, executors that
-are missing or fail to import (loading alone never imports them), and plans whose steps name
-unknown tools, bad parameters, missing steps or cycles. The exit code is 1 on any problem, so
+Catalogues are read as every command reads them (YAML files or folders, Python files defining
+``tools``, ``--module`` modules). Every problem is printed with its file and line: definitions
+that do not load, Python files that do not import, executors that are missing or fail to
+import (loading alone never imports them), and plans whose steps name unknown tools, bad
+parameters, missing steps or cycles. The exit code is 1 on any problem, so
 the command can guard a deployment or a CI job.
 """
 
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, add_json_option
 
 if TYPE_CHECKING:
+    from toolrig.registry._registry import Registry
     from toolrig.registry._report import LoadError
 
 __all__ = ["add_validate_parser", "is_plan_file", "run_validate"]
@@ -25,12 +28,16 @@ def add_validate_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     validate = commands.add_parser(
         "validate",
         help="check catalogues and plans (every problem with file:line)",
-        description="Check YAML tool definitions (files or folders) and plans: every problem "
-        "with its file and line, executors imported now. Plans are checked against the "
+        description="Check tool catalogues (YAML files or folders, Python files defining "
+        "`tools`, --module modules) and plans: every problem with its file and line, "
+        "executors imported now. Plans are checked against the "
         "catalogues given with them. Exit code 1 on any problem.",
     )
     validate.add_argument(
-        "paths", nargs="+", metavar="PATH", help="definition files or folders, and plan files"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="definition files or folders, Python files defining `tools`, and plan files",
     )
     validate.add_argument(
         "--catalog",
@@ -38,6 +45,13 @@ def add_validate_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
         default=[],
         metavar="PATH",
         help="more definitions the plans may use (also checked); repeatable",
+    )
+    validate.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="Python module whose tools the plans may use (also checked); repeatable",
     )
     validate.add_argument(
         "--import-path",
@@ -73,21 +87,27 @@ def run_validate(args: argparse.Namespace) -> int:
     """Check everything given; 0 without problems, 1 with any."""
     from toolrig.cli._catalog import add_import_paths, check_paths
     from toolrig.cli._checks import executor_problems, plan_problems
+    from toolrig.cli._python_tools import is_python_file
     from toolrig.registry._registry import Registry
 
     check_paths(args.paths, "path")
     check_paths(args.catalog, "--catalog")
     add_import_paths(args.import_path)
     given = [Path(p) for p in args.paths]
-    plans = [p for p in given if p.is_file() and is_plan_file(p)]
+    plans = [p for p in given if p.is_file() and not is_python_file(p) and is_plan_file(p)]
     sources = [p for p in given if p not in plans] + [Path(p) for p in args.catalog]
     problems: list[LoadError] = []
     with Registry() as registry:
         loaded: list[str] = []
         for source in sources:
+            if is_python_file(source):
+                problems.extend(_load_python(registry, source, loaded))
+                continue
             report = registry.load(source)
             loaded.extend(report.loaded)
             problems.extend(report.errors)
+        for module in args.module:
+            problems.extend(_load_module(registry, module, loaded))
         problems.extend(executor_problems(registry))
         for plan in plans:
             problems.extend(plan_problems(plan, registry))
@@ -105,6 +125,52 @@ def run_validate(args: argparse.Namespace) -> int:
     else:
         _print(problems, tools=len(loaded), plans=len(plans))
     return EXIT_FAILED if problems else EXIT_OK
+
+
+def _load_python(registry: Registry, path: Path, loaded: list[str]) -> list[LoadError]:
+    """Add the tools of the Python file ``path``; why it cannot be read, as problems."""
+    from toolrig.cli._output import CliError
+    from toolrig.cli._python_tools import load_python_tools
+
+    try:
+        tools = load_python_tools(path).tools
+    except CliError as exc:
+        message = str(exc).removeprefix(f"{path}: ")
+        return [_problem(path, message)]
+    return _add(registry, tools, loaded, path)
+
+
+def _load_module(registry: Registry, name: str, loaded: list[str]) -> list[LoadError]:
+    """Add the tools module ``name`` defines; why it cannot be read, as problems."""
+    from toolrig.cli._catalog import load_modules
+    from toolrig.cli._output import CliError
+    from toolrig.registry._report import LoadError
+
+    before = set(registry.names())
+    try:
+        load_modules(registry, [name])
+    except CliError as exc:
+        return [LoadError(path=None, line=None, field=None, message=str(exc))]
+    loaded.extend(n for n in registry.names() if n not in before)
+    return []
+
+
+def _add(registry: Registry, tools: list[Any], loaded: list[str], path: Path) -> list[LoadError]:
+    from toolrig.core.model._errors import ToolDefinitionError
+
+    problems: list[LoadError] = []
+    for item in tools:
+        try:
+            loaded.append(registry.add(item).spec.name)
+        except (ToolDefinitionError, TypeError) as exc:
+            problems.append(_problem(path, str(exc)))
+    return problems
+
+
+def _problem(path: Path, message: str) -> LoadError:
+    from toolrig.registry._report import LoadError
+
+    return LoadError(path=path, line=None, field=None, message=message)
 
 
 def _as_data(problem: LoadError) -> dict[str, Any]:

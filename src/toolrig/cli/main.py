@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main", "parse_command"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,11 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit code."""
-    from toolrig.cli._output import EXIT_FAILED, EXIT_USAGE, CliError
-
-    parser = build_parser()
+def parse_command(
+    parser: argparse.ArgumentParser, argv: Sequence[str] | None
+) -> argparse.Namespace:
+    """``argv`` parsed as ``toolrig`` reads it (a usage error exits 2, as argparse does)."""
     args, extra = parser.parse_known_args(argv)
     # argparse stops filling `call`'s key=value list at the first option; the rest come here
     if extra and getattr(args, "pairs", None) is not None and not extra[0].startswith("-"):
@@ -67,6 +66,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         extra = []
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    from toolrig.cli._output import EXIT_FAILED, EXIT_USAGE, CliError
+
+    parser = build_parser()
+    args = parse_command(parser, argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

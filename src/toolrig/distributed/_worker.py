@@ -27,6 +27,7 @@ from toolrig.distributed._engine import TASK_NAME, RemoteCall, error_reply
 from toolrig.distributed._ledger import CallLedger
 from toolrig.distributed._version import tool_fingerprint
 from toolrig.registry._catalog import Catalog
+from toolrig.runtime._call import Call, Runner
 from toolrig.runtime._executor import ToolExecutor
 
 __all__ = ["WorkerHost", "worker_app"]
@@ -46,6 +47,7 @@ class WorkerHost:
 
     def __init__(self, catalog: Catalog, ledger: CallLedger, *, celery_limits: bool = True) -> None:
         self.executor = ToolExecutor(catalog)
+        self.executor.dispatch_with(_RunHere())
         self.ledger = ledger
         self.celery_limits = celery_limits
 
@@ -129,6 +131,18 @@ class WorkerHost:
             "error": None if result.error is None else result.error.to_dict(),
             "worker": worker,
         }
+
+
+class _RunHere:
+    """The worker's dispatcher: the queues the calls were sent to end here, so every call runs
+    in this process (and the executor does not warn that a tool's ``runs_on`` has no
+    dispatcher)."""
+
+    def queue_of(self, call: Call) -> str | None:
+        return None
+
+    def runner(self, queue: str) -> Runner:
+        raise AssertionError(f"no call is sent on from a worker (asked for queue {queue!r})")
 
 
 def _asked(catalog: Catalog, call: RemoteCall) -> str:

@@ -45,7 +45,7 @@ from toolrig.mcp._features import (
     mount,
 )
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
-from toolrig.providers._names import NameMap
+from toolrig.providers._names import ExportedAction, NameMap
 from toolrig.registry._catalog import Catalog
 from toolrig.registry._events import ChangeEvent, ChangeKind
 from toolrig.runtime._executor import ToolExecutor
@@ -195,9 +195,7 @@ class ToolServer:
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> HandlerResult:
         listing = self._current()
-        entry = listing.names.lookup(params.name)
-        if entry is None:
-            raise MCPError(code=mcp_types.INVALID_PARAMS, message=_missing(params.name, listing))
+        entry = _listed(params.name, listing)
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
         try:
             with tool_interaction(**vars_of(hooks)), recording(self.recording):
@@ -217,9 +215,7 @@ class ToolServer:
         stateless JSON path: no progress, logs, elicitation or sampling reach it). Raises
         `MCPError` (-32602) for an unknown tool, like ``tools/call``."""
         listing = self._current()
-        entry = listing.names.lookup(name)
-        if entry is None:
-            raise MCPError(code=mcp_types.INVALID_PARAMS, message=_missing(name, listing))
+        entry = _listed(name, listing)
         with recording(self.recording):
             result = await self.executor.execute(entry.call_name, arguments or {})
         return call_result(result, listing.names)
@@ -229,7 +225,7 @@ class ToolServer:
     ) -> HandlerResult:
         ref, argument = params.ref, params.argument
         listing = self._current()
-        if isinstance(ref, mcp_types.PromptReference) and listing.names.lookup(ref.name):
+        if isinstance(ref, mcp_types.PromptReference) and _is_listed(ref.name, listing):
             others = params.context.arguments or {} if params.context is not None else {}
             values = complete_tool_argument(
                 listing.names, ref.name, argument.name, argument.value, others, self._completers
@@ -290,11 +286,32 @@ class ToolServer:
         await self._bus.publish(ToolsListChanged())
 
 
+def _is_listed(name: str, listing: _Listing) -> bool:
+    entry = listing.names.lookup(name)
+    return entry is not None and entry.provider_name == name
+
+
+def _listed(name: str, listing: _Listing) -> ExportedAction:
+    """The action ``tools/list`` shows as ``name``; any other name (the catalogue's own
+    ``todo.add`` for the listed ``todo__add`` too) is the protocol's error (-32602), so a
+    client calls only what it was shown."""
+    entry = listing.names.lookup(name)
+    if entry is not None and entry.provider_name == name:
+        return entry
+    raise MCPError(code=mcp_types.INVALID_PARAMS, message=_missing(name, listing))
+
+
 def _missing(name: str, listing: _Listing) -> str:
     """Why ``name`` names no tool, in the names MCP clients see (``todo__add``, not the
     catalogue's ``todo.add``): what they sent and the closest names they can send."""
     from toolrig.core.model._suggest import closest
 
+    other = listing.names.lookup(name)
+    if other is not None:  # the catalogue's call name of a listed action
+        return (
+            f"Tool {name!r} is not listed: MCP clients call it by its listed name "
+            f"{other.provider_name!r}."
+        )
     names = sorted(entry.provider_name for entry in listing.names)
     message = f"Tool {name!r} not found."
     near = closest(name, names)

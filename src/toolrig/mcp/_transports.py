@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from toolrig.mcp._hosts import HostCheck, HostPolicy
 from toolrig.mcp._limits import DEFAULT_HEAD_TIMEOUT, DEFAULT_MAX_CONNECTIONS, ServeConfig
 from toolrig.mcp._server import ToolServer
+from toolrig.runtime._sockets import listening_socket
 
 __all__ = [
     "DEFAULT_HOST",
@@ -216,24 +217,6 @@ async def serve_http(
         await uv.serve(sockets=[sock])
     finally:
         sock.close()
-
-
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` (``[::1]`` style IPv6 hosts too) and listening;
-    ``OSError`` when the address cannot be taken."""
-    bind_host = host.strip("[]")
-    family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET
-    # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose protocol
-    # says TCP; with 0, a keep-alive client waited ~40 ms per answer (delayed ACK).
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((bind_host, port))
-        sock.listen(2048)  # connections made before the server starts wait in the backlog
-    except BaseException:
-        sock.close()
-        raise
-    return sock
 
 
 def announce(url: str) -> None:

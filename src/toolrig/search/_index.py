@@ -26,6 +26,7 @@ from toolrig.search._request import check_request
 from toolrig.search._rerank import load_reranker
 from toolrig.search._second_stage import accurate_config, prepare_reranker, rerank_scores
 from toolrig.search._segments import request_parts
+from toolrig.search._ties import break_ties, lexical_hits
 from toolrig.search._tokenize import analyze, field_terms, vocabulary_of
 from toolrig.search._usage import UsagePrior
 from toolrig.search._vectors import VectorTable
@@ -285,6 +286,7 @@ class ToolIndex:
                 if allowed is not None and self._usage:
                     population = sum(1 for d in self._docs if d is not None and allowed(d))
                 self._usage.boost_pairs(ranked, self.config.usage_weight, population)
+                break_ties(ranked, query, self._docs, k if group == "action" else 4 * k + 16)
                 return hits_of(self._docs, ranked, k, group)
             if second is not None and self._unprepared:
                 prepare_reranker(second, self._docs, self._unprepared)
@@ -295,6 +297,8 @@ class ToolIndex:
             total = self._scores(query, allowed, mode, depth)
             if second is not None:  # also after a words-only first stage
                 total = rerank_scores(total, query, self._docs, second, self.config, k)
+            if mode == "lexical":
+                return lexical_hits(total, query, self._docs, k, group)
             return self._top(total, k, group, mode)
 
     def _lexical(self, query: str, allowed: Any) -> list[tuple[int, float]]:
