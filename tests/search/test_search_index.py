@@ -65,6 +65,21 @@ def test_filters_by_type_layer_tags_annotations_and_name(catalogue: list[ToolSpe
         SearchFilters(annotations={"readonly": True})
 
 
+def test_a_filter_for_false_matches_only_actions_that_say_false(
+    catalogue: list[ToolSpec],
+) -> None:
+    """The absent value: an annotation left unset (``stock_quote`` has none, ``get_weather``
+    does not say whether it is destructive) matches neither ``True`` nor ``False``."""
+    index = ToolIndex(catalogue, config=LEXICAL)
+    query = "weather price email file read delete"
+    not_destructive = index.search(query, k=9, filters={"annotations": {"destructive": False}})
+    assert set(names(not_destructive)) == {"sendEmail", "files.read"}
+    writes = index.search(query, k=9, filters={"annotations": {"read_only": False}})
+    assert set(names(writes)) == {"sendEmail", "files.delete"}  # the tool's own value counts
+    closed = index.search(query, k=9, filters={"annotations": {"open_world": False}})
+    assert names(closed) == []
+
+
 def test_add_update_remove_change_results_at_once(catalogue: list[ToolSpec]) -> None:
     index = ToolIndex(catalogue, config=LEXICAL)
     assert index.search("translate into French") == []
