@@ -8,12 +8,17 @@ reason shown.
 Which skips count: a test with one of :data:`REQUIRED_MARKERS` (``corpus``: it reads
 ``../shared/corpora``; ``chromium``: it drives the machine's Chromium), and a skip raised while
 setting up one of :data:`REQUIRED_FIXTURES` (the fresh PostgreSQL databases).
+
+A corpus test says what it reads, ``@pytest.mark.corpus("metatool/plugin_des.json")`` (paths
+under :data:`CORPORA`): when one is missing, as in a clone that does not sit beside
+``shared/``, the test skips before its fixtures run, with the path in its reason.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,11 +32,27 @@ REQUIRED_MARKERS = {
 """Markers of tests that need a part CI provides: under CI their skip is a failure."""
 
 
+CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
+"""``../shared/corpora`` beside the project, where CI lays the corpora the tests read."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for name in REQUIRED_MARKERS:
         config.addinivalue_line(
             "markers", f"{name}: needs a part CI provides; under CI=true a skip of it fails the run"
         )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a corpus test whose corpus is absent (before its fixtures try to read it)."""
+    for mark in item.iter_markers("corpus"):
+        missing = [part for part in mark.args if not (CORPORA / part).exists()]
+        if missing:
+            pytest.skip(
+                f"needs ../shared/corpora/{missing[0]}, not found at {CORPORA / missing[0]} "
+                "(this checkout does not sit beside shared/; CI lays it there)"
+            )
 
 
 def _required_by(item: pytest.Item, call: pytest.CallInfo[None]) -> str | None:

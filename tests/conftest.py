@@ -3,9 +3,14 @@ test ids that stay the same from run to run."""
 
 import pytest
 
-from ci_rules import pytest_configure, pytest_runtest_makereport
+from ci_rules import pytest_configure, pytest_runtest_makereport, pytest_runtest_setup
 
-__all__ = ["pytest_collection_modifyitems", "pytest_configure", "pytest_runtest_makereport"]
+__all__ = [
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "pytest_runtest_makereport",
+    "pytest_runtest_setup",
+]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -40,6 +40,14 @@ def test_corpus_missing():
 def test_corpus_present():
     pass
 
+@pytest.fixture
+def corpus_rows():
+    raise AssertionError("the fixture read a corpus that is not there")
+
+@pytest.mark.corpus("no-such-corpus/rows.json")
+def test_corpus_named_and_missing(corpus_rows):
+    pass
+
 @pytest.mark.chromium
 @pytest.mark.skipif(True, reason="no Chromium found")
 def test_chromium_missing():
@@ -65,7 +73,7 @@ def test_expected_failure():
 """
 
 
-def _outcomes(tmp_path: Path, ci: str | None) -> dict[str, str]:
+def _report(tmp_path: Path, ci: str | None) -> ET.Element:
     (tmp_path / "test_sample.py").write_text(SAMPLE, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     if ci is not None:
@@ -93,8 +101,12 @@ def _outcomes(tmp_path: Path, ci: str | None) -> dict[str, str]:
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode in (0, 1), done.stdout + done.stderr
+    return ET.parse(report).getroot()
+
+
+def _outcomes(tmp_path: Path, ci: str | None) -> dict[str, str]:
     outcomes: dict[str, str] = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
+    for case in _report(tmp_path, ci).iter("testcase"):
         kinds = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
         outcomes[case.attrib["name"]] = kinds[0] if kinds else "passed"
     return outcomes
@@ -104,6 +116,7 @@ def test_under_ci_missing_corpus_or_postgres_fails(tmp_path: Path) -> None:
     assert _outcomes(tmp_path, "true") == {
         "test_corpus_missing": "error",  # a skip in setup, turned into a failure
         "test_corpus_present": "passed",
+        "test_corpus_named_and_missing": "error",
         "test_chromium_missing": "error",
         "test_chromium_sends_nothing": "failure",  # a skip in the test's body
         "test_database[sqlite]": "passed",
@@ -117,7 +130,22 @@ def test_under_ci_missing_corpus_or_postgres_fails(tmp_path: Path) -> None:
 @pytest.mark.parametrize("ci", [None, "false", "1"])
 def test_outside_ci_those_skips_stay_skips(tmp_path: Path, ci: str | None) -> None:
     outcomes = _outcomes(tmp_path, ci)
-    assert outcomes["test_corpus_missing"] == "skipped"
+    assert outcomes["test_corpus_missing"] == outcomes["test_corpus_named_and_missing"] == "skipped"
     assert outcomes["test_chromium_missing"] == outcomes["test_chromium_sends_nothing"] == "skipped"
     assert outcomes["test_database[postgres]"] == "skipped"
     assert outcomes["test_database[sqlite]"] == "passed"
+
+
+def test_a_missing_named_corpus_skips_before_its_fixtures_saying_where(tmp_path: Path) -> None:
+    """``corpus("<path>")`` checks the path under ``../shared/corpora``: a checkout that does not
+    sit beside ``shared/`` skips (the fixture that would read it never runs) and says why."""
+    case = next(
+        c
+        for c in _report(tmp_path, None).iter("testcase")
+        if c.attrib["name"] == "test_corpus_named_and_missing"
+    )
+    skipped = case.find("skipped")
+    assert skipped is not None, ET.tostring(case, encoding="unicode")
+    message = skipped.attrib["message"]
+    assert "needs ../shared/corpora/no-such-corpus/rows.json" in message
+    assert "does not sit beside shared/" in message

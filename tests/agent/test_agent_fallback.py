@@ -14,6 +14,7 @@ from scripted_llm import ScriptedLLM, Turn
 from toolrig import tool
 from toolrig.agent import (
     Agent,
+    AgentRunError,
     FallbackModel,
     FinalOutput,
     LLMConfig,
@@ -104,3 +105,43 @@ def test_models_must_share_a_message_format() -> None:
     with pytest.raises(ValueError, match="at least two"):
         FallbackModel(openai_model)
     assert issubclass(ModelsFailed, RuntimeError)
+
+
+async def test_a_custom_fallback_rule_still_passes_over_a_slow_model() -> None:
+    """``fallback_on`` chooses which errors move a request on; a model too slow for
+    ``timeout`` is passed over all the same when the rule does not name ``TimeoutError``
+    (plain and streamed turns), and an error outside the rule is the run's error."""
+    with (
+        ScriptedLLM([Turn(text="slow"), Turn(text="slow")], delay=3.0) as slow,
+        ScriptedLLM([Turn(text="quick answer"), Turn(text="streamed")]) as quick,
+    ):
+        model = FallbackModel(
+            make_client(config("openai", slow, "slow")),
+            make_client(config("openai", quick, "quick")),
+            timeout=0.5,
+            fallback_on=(KeyError,),
+        )
+        agent: Agent[None, str] = Agent("a", "You answer.", model)
+        result = await agent.arun("hi")
+        streamed = [e async for e in agent.stream("hi again", history=result.all_messages)]
+        await agent.aclose()
+    assert result.output == "quick answer"
+    assert result.steps[0].usage.output_tokens == 10  # the answer of the quick server
+    assert isinstance(streamed[-1], FinalOutput) and streamed[-1].result.output == "streamed"
+
+    narrow = FallbackModel(
+        make_client(_unreachable("one")), make_client(_unreachable("two")), fallback_on=(KeyError,)
+    )
+    agent = Agent("a", "You answer.", narrow)
+    failed = await agent.arun("hi", raise_on_error=False)
+    await agent.aclose()
+    assert failed.stop_reason == "error" and failed.error is not None
+    assert "APIConnectionError" in failed.error and "two" not in failed.error  # not moved on
+    again = FallbackModel(
+        make_client(_unreachable("one")), make_client(_unreachable("two")), fallback_on=(KeyError,)
+    )
+    streaming = Agent("a", "You answer.", again)
+    with pytest.raises(AgentRunError, match="APIConnectionError") as raised:
+        _ = [e async for e in streaming.stream("hi")]
+    await streaming.aclose()
+    assert "two" not in str(raised.value)  # a stream is not moved on by it either

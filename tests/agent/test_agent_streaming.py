@@ -132,3 +132,47 @@ def test_the_time_budget_bounds_a_streamed_turn() -> None:
 
     events = asyncio.run(run())
     assert len(events) == 1 and events[0].result.stop_reason == "time_budget"
+
+
+def _recorded(log: Any, run_id: str) -> list[tuple[Any, ...]]:
+    """What the log holds of a run, without what differs from run to run (ids, times)."""
+    return [
+        (r.executor_type, r.executor, r.action, r.tool_call_id, r.input_data, r.output, r.status)
+        for r in log.query(run_id=run_id)
+    ]
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic"])
+def test_a_streamed_run_records_what_a_plain_run_records(provider: str, tmp_path: Any) -> None:
+    """The tool form: the same script answered with and without streaming leaves the same
+    records (the model's turns, the calls, their outputs) and the same result."""
+    from toolrig.storage import SQLiteExecutionLog
+
+    def script() -> list[Any]:
+        return [
+            Turn(text="Doubling.", calls=[("slow_double", {"n": 2}, "c1")]),
+            Turn(text="It is 4."),
+        ]
+
+    async def both(log: SQLiteExecutionLog) -> tuple[Any, Any]:
+        with ScriptedLLM(script()) as plain_server:
+            model = config(provider, plain_server)
+            agent = Agent("Calc", "You double.", model, [slow_double], log=log)
+            plain = await agent.arun("Double 2.")
+            await agent.aclose()
+        with ScriptedLLM(script()) as streamed_server:
+            model = config(provider, streamed_server)
+            agent = Agent("Calc", "You double.", model, [slow_double], log=log)
+            events = [e async for e in agent.stream("Double 2.")]
+            await agent.aclose()
+        final = events[-1]
+        assert isinstance(final, FinalOutput)
+        return plain, final.result
+
+    log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
+    plain, streamed = asyncio.run(both(log))
+    assert plain.output == streamed.output == "It is 4."
+    assert _recorded(log, plain.run_id) == _recorded(log, streamed.run_id)
+    assert len(_recorded(log, plain.run_id)) == 3  # two turns of the model and one call
+    assert [s.usage for s in plain.steps] == [s.usage for s in streamed.steps]
+    log.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import openai
@@ -186,11 +185,9 @@ def test_streamed_text_arrives_before_the_answer_ends(provider: str) -> None:
         return deltas
 
     with ScriptedLLM([Turn(text="one two three")], gate=gate) as server:
-        t0 = time.perf_counter()
         deltas = asyncio.run(consume(client_for(provider, server)))
-        elapsed = time.perf_counter() - t0
     assert deltas == ["one ", "two ", "three"]
-    assert not server.gate_timed_out and elapsed < 3
+    assert not server.gate_timed_out  # the first delta arrived while the rest was held
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -80,6 +80,33 @@ async def test_host_and_origin_are_checked_on_the_default_bind(log: SQLiteExecut
         assert foreign.status_code == 403
 
 
+async def test_an_origin_on_another_port_of_this_host_is_refused(log: SQLiteExecutionLog) -> None:
+    """An origin is scheme, host and port: a page another program serves on this machine (on
+    another port) is another origin, though its host is the console's."""
+    async with client(log) as http:
+        here = {"host": "127.0.0.1:8765"}
+        same = await http.get("/runs", headers={**here, "origin": "http://127.0.0.1:8765"})
+        assert same.status_code == 200
+        other = await http.get("/runs", headers={**here, "origin": "http://127.0.0.1:9999"})
+        assert other.status_code == 403
+        portless = await http.get("/runs", headers={**here, "origin": "http://127.0.0.1"})
+        assert portless.status_code == 403
+
+
+async def test_a_wrong_token_is_refused_in_each_place_it_can_be_given(
+    log: SQLiteExecutionLog,
+) -> None:
+    """The header, the cookie and the query parameter each compare the token: a wrong one in
+    the cookie is not let in, and a wrong one in the query sets no cookie."""
+    async with client(log, host="0.0.0.0", token="t0ken") as http:
+        cookie = await http.get("/runs", headers={"cookie": "toolrig_console=nope"})
+        assert cookie.status_code == 401
+        query = await http.get("/runs?token=nope")
+        assert query.status_code == 401 and "set-cookie" not in query.headers
+        empty = await http.get("/runs?token=", headers={"cookie": "toolrig_console="})
+        assert empty.status_code == 401
+
+
 async def test_every_post_needs_the_form_token(log: SQLiteExecutionLog) -> None:
     held(log, "s1")
     async with client(log) as http:

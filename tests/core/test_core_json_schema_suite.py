@@ -28,15 +28,16 @@ from typing import Any
 
 import pytest
 
+from ci_rules import CORPORA
 from toolrig import Tool, ToolDefinitionError
 
-SUITE = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "json-schema-test-suite"
+SUITE = CORPORA / "json-schema-test-suite"
 TESTS = SUITE / "tests" / "draft2020-12"
 REMOTE = "http://localhost:1234/"
 VALUE_ID = "urn:suite:value"
 FORMATS = ("date", "date-time", "time", "email", "uri", "uuid", "ipv4", "ipv6", "regex")
 
-pytestmark = pytest.mark.skipif(not TESTS.is_dir(), reason="the JSON Schema Test Suite is absent")
+pytestmark = pytest.mark.corpus("json-schema-test-suite/tests/draft2020-12")
 
 
 def _accept(**values: Any) -> None:

@@ -142,3 +142,27 @@ def test_bad_limits_are_refused_on_the_command_line(tmp_path: Path) -> None:
         )
         assert done.returncode == 2, done.stderr
         assert flag in done.stderr
+
+
+def test_the_second_head_of_a_keep_alive_connection_has_its_deadline_too(served: int) -> None:
+    """The failure path of a kept connection: after one whole request and its answer, a
+    second head that never ends is closed at the deadline, counted from its first byte."""
+    conn = http.client.HTTPConnection("127.0.0.1", served, timeout=10)
+    try:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        conn.request(
+            "POST",
+            "/mcp",
+            body,
+            {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+        )
+        first = conn.getresponse()
+        first.read()
+        assert first.status == 200 and not first.will_close  # the connection is kept
+        sock = conn.sock
+        assert sock is not None
+        sock.sendall(HALF_HEAD)
+        assert _closed_by_server(sock, within=HEAD_TIMEOUT + 3)
+    finally:
+        conn.close()
+    assert _honest_call(served, timeout=5) == 5

@@ -20,6 +20,7 @@ from typing import Any
 import prov_sdk
 import pytest
 
+from ci_rules import CORPORA
 from toolrig import Tool, ToolExecutor, ToolResult
 from toolrig.providers import (
     NameMap,
@@ -33,7 +34,7 @@ from toolrig.providers import (
     tool_from_function_definition,
 )
 
-BFCL = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "bfcl"
+BFCL = CORPORA / "bfcl"
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
 ANSWERED = CATEGORIES[:-1]  # irrelevance has no answers: no function fits its questions
 PROVIDERS = ("openai", "openai strict", "anthropic", "gemini")
@@ -54,10 +55,7 @@ KNOWN_BAD_ANSWERS: dict[str, dict[int, str]] = {
 fault (an expression string given for an array; fruit names for a list of integers): they must
 be rejected, whatever the provider."""
 
-pytestmark = [
-    pytest.mark.corpus,
-    pytest.mark.skipif(not BFCL.is_dir(), reason=f"BFCL corpus not found at {BFCL}"),
-]
+pytestmark = pytest.mark.corpus("bfcl")
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

@@ -42,6 +42,27 @@ def test_plain_values_are_typed_and_quoted_ones_stay_text(round_: int) -> None:
     assert type(data["count"]) is int and type(data["flag"]) is bool
 
 
+BOOLEANS = [
+    *(w.lower() for w in ("TRUE", "YES", "ON", "FALSE", "NO", "OFF")),
+    *(w.title() for w in ("true", "yes", "on", "false", "no", "off")),
+    *("TRUE", "YES", "ON", "FALSE", "NO", "OFF"),
+    *("y", "n", "tRUE", "oN", "nO"),  # not booleans in YAML 1.1: text
+]
+
+
+@pytest.mark.parametrize("spelling", BOOLEANS)
+def test_every_spelling_of_a_boolean_is_read_as_pyyaml_reads_it(spelling: str) -> None:
+    """Each list entry: every YAML 1.1 spelling of true and false, as PyYAML's own safe loader
+    types it (the reference), as a value and inside a list."""
+    import yaml
+
+    text = f"flag: {spelling}\nlist: [{spelling}, x]\n"
+    expected = yaml.safe_load(text)
+    for _ in range(2):  # the second parse serves typed values from memory
+        data = parse_yaml(text).data
+        assert data == expected and type(data["flag"]) is type(expected["flag"]), spelling
+
+
 def test_duplicate_keys_and_unknown_tags_name_their_line() -> None:
     with pytest.raises(YamlSyntaxError) as dup:
         parse_yaml("a: 1\nb: 2\na: 3\n")

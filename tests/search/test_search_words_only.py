@@ -12,14 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
-METATOOL = ROOT.parent / "shared" / "corpora" / "metatool"
 
-pytestmark = [
-    pytest.mark.corpus,
-    pytest.mark.skipif(
-        not (METATOOL / "plugin_des.json").is_file(), reason=f"MetaTool not found at {METATOOL}"
-    ),
-]
+pytestmark = pytest.mark.corpus("metatool/plugin_des.json")
 
 
 def _recall_at_5(rank: object, queries: list[tuple[str, list[str]]]) -> float:

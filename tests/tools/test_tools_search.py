@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from cpu_clock import CPU
 from toolrig.tools import SearchTool
 
 
@@ -91,16 +92,14 @@ def test_symlinks_out_of_the_sandbox_are_not_searched(tmp_path: Path) -> None:
 
 
 def test_fast_enough_on_many_files(tmp_path: Path) -> None:
-    import time
-
     for d in range(20):
         folder = tmp_path / f"d{d}"
         folder.mkdir()
         for f in range(100):
             (folder / f"f{f}.txt").write_text(f"line one\nvalue {d}-{f}\n" * 20)
-    start = time.perf_counter()
-    out = SearchTool(tmp_path).execute("search", pattern="value 7-42\n", literal=True).unwrap()
-    assert time.perf_counter() - start < 5.0
+    with CPU() as cpu:  # CPU time: the file reads may wait for a busy disk or core
+        out = SearchTool(tmp_path).execute("search", pattern="value 7-42\n", literal=True).unwrap()
+    assert cpu.seconds < 5.0, cpu.seconds
     assert out["files_searched"] == 2000 and len(out["matches"]) == 20
 
 
