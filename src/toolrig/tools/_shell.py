@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from typing import IO, Final
+from typing import IO, Final, Literal
 
 from typing_extensions import TypedDict
 
@@ -29,7 +29,8 @@ from toolrig.core.define._base import BaseTool, action
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._sandbox import Sandbox
-from toolrig.tools._shell_policy import GIT_ENV, check_allowed, vet
+from toolrig.tools._confine import KernelSandbox, kernel_sandbox_for
+from toolrig.tools._shell_policy import GIT_ENV, check_allowed, harden, vet
 from toolrig.tools._supervise import supervised, supervisor_available
 from toolrig.tools._text import cut_middle
 
@@ -52,6 +53,9 @@ class ExecuteOutput(TypedDict):
     truncated: bool
     """True when stdout or stderr was cut to the output limit (a marker shows where)."""
     duration_s: float
+    sandbox: str
+    """``landlock`` when the kernel confined the command; ``lists`` when only the argument
+    checks applied (no Landlock here, or ``kernel_sandbox="off"``)."""
 
 
 class _Capture:
@@ -118,22 +122,39 @@ class ShellTool(BaseTool):
         max_timeout: float = 600.0,
         max_output_bytes: int = 50_000,
         kill_output_bytes: int = 20_000_000,
+        kernel_sandbox: Literal["auto", "required", "off"] = "auto",
+        network: bool = False,
+        read_paths: Sequence[str] = (),
     ) -> None:
         """``allowed_programs``: names (looked up on ``PATH``) or paths a command may start
         with; ``None`` allows any. ``pass_env``: variables copied from this process's
         environment; ``env``: variables set for every command. ``max_output_bytes``: what is
         kept of each stream; ``kill_output_bytes``: output after which the command is killed.
+
+        ``kernel_sandbox``: confine every command with Landlock (Linux, ABI 4 or later): it
+        runs only the allowed programs, writes only under the root, reads only the root and
+        system files, and has TCP only with ``network=True``. ``"auto"`` falls back to the
+        argument checks alone where the kernel lacks it, ``"required"`` refuses to create the
+        tool there, ``"off"`` never uses it. ``read_paths``: more folders commands may read.
         """
         super().__init__()
-        if allow_shell and allowed_programs is not None:
-            raise ValueError(
-                "allowed_programs cannot be enforced on shell strings: use allow_shell=False"
-            )
         self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
+        self.kernel: KernelSandbox | None = kernel_sandbox_for(
+            kernel_sandbox,
+            root=str(self.sandbox.root),
+            network=network,
+            read_paths=tuple(read_paths),
+        )
+        if allow_shell and allowed_programs is not None and self.kernel is None:
+            raise ValueError(
+                "allowed_programs cannot be enforced on shell strings without the kernel "
+                "sandbox: use allow_shell=False"
+            )
         self.allow_shell = allow_shell
-        if allowed_programs is not None:
+        if allowed_programs is not None and self.kernel is None:
             check_allowed(allowed_programs)
         self.allowed_programs = None if allowed_programs is None else tuple(allowed_programs)
+        self.network = network
         self.pass_env = tuple(pass_env)
         self.env = dict(env or {})
         self.default_timeout = default_timeout
@@ -209,7 +230,9 @@ class ShellTool(BaseTool):
                 code=ErrorCode.PERMISSION_DENIED,
                 hint=f"Allowed programs: {', '.join(self.allowed_programs)}.",
             )
-        return list(command) if self.allowed_programs is None else vet(list(command))
+        if self.allowed_programs is None:
+            return list(command)
+        return harden(list(command)) if self.kernel is not None else vet(list(command))
 
     def _allowed(self, program: str) -> bool:
         assert self.allowed_programs is not None
@@ -222,19 +245,38 @@ class ShellTool(BaseTool):
 
     def _environment(self, argv: Sequence[str] = ()) -> dict[str, str]:
         out = {k: os.environ[k] for k in self.pass_env if k in os.environ}
+        if self.kernel is not None:
+            out["TMPDIR"] = self.kernel.temp_dir()
         out.update(self.env)
         if argv and self.allowed_programs is not None and os.path.basename(argv[0]) == "git":
             out.update(GIT_ENV)
         return out
 
+    def _programs(self) -> list[str] | None:
+        """The allowed programs as paths (names found on the commands' ``PATH``, relative
+        paths from the root), ``/bin/sh`` too for shell strings; ``None``: any program."""
+        if self.allowed_programs is None:
+            return None
+        path = self._environment().get("PATH")
+        found = ["/bin/sh"] if self.allow_shell else []
+        for program in self.allowed_programs:
+            if os.sep not in program:
+                located = shutil.which(program, path=path)
+                if located is not None:
+                    found.append(located)
+            else:
+                found.append(os.path.join(self.sandbox.root, program))
+        return found
+
     def _run(
         self, argv: list[str], cwd: str, limit: float, stdin: str | None, ctx: ToolContext | None
     ) -> ExecuteOutput:
         started = time.monotonic()
+        rules = () if self.kernel is None else self.kernel.rules(self._programs)
         status_r, status_w = os.pipe() if supervisor_available() else (-1, -1)
         try:
             proc = subprocess.Popen(
-                argv if status_w < 0 else supervised(argv, status_w),
+                argv if status_w < 0 else supervised(argv, status_w, rules),
                 cwd=cwd,
                 env=self._environment(argv),
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -277,6 +319,7 @@ class ShellTool(BaseTool):
             stderr_bytes=err.total,
             truncated=cut_out or cut_err,
             duration_s=round(time.monotonic() - started, 3),
+            sandbox="lists" if self.kernel is None else "landlock",
         )
         if reason is not None:
             raise _stopped(reason, argv, limit, self.kill_output_bytes, result)
@@ -337,6 +380,13 @@ def _read_status(fd: int, argv: list[str]) -> int | None:
         text = pipe.read(64).decode("ascii", "replace").strip()
     if text.startswith("E"):
         raise _start_error(argv, int(text[1:] or 0))
+    if text.startswith("L"):
+        raise ToolError(
+            f"`{argv[0]}` was not run: the kernel refused its sandbox "
+            f"({os.strerror(int(text[1:] or 0))}).",
+            code=ErrorCode.EXECUTION_ERROR,
+            hint="This is a problem of the machine, not of the command; tell the operator.",
+        )
     return int(text) if text.lstrip("-").isdigit() else None
 
 

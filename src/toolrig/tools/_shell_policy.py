@@ -31,7 +31,7 @@ from typing import Final
 
 from toolrig.core.model._errors import ErrorCode, ToolError
 
-__all__ = ["GIT_ENV", "RUNNERS", "check_allowed", "vet"]
+__all__ = ["GIT_ENV", "RUNNERS", "check_allowed", "harden", "vet"]
 
 RUNNERS: Final = frozenset(
     {
@@ -161,3 +161,11 @@ def vet(argv: list[str]) -> list[str]:
         raise _refused(name, "", "it runs the program given as its argument")
     policy = _POLICIES.get(name)
     return argv if policy is None else policy(argv)
+
+
+def harden(argv: list[str]) -> list[str]:
+    """``argv`` with git's hooks, fsmonitor, pager and external diff turned off, refusing
+    nothing: under the kernel sandbox, which decides what runs and where it writes, this
+    only keeps git from failing on a repository's hooks (scripts under the root, which the
+    sandbox does not let it execute)."""
+    return [argv[0], *_GIT_SAFE, *argv[1:]] if os.path.basename(argv[0]) == "git" else argv
