@@ -155,6 +155,7 @@ class ShellTool(BaseTool):
             check_allowed(allowed_programs)
         self.allowed_programs = None if allowed_programs is None else tuple(allowed_programs)
         self.network = network
+        self.kernel_sandbox = kernel_sandbox
         self.pass_env = tuple(pass_env)
         self.env = dict(env or {})
         self.default_timeout = default_timeout
