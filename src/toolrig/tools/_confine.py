@@ -184,7 +184,7 @@ def confinement(
         for path in read_paths:
             allow(os.path.realpath(path), READ)
         for program in programs:
-            executable, readable = needs(os.path.realpath(program))
+            executable, readable = needs(os.path.abspath(program))
             for path in executable:
                 allow(path, EXECUTE | READ)
             for path in readable:
@@ -203,10 +203,13 @@ def _system_read() -> tuple[str, ...]:
 
 
 @functools.cache
-def needs(program: str) -> tuple[frozenset[str], frozenset[str]]:
-    """``(executable, readable)``: the paths ``program`` (a real path) needs to run, beyond
-    itself (which is in the first set): its ELF interpreter and libraries, or its script
-    interpreter's; git's exec path; a Python's library folders."""
+def needs(given: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``(executable, readable)``: the real paths the program at ``given`` (an absolute path)
+    needs to run, itself first: its ELF interpreter and libraries, or its script
+    interpreter's; git's exec path; a Python's library folders (asked of the program as
+    ``given``: a virtual environment's ``python`` is a link to the base one, and only the
+    path it is started by tells it which environment it is in)."""
+    program = os.path.realpath(given)
     executable, readable = {program}, set[str]()
     try:
         with open(program, "rb") as handle:
@@ -222,13 +225,13 @@ def needs(program: str) -> tuple[frozenset[str], frozenset[str]]:
         loader, libraries = _ldd(program)
         executable |= loader
         readable |= libraries | {os.path.dirname(lib) for lib in libraries}
-    name = os.path.basename(program)
+    name = os.path.basename(given)
     if name == "git" or name.startswith("git-"):
         helpers = _output([program, "--exec-path"])
         if helpers:
             executable.add(os.path.realpath(helpers.strip()))
     elif name.startswith("python"):
-        found = _output([program, "-I", "-S", "-c", _PYTHON_PATHS])
+        found = _output([given, "-I", "-c", _PYTHON_PATHS])
         for path in json.loads(found) if found else ():
             readable.add(os.path.realpath(path))
             readable.add(os.path.join(path, "pyvenv.cfg"))

@@ -58,6 +58,9 @@ _GIT_SAFE: Final = (
     "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.pager=cat",
     "-c", "core.sshCommand=false", "-c", "diff.external=", "-c", "protocol.ext.allow=never",
 )  # fmt: skip
+_GIT_QUIET: Final = (
+    "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.pager=cat",
+)  # fmt: skip
 GIT_ENV: Final = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
@@ -164,8 +167,8 @@ def vet(argv: list[str]) -> list[str]:
 
 
 def harden(argv: list[str]) -> list[str]:
-    """``argv`` with git's hooks, fsmonitor, pager and external diff turned off, refusing
-    nothing: under the kernel sandbox, which decides what runs and where it writes, this
-    only keeps git from failing on a repository's hooks (scripts under the root, which the
-    sandbox does not let it execute)."""
-    return [argv[0], *_GIT_SAFE, *argv[1:]] if os.path.basename(argv[0]) == "git" else argv
+    """``argv`` with git's hooks, fsmonitor and pager turned off, refusing nothing: under the
+    kernel sandbox, which decides what runs and where it writes, this only keeps git from
+    failing on a repository's hooks and fsmonitor (programs under the root, which the sandbox
+    does not let it execute). The caller's own ``-c`` options come after, and win."""
+    return [argv[0], *_GIT_QUIET, *argv[1:]] if os.path.basename(argv[0]) == "git" else argv
