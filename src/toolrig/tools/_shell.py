@@ -28,8 +28,8 @@ from toolrig.core.context._context import ToolContext
 from toolrig.core.define._base import BaseTool, action
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.core.model._spec import ToolAnnotations
-from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._confine import KernelSandbox, kernel_sandbox_for
+from toolrig.tools._sandbox import Sandbox
 from toolrig.tools._shell_policy import GIT_ENV, check_allowed, harden, vet
 from toolrig.tools._supervise import supervised, supervisor_available
 from toolrig.tools._text import cut_middle

@@ -191,4 +191,14 @@ def supervised(argv: list[str], status_fd: int, rules: Sequence[str] = ()) -> li
     """The command line that runs ``argv`` under the supervisor, reporting on ``status_fd``,
     restricted by ``rules`` (`Confinement.argv`) when given."""
     source = supervisor_source()
-    return [sys.executable, "-I", "-S", "-c", source, str(status_fd), str(os.getpid()), *rules, *argv]
+    return [
+        sys.executable,
+        "-I",
+        "-S",
+        "-c",
+        source,
+        str(status_fd),
+        str(os.getpid()),
+        *rules,
+        *argv,
+    ]
