@@ -236,7 +236,9 @@ def test_signals_and_abstract_sockets_do_not_leave_the_sandbox(root: Path) -> No
             "try:\n    s.connect('\\0' + sys.argv[2]); print('connected')\n"
             "except PermissionError: print('no socket')\n"
         )
-        out = run(hostile_shell(root), [sys.executable, "-c", code, str(os.getpid()), name])
+        # with network, so that Landlock's scoping (not the socket filter) is what refuses
+        shell = hostile_shell(root, network=True)
+        out = run(shell, [sys.executable, "-c", code, str(os.getpid()), name])
     assert out["stdout"] == "no signal\nno socket\n", out
 
 
@@ -278,6 +280,36 @@ def test_tcp_only_with_network(root: Path, tcp_listener: tuple[int, list[bytes]]
     assert bound["exit_code"] != 0
     opened = run(hostile_shell(root, network=True), [sys.executable, "-c", code, str(port)])
     assert opened["stdout"] == "sent\n", opened
+
+
+def test_no_udp_and_no_unix_socket_without_network(tmp_path: Path, root: Path) -> None:
+    """Landlock covers TCP only: UDP and Unix sockets by path are closed by the seccomp filter
+    applied beside it, while a socket pair (no address) still works."""
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.settimeout(0.5)
+    path = tmp_path / "daemon.sock"
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(str(path))
+    unix.listen()
+    code = (
+        "import socket, sys\n"
+        "for family, kind, address in ((socket.AF_INET, socket.SOCK_DGRAM, ('127.0.0.1', "
+        "int(sys.argv[1]))), (socket.AF_UNIX, socket.SOCK_STREAM, sys.argv[2])):\n"
+        "    try:\n"
+        "        s = socket.socket(family, kind); s.connect(address); s.send(b'x'); print('sent')\n"
+        "    except PermissionError:\n        print('refused')\n"
+        "a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())\n"
+    )
+    argv = [sys.executable, "-c", code, str(udp.getsockname()[1]), str(path)]
+    with udp, unix:
+        closed = run(hostile_shell(root), argv)
+        assert closed["stdout"] == "refused\nrefused\nok\n", closed
+        with pytest.raises(TimeoutError):
+            udp.recv(10)
+        opened = run(hostile_shell(root, network=True), argv)
+        assert opened["stdout"] == "sent\nsent\nok\n", opened
+        assert udp.recv(10) == b"x"
 
 
 def test_the_documented_uses_still_work(root: Path) -> None:

@@ -7,9 +7,11 @@ the root and the tool's private temporary folder may be read and written; a shor
 system paths may be read (the shared-library folders, ``/usr/share``, chosen files of
 ``/etc``, ``/dev/null`` and the like); the command's own ``/proc/self`` may be read. Nothing else
 is reachable: not another process's ``/proc`` entry, not the user's home, not ``/tmp``.
-Without an allow-list, execution and reading are left as they are and only writing, TCP and
-scoping are restricted. ``network=False`` allows no TCP bind or connect (ABI 4); ABI 6 adds
-that no signal and no abstract Unix socket reaches a process outside the sandbox.
+Without an allow-list, execution and reading are left as they are and only writing, the
+network and scoping are restricted. ``network=False`` allows no TCP bind or connect (Landlock,
+ABI 4) and, since Landlock covers TCP only, no new Unix, IP, netlink or packet socket at all
+(a seccomp filter: UDP and Unix sockets by path are closed too); ABI 6 adds that no signal
+and no abstract Unix socket reaches a process outside the sandbox.
 """
 
 from __future__ import annotations
@@ -147,15 +149,6 @@ class Confinement:
         return ["--landlock", header, str(len(self.paths))] + [
             f"{rights}:{path}" for rights, path in self.paths
         ]
-
-    def describe(self) -> str:
-        """One sentence for the tool's description and the docs' wording."""
-        parts = ["writes only under the workspace root"]
-        if self.handle_exec_read:
-            parts.insert(0, "runs only the allowed programs")
-            parts.append("reads only the root and system files")
-        parts.append("may use the network" if self.network else "has no TCP network")
-        return "Landlock (kernel) sandbox: the command " + ", ".join(parts) + "."
 
 
 def confinement(

@@ -29,6 +29,7 @@ __all__ = [
     "SCOPE_SIGNAL",
     "WRITE",
     "abi",
+    "deny_sockets",
     "fs_rights",
     "restrict",
 ]
@@ -125,3 +126,51 @@ def restrict(
         _check(_libc.syscall(restrict_self, ruleset, 0), "restrict_self")
     finally:
         os.close(ruleset)
+
+
+# seccomp: (audit arch, socket, io_uring_setup) per machine
+_SECCOMP = {
+    "x86_64": (0xC000003E, 41, 425),
+    "aarch64": (0xC00000B7, 198, 425),
+    "riscv64": (0xC00000F3, 198, 425),
+}
+_FAMILIES = (1, 2, 10, 16, 17)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET
+
+
+def deny_sockets() -> None:
+    """Refuse (``EACCES``) every new Unix, IP, netlink or packet socket, and ``io_uring``
+    (which can open sockets without the ``socket`` call), for the calling process and all it
+    starts, with a seccomp filter. Landlock's network rights cover TCP only (up to ABI 7):
+    UDP and connecting to a Unix socket by its path pass them. ``socketpair`` and the
+    sockets already open stay usable. Raises `OSError` where seccomp is not offered."""
+    found = _SECCOMP.get(os.uname().machine)
+    if found is None:
+        raise OSError(0, "seccomp filter not written for this machine")
+    arch, socket_nr, uring_nr = found
+    allow, deny, kill = 0x7FFF0000, 0x00050000 | 13, 0x80000000
+
+    def op(code: int, jt: int, jf: int, k: int) -> bytes:
+        return struct.pack("=HBBI", code, jt, jf, k)
+
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    n = len(_FAMILIES)
+    program = [
+        op(ld, 0, 0, 4),  # arch
+        op(jeq, 1, 0, arch),
+        op(ret, 0, 0, kill),  # another ABI (i386, x32 through int 0x80): killed
+        op(ld, 0, 0, 0),  # syscall number
+        op(jge, n + 5, 0, 0x40000000),  # x32 numbers: killed
+        op(jeq, n + 3, 0, uring_nr),
+        op(jeq, 0, n + 1, socket_nr),
+        op(ld, 0, 0, 16),  # first argument: the family
+        *(op(jeq, n - i, 0, family) for i, family in enumerate(_FAMILIES)),
+        op(ret, 0, 0, allow),
+        op(ret, 0, 0, deny),
+        op(ret, 0, 0, kill),
+    ]
+    code = b"".join(program)
+    filters = ctypes.create_string_buffer(code, len(code))
+    fprog = struct.pack("=HxxxxxxQ", len(program), ctypes.addressof(filters))
+    buffer = ctypes.create_string_buffer(fprog, len(fprog))
+    _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    _check(_libc.prctl(22, 2, buffer, 0, 0), "seccomp")  # PR_SET_SECCOMP, FILTER

@@ -55,7 +55,8 @@ class ExecuteOutput(TypedDict):
     duration_s: float
     sandbox: str
     """``landlock`` when the kernel confined the command; ``lists`` when only the argument
-    checks applied (no Landlock here, or ``kernel_sandbox="off"``)."""
+    checks of ``allowed_programs`` applied and ``none`` when nothing did (no Landlock here,
+    or ``kernel_sandbox="off"``)."""
 
 
 class _Capture:
@@ -253,6 +254,11 @@ class ShellTool(BaseTool):
             out.update(GIT_ENV)
         return out
 
+    def _sandbox_name(self) -> str:
+        if self.kernel is not None:
+            return "landlock"
+        return "none" if self.allowed_programs is None else "lists"
+
     def _programs(self) -> list[str] | None:
         """The allowed programs as paths (names found on the commands' ``PATH``, relative
         paths from the root), ``/bin/sh`` too for shell strings; ``None``: any program."""
@@ -320,7 +326,7 @@ class ShellTool(BaseTool):
             stderr_bytes=err.total,
             truncated=cut_out or cut_err,
             duration_s=round(time.monotonic() - started, 3),
-            sandbox="lists" if self.kernel is None else "landlock",
+            sandbox=self._sandbox_name(),
         )
         if reason is not None:
             raise _stopped(reason, argv, limit, self.kill_output_bytes, result)

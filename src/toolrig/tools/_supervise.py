@@ -60,6 +60,8 @@ def spawn(argv, rules):
             for signum in DEFAULTS:
                 signal.signal(signum, signal.SIG_DFL)
             restrict(version, paths, [], handled=handled, handle_net=bool(no_net), scoped=scoped)
+            if no_net:
+                deny_sockets()
             step, code = "E", 2
             for path in found:
                 try:
