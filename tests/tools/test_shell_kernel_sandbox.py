@@ -404,3 +404,20 @@ def test_the_same_options_run_an_allowed_program(root: Path) -> None:
             missed.append(" ".join(argv)[:40])
         made.unlink(missing_ok=True)
     assert missed == [], missed
+
+
+def test_an_allowed_program_under_the_root_is_never_run_to_build_the_rules(
+    root: Path, outside: Path
+) -> None:
+    """The rules of a program are found by running it (``git --exec-path``, a Python's paths)
+    only outside the root: one under it may have been rewritten by a command, and would run
+    unconfined."""
+    for name in ("python3", "git"):
+        (root / name).write_text(f"#!/bin/sh\ntouch {outside}/pwned-{name}\necho ran\n")
+        (root / name).chmod(0o755)
+    shell = ShellTool(root, allowed_programs=["./python3", "./git"], kernel_sandbox="required")
+    out = run(shell, ["./python3"])
+    assert markers(outside) == []
+    assert out["stdout"] == "ran\n" and "Permission denied" in str(out["stderr"])
+    assert "Permission denied" in str(run(shell, ["./git"])["stderr"])
+    assert markers(outside) == []

@@ -20,6 +20,7 @@ import functools
 import json
 import os
 import shutil
+import struct
 import subprocess
 import tempfile
 import threading
@@ -177,7 +178,7 @@ def confinement(
         for path in read_paths:
             allow(os.path.realpath(path), READ)
         for program in programs:
-            executable, readable = needs(os.path.abspath(program))
+            executable, readable = needs(os.path.abspath(program), root)
             for path in executable:
                 allow(path, EXECUTE | READ)
             for path in readable:
@@ -196,28 +197,35 @@ def _system_read() -> tuple[str, ...]:
 
 
 @functools.cache
-def needs(given: str) -> tuple[frozenset[str], frozenset[str]]:
+def needs(given: str, root: str) -> tuple[frozenset[str], frozenset[str]]:
     """``(executable, readable)``: the real paths the program at ``given`` (an absolute path)
     needs to run, itself first: its ELF interpreter and libraries, or its script
     interpreter's; git's exec path; a Python's library folders (asked of the program as
     ``given``: a virtual environment's ``python`` is a link to the base one, and only the
-    path it is started by tells it which environment it is in)."""
+    path it is started by tells it which environment it is in). A program under ``root``,
+    which commands may have rewritten, is never run, not even by ``ldd``: only the ELF
+    interpreter named in its header is added."""
     program = os.path.realpath(given)
+    probe = not program.startswith(root.rstrip("/") + "/")
     executable, readable = {program}, set[str]()
     try:
         with open(program, "rb") as handle:
-            head = handle.read(256)
+            head = handle.read(4096)
     except OSError:
         return frozenset(executable), frozenset()
     if head.startswith(b"#!"):
         for interpreter in _script_interpreters(head):
-            more_exec, more_read = needs(interpreter)
+            more_exec, more_read = needs(interpreter, root)
             executable |= more_exec
             readable |= more_read
+    elif head.startswith(b"\x7fELF") and not probe:
+        executable |= _elf_interpreter(program)
     elif head.startswith(b"\x7fELF"):
         loader, libraries = _ldd(program)
         executable |= loader
         readable |= libraries | {os.path.dirname(lib) for lib in libraries}
+    if not probe:
+        return frozenset(executable), frozenset(readable)
     name = os.path.basename(given)
     if name == "git" or name.startswith("git-"):
         helpers = _output([program, "--exec-path"])
@@ -240,16 +248,31 @@ def _script_interpreters(head: bytes) -> list[str]:
     found = [os.path.realpath(words[0])]
     if os.path.basename(words[0]) == "env":
         name = next((w for w in words[1:] if not w.startswith("-")), None)
-        located = _which(name) if name else None
+        located = shutil.which(name) if name else None
         if located:
             found.append(os.path.realpath(located))
     return found
 
 
-def _which(name: str) -> str | None:
-    import shutil
-
-    return shutil.which(name)
+def _elf_interpreter(program: str) -> set[str]:
+    """The ``PT_INTERP`` path of a 64-bit little-endian ELF file, read from its header."""
+    try:
+        with open(program, "rb") as f:
+            header = f.read(64)
+            if len(header) < 64 or header[4:6] != b"\x02\x01":
+                return set()
+            (phoff,) = struct.unpack_from("<Q", header, 0x20)
+            size, count = struct.unpack_from("<HH", header, 0x36)
+            for index in range(min(count, 64)):
+                f.seek(phoff + index * size)
+                kind, _, offset, _, _, filesz = struct.unpack("<IIQQQQ", f.read(40))
+                if kind == 3:  # PT_INTERP
+                    f.seek(offset)
+                    path = f.read(min(filesz, 4096)).split(b"\0", 1)[0]
+                    return {os.path.realpath(os.fsdecode(path))}
+    except (OSError, struct.error):
+        return set()
+    return set()
 
 
 def _ldd(program: str) -> tuple[set[str], set[str]]:
