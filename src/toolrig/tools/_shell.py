@@ -10,7 +10,6 @@ command exits, every process it started is killed, including those that left the
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
 import signal
@@ -30,9 +29,9 @@ from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.core.model._spec import ToolAnnotations
 from toolrig.tools._confine import KernelSandbox, kernel_sandbox_for
 from toolrig.tools._sandbox import Sandbox
+from toolrig.tools._shell_errors import read_status, start_error, stopped
 from toolrig.tools._shell_policy import GIT_ENV, check_allowed, harden, vet
 from toolrig.tools._supervise import supervised, supervisor_available
-from toolrig.tools._text import cut_middle
 
 __all__ = ["ShellTool"]
 
@@ -294,7 +293,7 @@ class ShellTool(BaseTool):
                 pass_fds=() if status_w < 0 else (status_w,),
             )
         except OSError as exc:
-            raise _start_error(argv, exc.errno) from None
+            raise start_error(argv, exc.errno) from None
         finally:
             if status_w >= 0:
                 os.close(status_w)
@@ -310,7 +309,7 @@ class ShellTool(BaseTool):
             _stop(proc, supervised=status_r >= 0)
         exit_code: int | None = proc.wait()
         if status_r >= 0:
-            exit_code = _read_status(status_r, argv)
+            exit_code = read_status(status_r, argv)
         # Whatever the command left running must not outlive it or hold pipes.
         if not (out.join(_GRACE) and err.join(_GRACE)):
             _kill_group(proc.pid)
@@ -329,7 +328,7 @@ class ShellTool(BaseTool):
             sandbox=self._sandbox_name(),
         )
         if reason is not None:
-            raise _stopped(reason, argv, limit, self.kill_output_bytes, result)
+            raise stopped(reason, argv, limit, self.kill_output_bytes, result)
         return result
 
     @staticmethod
@@ -378,64 +377,3 @@ def _stop(proc: subprocess.Popen[bytes], *, supervised: bool) -> None:
             proc.wait(_STOP_WAIT)
             return
     _kill_group(proc.pid)
-
-
-def _read_status(fd: int, argv: list[str]) -> int | None:
-    """The command's exit code as the supervisor reported it (``None`` when it was stopped);
-    a start failure becomes the error the model reads."""
-    with os.fdopen(fd, "rb") as pipe:
-        text = pipe.read(64).decode("ascii", "replace").strip()
-    if text.startswith("E"):
-        raise _start_error(argv, int(text[1:] or 0))
-    if text.startswith("L"):
-        raise ToolError(
-            f"`{argv[0]}` was not run: the kernel refused its sandbox "
-            f"({os.strerror(int(text[1:] or 0))}).",
-            code=ErrorCode.EXECUTION_ERROR,
-            hint="This is a problem of the machine, not of the command; tell the operator.",
-        )
-    return int(text) if text.lstrip("-").isdigit() else None
-
-
-def _start_error(argv: list[str], code: int | None) -> ToolError:
-    if code == errno.ENOENT:
-        return ToolError(
-            f"Program `{argv[0]}` was not found.",
-            code=ErrorCode.NOT_FOUND,
-            hint="Check the name; give a path relative to the working folder for local "
-            "scripts, e.g. ./run.sh.",
-        )
-    if code in (errno.EACCES, errno.EPERM):
-        return ToolError(
-            f"Program `{argv[0]}` cannot be run (not executable).",
-            code=ErrorCode.PERMISSION_DENIED,
-        )
-    return ToolError(
-        f"Program `{argv[0]}` could not be started: {os.strerror(code or 0)}.",
-        code=ErrorCode.EXECUTION_ERROR,
-    )
-
-
-def _stopped(
-    reason: str, argv: list[str], limit: float, flood: int, partial: ExecuteOutput
-) -> ToolError:
-    shown = " ".join(argv)
-    shown, _ = cut_middle(shown, 200)
-    if reason == "timeout":
-        return ToolError(
-            f"`{shown}` did not finish within {limit:g} s and was killed.",
-            code=ErrorCode.TIMEOUT,
-            hint="Give a larger timeout if the command needs it, or run something quicker; "
-            "details hold the output produced before the kill.",
-            details=partial,
-        )
-    if reason == "output":
-        return ToolError(
-            f"`{shown}` wrote more than {flood:,} bytes of output and was killed.",
-            code=ErrorCode.EXECUTION_ERROR,
-            hint="Reduce the output (filter it, write it to a file and search that file).",
-            details=partial,
-        )
-    return ToolError(
-        f"`{shown}` was cancelled and killed.", code=ErrorCode.CANCELLED, details=partial
-    )
