@@ -421,3 +421,11 @@ def test_an_allowed_program_under_the_root_is_never_run_to_build_the_rules(
     assert out["stdout"] == "ran\n" and "Permission denied" in str(out["stderr"])
     assert "Permission denied" in str(run(shell, ["./git"])["stderr"])
     assert markers(outside) == []
+
+
+def test_the_description_tells_the_model_what_is_confined(root: Path) -> None:
+    confined = ShellTool(root, allowed_programs=["ls"]).spec.description
+    assert "run only the allowed programs" in confined and "have no network" in confined
+    opened = ShellTool(root, network=True).spec.description
+    assert "write only inside the workspace" in opened and "may use the network" in opened
+    assert "not confined" in ShellTool(root, kernel_sandbox="off").spec.description

@@ -162,6 +162,20 @@ class ShellTool(BaseTool):
         self.max_timeout = max_timeout
         self.max_output_bytes = max_output_bytes
         self.kill_output_bytes = kill_output_bytes
+        said = self.spec.description + " " + self._confinement_sentence()
+        self._install(self.spec.model_copy(update={"description": said}), self._bound)
+
+    def _confinement_sentence(self) -> str:
+        """What the model is told of the sandbox, so that it does not try what will fail."""
+        if self.kernel is None:
+            return "Commands are not confined by the kernel (its sandbox is off or missing here)."
+        net = "may use the network" if self.network else "have no network"
+        if self.allowed_programs is None:
+            return f"Commands write only inside the workspace and {net} (kernel sandbox)."
+        return (
+            "Commands run only the allowed programs, read and write only inside the workspace "
+            f"(and system files), and {net} (kernel sandbox)."
+        )
 
     @action(
         name="execute",
