@@ -6,6 +6,11 @@ argument are plain text. A shell string is accepted only when the tool was creat
 ``_supervise``): on a timeout, on too much output, when the call is cancelled, and when the
 command exits, every process it started is killed, including those that left the group with
 ``setsid``. Where the supervisor cannot run (not Linux), the process group is killed instead.
+
+Where Linux offers Landlock (ABI 4+), the command is confined by the kernel before it starts
+(see ``_confine``): only the allowed programs run, writes stay under the root, reads under the
+root and system paths, and there is no network unless ``network=True``. Elsewhere, or with
+``kernel_sandbox="off"``, only the argument checks of ``_shell_policy`` apply.
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
-"""What an allowed program may be asked to do, for ``shell`` with ``allowed_programs``.
+"""What an allowed program may be asked to do, for ``shell`` with ``allowed_programs`` when the
+kernel sandbox is not there (no Landlock, or ``kernel_sandbox="off"``): the fallback. Under the
+kernel sandbox only `harden` applies, and the kernel decides what runs (see ``_confine``).
 
 Allowing a program must not allow every program, yet several common ones run others through
-their own options. This module closes that for the programs people allow most:
+their own options. This module narrows that for the programs people allow most (lists cannot
+be complete: other runners and options exist):
 
 * **Runners** (``env``, ``xargs``, ``nice``, ``timeout``, ``sudo``, …) exist to run the
   program named in their arguments: allowing one would allow all, so ``allowed_programs``
