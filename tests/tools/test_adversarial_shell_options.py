@@ -1,6 +1,8 @@
-"""Adversarial suite, allowed programs running others through their own options: each attempt
-would create the file ``pwned`` (or print the parent's environment) if the option ran its
-program; the call is refused, or the program runs sandboxed and the file never appears."""
+"""Adversarial suite, allowed programs running others through their own options, for the
+argument checks (``kernel_sandbox="off"``, what applies where the kernel lacks Landlock): each
+attempt would create the file ``pwned`` (or print the parent's environment) if the option ran
+its program; the call is refused, or the program runs sandboxed and the file never appears.
+The same attempts under the kernel sandbox are in test_shell_kernel_sandbox.py."""
 
 from __future__ import annotations
 
@@ -58,10 +60,20 @@ REFUSED = [
 ]
 
 
+PROGRAMS = ["find", "tar", "git", "sed", "awk", "echo"]
+
+
 @pytest.fixture
 def shell(tmp_path: Path) -> ShellTool:
     (tmp_path / "a.txt").write_text("a\n")
-    return ShellTool(tmp_path, allowed_programs=["find", "tar", "git", "sed", "awk", "echo"])
+    return ShellTool(tmp_path, allowed_programs=PROGRAMS, kernel_sandbox="off")
+
+
+@pytest.fixture(params=["off", "auto"])
+def either_shell(request: pytest.FixtureRequest, tmp_path: Path) -> ShellTool:
+    """The tool with the argument checks alone, and with the kernel sandbox where offered."""
+    (tmp_path / "a.txt").write_text("a\n")
+    return ShellTool(tmp_path, allowed_programs=PROGRAMS, kernel_sandbox=request.param)
 
 
 @pytest.mark.parametrize("command", REFUSED, ids=[" ".join(c)[:60] for c in REFUSED])
@@ -103,7 +115,8 @@ def test_sed_and_awk_run_sandboxed(tmp_path: Path, shell: ShellTool, command: li
     assert not (tmp_path / "pwned").exists()
 
 
-def test_ordinary_uses_still_work(tmp_path: Path, shell: ShellTool) -> None:
+def test_ordinary_uses_still_work(tmp_path: Path, either_shell: ShellTool) -> None:
+    shell = either_shell
     assert shell.execute("execute", command=["sed", "s/a/b/", "a.txt"]).unwrap()["stdout"] == "b\n"
     out = shell.execute("execute", command=["awk", "{ print NR, $0 }", "a.txt"]).unwrap()
     assert out["stdout"] == "1 a\n"
@@ -117,10 +130,11 @@ def test_ordinary_uses_still_work(tmp_path: Path, shell: ShellTool) -> None:
 
 
 def test_git_runs_without_hooks_pager_or_fsmonitor_from_the_repository(
-    tmp_path: Path, shell: ShellTool
+    tmp_path: Path, either_shell: ShellTool
 ) -> None:
     """What a model could write into .git/config is overridden for the settings that name a
     program on every command (filters and aliases remain: docs/tools.md says so)."""
+    shell = either_shell
     shell.execute("execute", command=["git", "init", "-q"]).unwrap()
     config = tmp_path / ".git" / "config"
     config.write_text(
@@ -135,14 +149,16 @@ def test_git_runs_without_hooks_pager_or_fsmonitor_from_the_repository(
     for command in (
         ["git", "status"],
         ["git", "add", "a.txt"],
-        ["git", "-c", "x=y", "log"],  # refused
+        ["git", "-c", "x=y", "log"],  # refused by the argument checks
         ["git", "diff", "--cached"],
         ["git", "-C", ".", "log", "-p"],
     ):
         shell.execute("execute", command=command)
     env = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
            "GIT_COMMITTER_EMAIL": "a@b"}  # fmt: skip
-    committer = ShellTool(tmp_path, allowed_programs=["git"], env=env)
+    committer = ShellTool(
+        tmp_path, allowed_programs=["git"], env=env, kernel_sandbox=shell.kernel_sandbox
+    )
     committed = committer.execute("execute", command=["git", "commit", "-qm", "x"]).unwrap()
     assert committed["exit_code"] == 0, committed
     assert sorted(p.name for p in tmp_path.glob("pwned*")) == []
@@ -155,4 +171,4 @@ RUNNERS = ["env", "xargs", "nice", "nohup", "timeout", "stdbuf", "setsid", "sudo
 @pytest.mark.parametrize("runner", RUNNERS)
 def test_a_runner_cannot_be_allowed(tmp_path: Path, runner: str) -> None:
     with pytest.raises(ValueError, match="would allow every program"):
-        ShellTool(tmp_path, allowed_programs=["echo", runner])
+        ShellTool(tmp_path, allowed_programs=["echo", runner], kernel_sandbox="off")

@@ -109,7 +109,7 @@ def test_allow_list_of_programs(tmp_path: Path) -> None:
     assert shell.execute("execute", command=["./echo"]).code == "permission_denied"
     assert not (tmp_path / "pwned").exists()
     with pytest.raises(ValueError, match="shell"):
-        ShellTool(tmp_path, allow_shell=True, allowed_programs=["echo"])
+        ShellTool(tmp_path, allow_shell=True, allowed_programs=["echo"], kernel_sandbox="off")
 
 
 def test_stdin_missing_programs_and_empty_commands(shell: ShellTool) -> None:

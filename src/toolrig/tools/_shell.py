@@ -6,11 +6,15 @@ argument are plain text. A shell string is accepted only when the tool was creat
 ``_supervise``): on a timeout, on too much output, when the call is cancelled, and when the
 command exits, every process it started is killed, including those that left the group with
 ``setsid``. Where the supervisor cannot run (not Linux), the process group is killed instead.
+
+Where Linux offers Landlock (ABI 4+), the command is confined by the kernel before it starts
+(see ``_confine``): only the allowed programs run, writes stay under the root, reads under the
+root and system paths, and there is no network unless ``network=True``. Elsewhere, or with
+``kernel_sandbox="off"``, only the argument checks of ``_shell_policy`` apply.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
 import signal
@@ -20,7 +24,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from typing import IO, Final
+from typing import IO, Final, Literal
 
 from typing_extensions import TypedDict
 
@@ -28,10 +32,11 @@ from toolrig.core.context._context import ToolContext
 from toolrig.core.define._base import BaseTool, action
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.core.model._spec import ToolAnnotations
+from toolrig.tools._confine import KernelSandbox, kernel_sandbox_for
 from toolrig.tools._sandbox import Sandbox
-from toolrig.tools._shell_policy import GIT_ENV, check_allowed, vet
+from toolrig.tools._shell_errors import read_status, start_error, stopped
+from toolrig.tools._shell_policy import GIT_ENV, check_allowed, harden, vet
 from toolrig.tools._supervise import supervised, supervisor_available
-from toolrig.tools._text import cut_middle
 
 __all__ = ["ShellTool"]
 
@@ -52,6 +57,10 @@ class ExecuteOutput(TypedDict):
     truncated: bool
     """True when stdout or stderr was cut to the output limit (a marker shows where)."""
     duration_s: float
+    sandbox: str
+    """``landlock`` when the kernel confined the command; ``lists`` when only the argument
+    checks of ``allowed_programs`` applied and ``none`` when nothing did (no Landlock here,
+    or ``kernel_sandbox="off"``)."""
 
 
 class _Capture:
@@ -118,28 +127,60 @@ class ShellTool(BaseTool):
         max_timeout: float = 600.0,
         max_output_bytes: int = 50_000,
         kill_output_bytes: int = 20_000_000,
+        kernel_sandbox: Literal["auto", "required", "off"] = "auto",
+        network: bool = False,
+        read_paths: Sequence[str] = (),
     ) -> None:
         """``allowed_programs``: names (looked up on ``PATH``) or paths a command may start
         with; ``None`` allows any. ``pass_env``: variables copied from this process's
         environment; ``env``: variables set for every command. ``max_output_bytes``: what is
         kept of each stream; ``kill_output_bytes``: output after which the command is killed.
+
+        ``kernel_sandbox``: confine every command with Landlock (Linux, ABI 4 or later): it
+        runs only the allowed programs, writes only under the root, reads only the root and
+        system files, and has TCP only with ``network=True``. ``"auto"`` falls back to the
+        argument checks alone where the kernel lacks it, ``"required"`` refuses to create the
+        tool there, ``"off"`` never uses it. ``read_paths``: more folders commands may read.
         """
         super().__init__()
-        if allow_shell and allowed_programs is not None:
-            raise ValueError(
-                "allowed_programs cannot be enforced on shell strings: use allow_shell=False"
-            )
         self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
+        self.kernel: KernelSandbox | None = kernel_sandbox_for(
+            kernel_sandbox,
+            root=str(self.sandbox.root),
+            network=network,
+            read_paths=tuple(read_paths),
+        )
+        if allow_shell and allowed_programs is not None and self.kernel is None:
+            raise ValueError(
+                "allowed_programs cannot be enforced on shell strings without the kernel "
+                "sandbox: use allow_shell=False"
+            )
         self.allow_shell = allow_shell
-        if allowed_programs is not None:
+        if allowed_programs is not None and self.kernel is None:
             check_allowed(allowed_programs)
         self.allowed_programs = None if allowed_programs is None else tuple(allowed_programs)
+        self.network = network
+        self.kernel_sandbox = kernel_sandbox
         self.pass_env = tuple(pass_env)
         self.env = dict(env or {})
         self.default_timeout = default_timeout
         self.max_timeout = max_timeout
         self.max_output_bytes = max_output_bytes
         self.kill_output_bytes = kill_output_bytes
+        said = self.spec.description + " " + self._confinement_sentence()
+        self._install(self.spec.model_copy(update={"description": said}), self._bound)
+
+    def _confinement_sentence(self) -> str:
+        """What the model is told of the sandbox, so that it does not try what will fail."""
+        if self.kernel is None:
+            return "Commands are not confined by the kernel (its sandbox is off or missing here)."
+        net = "may use the network" if self.network else "have no network"
+        if self.allowed_programs is None:
+            return f"Commands write only inside the workspace and {net} (kernel sandbox)."
+        return (
+            "Commands run only the allowed programs, read and write only inside the workspace "
+            f"(and system files), and {net} (kernel sandbox)."
+        )
 
     @action(
         name="execute",
@@ -209,7 +250,9 @@ class ShellTool(BaseTool):
                 code=ErrorCode.PERMISSION_DENIED,
                 hint=f"Allowed programs: {', '.join(self.allowed_programs)}.",
             )
-        return list(command) if self.allowed_programs is None else vet(list(command))
+        if self.allowed_programs is None:
+            return list(command)
+        return harden(list(command)) if self.kernel is not None else vet(list(command))
 
     def _allowed(self, program: str) -> bool:
         assert self.allowed_programs is not None
@@ -222,19 +265,43 @@ class ShellTool(BaseTool):
 
     def _environment(self, argv: Sequence[str] = ()) -> dict[str, str]:
         out = {k: os.environ[k] for k in self.pass_env if k in os.environ}
+        if self.kernel is not None:
+            out["TMPDIR"] = self.kernel.temp_dir()
         out.update(self.env)
         if argv and self.allowed_programs is not None and os.path.basename(argv[0]) == "git":
             out.update(GIT_ENV)
         return out
 
+    def _sandbox_name(self) -> str:
+        if self.kernel is not None:
+            return "landlock"
+        return "none" if self.allowed_programs is None else "lists"
+
+    def _programs(self) -> list[str] | None:
+        """The allowed programs as paths (names found on the commands' ``PATH``, relative
+        paths from the root), ``/bin/sh`` too for shell strings; ``None``: any program."""
+        if self.allowed_programs is None:
+            return None
+        path = self._environment().get("PATH")
+        found = ["/bin/sh"] if self.allow_shell else []
+        for program in self.allowed_programs:
+            if os.sep not in program:
+                located = shutil.which(program, path=path)
+                if located is not None:
+                    found.append(located)
+            else:
+                found.append(os.path.join(self.sandbox.root, program))
+        return found
+
     def _run(
         self, argv: list[str], cwd: str, limit: float, stdin: str | None, ctx: ToolContext | None
     ) -> ExecuteOutput:
         started = time.monotonic()
+        rules = () if self.kernel is None else self.kernel.rules(self._programs)
         status_r, status_w = os.pipe() if supervisor_available() else (-1, -1)
         try:
             proc = subprocess.Popen(
-                argv if status_w < 0 else supervised(argv, status_w),
+                argv if status_w < 0 else supervised(argv, status_w, rules),
                 cwd=cwd,
                 env=self._environment(argv),
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -245,7 +312,7 @@ class ShellTool(BaseTool):
                 pass_fds=() if status_w < 0 else (status_w,),
             )
         except OSError as exc:
-            raise _start_error(argv, exc.errno) from None
+            raise start_error(argv, exc.errno) from None
         finally:
             if status_w >= 0:
                 os.close(status_w)
@@ -261,7 +328,7 @@ class ShellTool(BaseTool):
             _stop(proc, supervised=status_r >= 0)
         exit_code: int | None = proc.wait()
         if status_r >= 0:
-            exit_code = _read_status(status_r, argv)
+            exit_code = read_status(status_r, argv)
         # Whatever the command left running must not outlive it or hold pipes.
         if not (out.join(_GRACE) and err.join(_GRACE)):
             _kill_group(proc.pid)
@@ -277,9 +344,10 @@ class ShellTool(BaseTool):
             stderr_bytes=err.total,
             truncated=cut_out or cut_err,
             duration_s=round(time.monotonic() - started, 3),
+            sandbox=self._sandbox_name(),
         )
         if reason is not None:
-            raise _stopped(reason, argv, limit, self.kill_output_bytes, result)
+            raise stopped(reason, argv, limit, self.kill_output_bytes, result)
         return result
 
     @staticmethod
@@ -328,57 +396,3 @@ def _stop(proc: subprocess.Popen[bytes], *, supervised: bool) -> None:
             proc.wait(_STOP_WAIT)
             return
     _kill_group(proc.pid)
-
-
-def _read_status(fd: int, argv: list[str]) -> int | None:
-    """The command's exit code as the supervisor reported it (``None`` when it was stopped);
-    a start failure becomes the error the model reads."""
-    with os.fdopen(fd, "rb") as pipe:
-        text = pipe.read(64).decode("ascii", "replace").strip()
-    if text.startswith("E"):
-        raise _start_error(argv, int(text[1:] or 0))
-    return int(text) if text.lstrip("-").isdigit() else None
-
-
-def _start_error(argv: list[str], code: int | None) -> ToolError:
-    if code == errno.ENOENT:
-        return ToolError(
-            f"Program `{argv[0]}` was not found.",
-            code=ErrorCode.NOT_FOUND,
-            hint="Check the name; give a path relative to the working folder for local "
-            "scripts, e.g. ./run.sh.",
-        )
-    if code in (errno.EACCES, errno.EPERM):
-        return ToolError(
-            f"Program `{argv[0]}` cannot be run (not executable).",
-            code=ErrorCode.PERMISSION_DENIED,
-        )
-    return ToolError(
-        f"Program `{argv[0]}` could not be started: {os.strerror(code or 0)}.",
-        code=ErrorCode.EXECUTION_ERROR,
-    )
-
-
-def _stopped(
-    reason: str, argv: list[str], limit: float, flood: int, partial: ExecuteOutput
-) -> ToolError:
-    shown = " ".join(argv)
-    shown, _ = cut_middle(shown, 200)
-    if reason == "timeout":
-        return ToolError(
-            f"`{shown}` did not finish within {limit:g} s and was killed.",
-            code=ErrorCode.TIMEOUT,
-            hint="Give a larger timeout if the command needs it, or run something quicker; "
-            "details hold the output produced before the kill.",
-            details=partial,
-        )
-    if reason == "output":
-        return ToolError(
-            f"`{shown}` wrote more than {flood:,} bytes of output and was killed.",
-            code=ErrorCode.EXECUTION_ERROR,
-            hint="Reduce the output (filter it, write it to a file and search that file).",
-            details=partial,
-        )
-    return ToolError(
-        f"`{shown}` was cancelled and killed.", code=ErrorCode.CANCELLED, details=partial
-    )

@@ -1,7 +1,10 @@
-"""What an allowed program may be asked to do, for ``shell`` with ``allowed_programs``.
+"""What an allowed program may be asked to do, for ``shell`` with ``allowed_programs`` when the
+kernel sandbox is not there (no Landlock, or ``kernel_sandbox="off"``): the fallback. Under the
+kernel sandbox only `harden` applies, and the kernel decides what runs (see ``_confine``).
 
 Allowing a program must not allow every program, yet several common ones run others through
-their own options. This module closes that for the programs people allow most:
+their own options. This module narrows that for the programs people allow most (lists cannot
+be complete: other runners and options exist):
 
 * **Runners** (``env``, ``xargs``, ``nice``, ``timeout``, ``sudo``, …) exist to run the
   program named in their arguments: allowing one would allow all, so ``allowed_programs``
@@ -31,7 +34,7 @@ from typing import Final
 
 from toolrig.core.model._errors import ErrorCode, ToolError
 
-__all__ = ["GIT_ENV", "RUNNERS", "check_allowed", "vet"]
+__all__ = ["GIT_ENV", "RUNNERS", "check_allowed", "harden", "vet"]
 
 RUNNERS: Final = frozenset(
     {
@@ -57,6 +60,9 @@ _GIT_LONG: Final = (
 _GIT_SAFE: Final = (
     "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.pager=cat",
     "-c", "core.sshCommand=false", "-c", "diff.external=", "-c", "protocol.ext.allow=never",
+)  # fmt: skip
+_GIT_QUIET: Final = (
+    "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.pager=cat",
 )  # fmt: skip
 GIT_ENV: Final = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -161,3 +167,11 @@ def vet(argv: list[str]) -> list[str]:
         raise _refused(name, "", "it runs the program given as its argument")
     policy = _POLICIES.get(name)
     return argv if policy is None else policy(argv)
+
+
+def harden(argv: list[str]) -> list[str]:
+    """``argv`` with git's hooks, fsmonitor and pager turned off, refusing nothing: under the
+    kernel sandbox, which decides what runs and where it writes, this only keeps git from
+    failing on a repository's hooks and fsmonitor (programs under the root, which the sandbox
+    does not let it execute). The caller's own ``-c`` options come after, and win."""
+    return [argv[0], *_GIT_QUIET, *argv[1:]] if os.path.basename(argv[0]) == "git" else argv
