@@ -543,3 +543,24 @@ def test_without_a_store_nothing_is_recorded_or_complained_about(
     with caplog.at_level(logging.DEBUG, logger="toolrig.plans"):
         result = PlanRunner(_executor()).run_sync(plan)
     assert result.outputs == {"a": 2} and caplog.records == []
+
+
+def test_a_step_recorded_with_coerced_values_is_reused(
+    log: SQLiteExecutionLog,
+) -> None:
+    # a call is recorded with its validated arguments ("3" made 3): a re-run compares the
+    # step's arguments validated the same way, not as written
+    @tool
+    def scale(n: int, factor: int = 2) -> int:
+        """``n`` times ``factor``."""
+        RAN.append(f"scale({n})")
+        return n * factor
+
+    RAN.clear()
+    plan = _plan("p", [{"id": "a", "tool": "scale", "params": {"n": "3"}}])
+    runner = PlanRunner(ToolExecutor([scale]), store=log)
+    assert runner.run_sync(plan).outputs == {"a": 6}
+    (record,) = log.get_run("p")
+    assert record.input_data == {"n": 3}
+    again = runner.run_sync(plan)
+    assert again.reused == ("a",) and RAN == ["scale(3)"]

@@ -22,6 +22,7 @@ from toolrig.core.context._events import Listeners
 from toolrig.core.context._recording import Recording, recording
 from toolrig.core.model._errors import ErrorCode
 from toolrig.core.result._result import ToolResult, error_result, success_result
+from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanError, PlanStep, resolve_references
 from toolrig.runtime._plan_check import CostFunction, PlanCheck, check_plan
@@ -232,12 +233,18 @@ class PlanRunner:
         action = self.executor.catalog.resolve(step.call_name)
         if action is None or state.recorded is None:
             return False
+        try:  # a call is recorded with its validated arguments: compare those
+            values = action.validator.validate(
+                dict(params), strict=self.executor.pipeline.policy.strict
+            )
+        except ArgumentsInvalid:  # it would not run as recorded: run it (and fail) again
+            return False
         record = state.recorded.reusable(
             step.id,
             tool=action.tool,
             action=action.name,
             version=self._version(action.tool) or "",
-            arguments=params,
+            arguments=values,
         )
         if record is None:
             return False
