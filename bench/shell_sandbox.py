@@ -41,7 +41,10 @@ def timed(shell: ShellTool, command: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--quick", action="store_true", help="a few rounds (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.rounds = 3
     print(f"Landlock ABI {_landlock.abi()}; {args.rounds} rounds, interleaved")
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
