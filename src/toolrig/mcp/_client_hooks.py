@@ -5,7 +5,8 @@ client that made the call.
 ``tools/call``: logs become ``notifications/message`` at or above the level the client chose
 (``logging/setLevel``; on 2026-07-28 sessions, the level the request opted into), elicitation
 an ``elicitation/create`` request and sampling a ``sampling/createMessage`` request, both tied
-to the call. A client that did not declare the capability answers nothing, so the tool gets
+to the call (on 2025-era sessions; 2026-07-28 calls ask through input-required rounds
+instead, see ``_rounds``). A client that did not declare the capability answers nothing, so the tool gets
 ``permission_denied`` (elicitation) or ``not_supported`` (sampling) at once instead of waiting.
 """
 
@@ -32,7 +33,7 @@ from toolrig.core.context._interaction import (
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._relay import Relay
 
-__all__ = ["ClientHooks"]
+__all__ = ["ClientHooks", "nested_fields"]
 
 T = TypeVar("T")
 
@@ -110,7 +111,7 @@ class ClientHooks:
                 code=ErrorCode.PERMISSION_DENIED,
                 hint="use a client that supports elicitation",
             )
-        nested = _nested_fields(schema)
+        nested = nested_fields(schema)
         if nested:
             raise ToolError(
                 f"the elicitation schema is not flat: {', '.join(nested)} "
@@ -152,7 +153,7 @@ class ClientHooks:
         )
 
 
-def _nested_fields(schema: Mapping[str, Any]) -> list[str]:
+def nested_fields(schema: Mapping[str, Any]) -> list[str]:
     """What keeps ``schema`` from being an MCP form: not an object, or fields holding objects."""
     if schema.get("type") != "object" or not isinstance(schema.get("properties", {}), Mapping):
         return ["the schema itself (it must be an object with properties)"]

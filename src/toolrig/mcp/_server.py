@@ -38,6 +38,7 @@ from toolrig.core.context._recording import Recording, recording
 from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
+from toolrig.mcp._rounds import InputRounds, RoundHooks
 from toolrig.mcp._features import (
     Completer,
     LogLevels,
@@ -97,6 +98,8 @@ class ToolServer:
     ``resources``: an MCP server (``mcp.server.MCPServer``) whose resources, prompts and
     completions are served here too. ``completers``: ``{tool: {argument: completer}}`` for
     ``completion/complete`` on tool arguments (arguments with an ``enum`` need none).
+    ``input_rounds``: how 2026-07-28 calls ask for input (the sealing key, the state's
+    lifetime); by default a key made for this server (give one shared key to several workers).
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class ToolServer:
         instructions: str | None = None,
         resources: Any = None,
         completers: Mapping[str, Mapping[str, Completer]] | None = None,
+        input_rounds: InputRounds | None = None,
     ) -> None:
         from toolrig import __version__
 
@@ -154,6 +158,9 @@ class ToolServer:
             "completion/complete", mcp_types.CompleteRequestParams, self._complete
         )
         self.server.middleware.append(self._track_session)
+        self.input_rounds: InputRounds = input_rounds or InputRounds()
+        """Input-required rounds of 2026-07-28 calls (see ``_rounds``)."""
+        self.server.middleware.append(self.input_rounds.boundary(name))
         self.recording: Recording | None = None
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
         ``None``: not recorded."""
@@ -199,8 +206,14 @@ class ToolServer:
         if entry is None:
             raise MCPError(code=mcp_types.INVALID_PARAMS, message=_missing(params.name, listing))
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
+        keywords = vars_of(hooks)
+        rounds: RoundHooks | None = None
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # questions become results
+            answers = self.input_rounds.resume(params)
+            rounds = RoundHooks(answers, ctx.session.client_capabilities, hooks.interaction())
+            keywords.update(elicitor=rounds.elicit, sampler=rounds.sample)
         try:
-            with tool_interaction(**vars_of(hooks)), recording(self.recording):
+            with tool_interaction(**keywords), recording(self.recording):
                 result = await self.executor.execute(
                     entry.call_name, params.arguments or {}, progress=hooks.progress
                 )
@@ -208,6 +221,8 @@ class ToolServer:
             hooks.relay.abandon()
             raise
         await hooks.relay.flush()
+        if rounds is not None and rounds.open:
+            return self.input_rounds.ask(rounds)
         return modern(call_result(result, listing.names), ctx)
 
     async def call_without_channel(
