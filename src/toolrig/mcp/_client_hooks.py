@@ -6,8 +6,9 @@ client that made the call.
 (``logging/setLevel``; on 2026-07-28 sessions, the level the request opted into), elicitation
 an ``elicitation/create`` request and sampling a ``sampling/createMessage`` request, both tied
 to the call (on 2025-era sessions; 2026-07-28 calls ask through input-required rounds
-instead, see ``_rounds``). A client that did not declare the capability answers nothing, so the tool gets
-``permission_denied`` (elicitation) or ``not_supported`` (sampling) at once instead of waiting.
+instead, see ``_rounds``). A client that did not declare the capability answers nothing, so
+the tool gets ``permission_denied`` (elicitation) or ``not_supported`` (sampling) at once
+instead of waiting.
 """
 
 from __future__ import annotations

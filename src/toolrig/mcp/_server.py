@@ -38,13 +38,13 @@ from toolrig.core.context._recording import Recording, recording
 from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
-from toolrig.mcp._rounds import InputRounds, RoundHooks
 from toolrig.mcp._features import (
     Completer,
     LogLevels,
     complete_tool_argument,
     mount,
 )
+from toolrig.mcp._rounds import InputRounds, RoundHooks
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import NameMap
 from toolrig.registry._catalog import Catalog
