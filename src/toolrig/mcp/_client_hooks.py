@@ -29,6 +29,7 @@ from toolrig.core.context._interaction import (
     Elicitation,
     Interaction,
     LogLevel,
+    Root,
     SampleMessage,
 )
 from toolrig.core.model._errors import ErrorCode, ToolError
@@ -55,7 +56,9 @@ class ClientHooks:
 
     def interaction(self) -> Interaction:
         """The hooks to run the call with."""
-        return Interaction(elicitor=self.elicit, sampler=self.sample, log=self.log)
+        return Interaction(
+            elicitor=self.elicit, sampler=self.sample, log=self.log, roots=self.roots
+        )
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Relay a progress report (a no-op for callers that sent no progress token)."""
@@ -152,6 +155,23 @@ class ClientHooks:
         return "\n".join(
             b.text if isinstance(b, mcp_types.TextContent) else f"[{b.type} answer]" for b in blocks
         )
+
+    async def roots(self) -> list[Root]:
+        """The client's roots (``roots/list``)."""
+        caps = self._capabilities()
+        if caps is None or caps.roots is None:
+            raise ToolError(
+                "the MCP client offers no roots (no roots capability)",
+                code=ErrorCode.NOT_SUPPORTED,
+                hint="use a client that supports roots",
+            )
+        try:
+            with warnings.catch_warnings():  # deprecated only from 2026-07-28 on
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                answer = await self._on_loop(self._session.list_roots())
+        except MCPError as exc:
+            raise ToolError(f"the MCP client did not list its roots: {exc}") from exc
+        return [root.model_dump(mode="json", exclude_none=True) for root in answer.roots]
 
 
 def nested_fields(schema: Mapping[str, Any]) -> list[str]:

@@ -35,13 +35,19 @@ import mcp_types
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
-from toolrig.core.context._interaction import Elicitation, Interaction, SampleMessage
+from toolrig.core.context._interaction import (
+    QUESTION_KEY,
+    Elicitation,
+    Interaction,
+    Root,
+    SampleMessage,
+)
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._client_hooks import nested_fields
 
 __all__ = ["InputRounds", "RoundHooks"]
 
-Kind = Literal["elicit", "sample"]
+Kind = Literal["elicit", "sample", "roots"]
 
 _REFUSED: Final = "Invalid or expired requestState"
 _SETTLE_TICKS: Final = 3
@@ -105,6 +111,16 @@ class InputRounds:
                 raise _refuse("replayed")
             self._spent[nonce] = now + self.security.ttl
 
+    def missing_capability(self, hooks: RoundHooks) -> MCPError:
+        """The protocol's error (-32021) for a call that failed for want of a capability the
+        client did not declare (the spec's MUST: not a tool error)."""
+        needed = sorted(hooks.missing)
+        return MCPError(
+            code=mcp_types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+            message=f"the tool needs client capabilities not declared: {', '.join(needed)}",
+            data={"requiredCapabilities": {name: {} for name in needed}},
+        )
+
     def ask(self, hooks: RoundHooks) -> dict[str, Any]:
         """The ``input_required`` result asking ``hooks``' open questions (its state is sealed
         by the boundary on the way out)."""
@@ -127,6 +143,10 @@ def _recorded(kind: Kind, response: Any) -> dict[str, Any]:
     if kind == "elicit":
         answer = mcp_types.ElicitResult.model_validate(data)
         return {"kind": kind, "action": answer.action, "content": answer.content}
+    if kind == "roots":
+        listed = mcp_types.ListRootsResult.model_validate(data)
+        roots = [root.model_dump(mode="json", exclude_none=True) for root in listed.roots]
+        return {"kind": kind, "roots": roots}
     blocks = data.get("content")
     blocks = blocks if isinstance(blocks, list) else [blocks]
     text = "\n".join(
@@ -149,6 +169,8 @@ class RoundHooks:
         """The answers given so far, in question order (carried into the next state)."""
         self.open: list[tuple[str, Kind, dict[str, Any]]] = []
         """The questions of this round: ``(key, kind, InputRequest as sent)``."""
+        self.missing: set[str] = set()
+        """Capabilities a question needed that the client did not declare."""
         self._caps = capabilities
         self._base = base
         self._asked = 0
@@ -156,7 +178,9 @@ class RoundHooks:
 
     def interaction(self) -> Interaction:
         """``base`` (its log sink) with this round's elicitor and sampler."""
-        return Interaction(elicitor=self.elicit, sampler=self.sample, log=self._base.log)
+        return Interaction(
+            elicitor=self.elicit, sampler=self.sample, log=self._base.log, roots=self.roots
+        )
 
     async def _answer(self, kind: Kind, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -172,7 +196,10 @@ class RoundHooks:
                         "same order each time it runs with the same answers",
                     )
                 return recorded
-            self.open.append((f"q{index}", kind, request))
+            key = QUESTION_KEY.get() or f"q{index}"
+            if any(key == taken for taken, _kind, _request in self.open):
+                key = f"{key}-{index}"
+            self.open.append((key, kind, request))
         for _ in range(_SETTLE_TICKS):
             await asyncio.sleep(0)
         raise ToolError(
@@ -184,6 +211,7 @@ class RoundHooks:
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
         """Ask the client's user: the recorded answer, or a question for the next round."""
         if self._caps is None or self._caps.elicitation is None:
+            self.missing.add("elicitation")
             raise ToolError(
                 f"the MCP client cannot ask its user for input ({message})",
                 code=ErrorCode.PERMISSION_DENIED,
@@ -205,6 +233,7 @@ class RoundHooks:
     ) -> str:
         """Ask the client's model: the recorded text, or a question for the next round."""
         if self._caps is None or self._caps.sampling is None:
+            self.missing.add("sampling")
             raise ToolError(
                 "the MCP client offers no language model (no sampling capability)",
                 code=ErrorCode.NOT_SUPPORTED,
@@ -224,3 +253,15 @@ class RoundHooks:
             "sample", {"method": "sampling/createMessage", "params": params}
         )
         return str(answer["text"])
+
+    async def roots(self) -> list[Root]:
+        """The client's roots: the recorded list, or a question for the next round."""
+        if self._caps is None or self._caps.roots is None:
+            self.missing.add("roots")
+            raise ToolError(
+                "the MCP client offers no roots (no roots capability)",
+                code=ErrorCode.NOT_SUPPORTED,
+                hint="use a client that supports roots",
+            )
+        answer = await self._answer("roots", {"method": "roots/list", "params": {}})
+        return list(answer["roots"])

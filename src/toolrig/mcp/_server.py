@@ -211,7 +211,7 @@ class ToolServer:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # questions become results
             answers = self.input_rounds.resume(params)
             rounds = RoundHooks(answers, ctx.session.client_capabilities, hooks.interaction())
-            keywords.update(elicitor=rounds.elicit, sampler=rounds.sample)
+            keywords.update(elicitor=rounds.elicit, sampler=rounds.sample, roots=rounds.roots)
         try:
             with tool_interaction(**keywords), recording(self.recording):
                 result = await self.executor.execute(
@@ -223,6 +223,8 @@ class ToolServer:
         await hooks.relay.flush()
         if rounds is not None and rounds.open:
             return self.input_rounds.ask(rounds)
+        if rounds is not None and rounds.missing and result.error is not None:
+            raise self.input_rounds.missing_capability(rounds)
         return modern(call_result(result, listing.names), ctx)
 
     async def call_without_channel(
@@ -345,4 +347,9 @@ def modern(
 
 def vars_of(hooks: ClientHooks) -> dict[str, Any]:
     """The keywords of `tool_interaction` for ``hooks``."""
-    return {"elicitor": hooks.elicit, "sampler": hooks.sample, "log": hooks.log}
+    return {
+        "elicitor": hooks.elicit,
+        "sampler": hooks.sample,
+        "log": hooks.log,
+        "roots": hooks.roots,
+    }

@@ -19,12 +19,14 @@ from typing import Any, Unpack
 
 import mcp_types
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core.context._context import ToolContext
 from toolrig.core.context._interaction import Interaction, current_interaction
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._errors import ErrorCode, ToolDefinitionError, ToolError
 from toolrig.mcp._connection import Connection, first_error
+from toolrig.mcp._input_loop import call_answering
 from toolrig.mcp._params import ServerKeywords, ServerParams
 from toolrig.mcp._remote import build_remote_tool, local_name, validate_prefix
 from toolrig.registry._catalog import Catalog
@@ -252,7 +254,17 @@ class MCPToolSource:
                 ctx.report_progress(progress, total, message)
 
         try:
-            return await session.call_tool(remote_name, arguments, progress_callback=progress)
+            if session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                return await session.call_tool(remote_name, arguments, progress_callback=progress)
+            return await call_answering(
+                session,
+                remote_name,
+                arguments,
+                progress=progress,
+                max_rounds=self.params.max_input_rounds,
+                timeout=self.params.input_timeout,
+                label=self.label,
+            )
         except MCPError as exc:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 self._connection.drop(session)

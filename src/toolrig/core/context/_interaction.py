@@ -23,11 +23,14 @@ from toolrig.core.model._on_first_use import logging
 
 __all__ = [
     "LOG_LEVELS",
+    "QUESTION_KEY",
     "Elicitation",
     "Elicitor",
     "Interaction",
     "LogLevel",
     "LogSink",
+    "Root",
+    "RootsLister",
     "SampleMessage",
     "Sampler",
     "current_interaction",
@@ -90,6 +93,16 @@ Elicitor: TypeAlias = Callable[[str, Mapping[str, Any]], Awaitable[Elicitation]]
 Sampler: TypeAlias = Callable[[Sequence[SampleMessage], str | None, int], Awaitable[str]]
 """``await sampler(messages, system_prompt, max_tokens)``: the model's text answer."""
 
+Root: TypeAlias = Mapping[str, Any]
+"""``{"uri": "file:///...", "name": "..."}``: a place the client lets the tool work in."""
+
+RootsLister: TypeAlias = Callable[[], Awaitable[Sequence[Root]]]
+"""``await roots()``: the client's roots (MCP ``roots/list``)."""
+
+QUESTION_KEY: ContextVar[str | None] = ContextVar("toolrig_question_key", default=None)
+"""The name the tool gave the question being asked (``ctx.elicit(..., key=...)``), read by
+hooks that name questions: MCP 2026-07-28 keys its input requests by it."""
+
 LogSink: TypeAlias = Callable[[LogLevel, Any, str | None], None]
 """``sink(level, data, logger_name)``; called from any thread, must not block."""
 
@@ -106,6 +119,7 @@ class Interaction:
     elicitor: Elicitor | None = None
     sampler: Sampler | None = None
     log: LogSink = log_to_python
+    roots: RootsLister | None = None
 
 
 _NONE: Final = Interaction()
@@ -123,6 +137,7 @@ def tool_interaction(
     elicitor: Elicitor | None = None,
     sampler: Sampler | None = None,
     log: LogSink | None = None,
+    roots: RootsLister | None = None,
     fill_only: bool = False,
 ) -> Iterator[Interaction]:
     """Calls started inside the block reach these hooks through their context; hooks not given
@@ -130,7 +145,8 @@ def tool_interaction(
     runner offers a default without overriding the application's choice)."""
     now = current_interaction()
     changes: dict[str, Any] = {}
-    for name, hook in (("elicitor", elicitor), ("sampler", sampler), ("log", log)):
+    hooks = (("elicitor", elicitor), ("sampler", sampler), ("log", log), ("roots", roots))
+    for name, hook in hooks:
         if hook is None:
             continue
         unset = getattr(now, name) is None or (name == "log" and now.log is log_to_python)
