@@ -19,8 +19,17 @@ import wave
 from typing import Any
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.prompts.base import UserMessage
-from mcp_types import Completion, ImageContent, TextResourceContents
+from mcp_types import (
+    Completion,
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitResult,
+    ImageContent,
+    InputRequiredResult,
+    TextResourceContents,
+)
 from mcp_types import EmbeddedResource as MCPResource
 
 from toolrig import Tool, ToolContext, ToolError, tool
@@ -413,6 +422,24 @@ def test_prompt_with_image() -> list[UserMessage]:
         type="image", data=base64.b64encode(RED_PIXEL_PNG).decode(), mime_type="image/png"
     )
     return [UserMessage(image), UserMessage("Please analyze the image above.")]
+
+
+@resources.prompt(description="A prompt that asks the user for its context first (2026-07-28)")
+def test_input_required_result_prompt(ctx: Context) -> str | InputRequiredResult:
+    answer = (ctx.input_responses or {}).get("user_context")
+    if isinstance(answer, ElicitResult) and answer.content:
+        return f"Use this context: {answer.content.get('context')}"
+    question = ElicitRequest(
+        params=ElicitRequestFormParams(
+            message="What context should the prompt use?",
+            requested_schema={
+                "type": "object",
+                "properties": {"context": {"type": "string"}},
+                "required": ["context"],
+            },
+        )
+    )
+    return InputRequiredResult(input_requests={"user_context": question})
 
 
 @resources.completion()
