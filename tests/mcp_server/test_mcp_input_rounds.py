@@ -57,8 +57,22 @@ async def endless(ctx: ToolContext) -> str:
         n += 1
 
 
+fickle_runs: list[int] = []
+
+
+@tool
+async def fickle(ctx: ToolContext) -> str:
+    """Ask the user on its first run, the model on the next (breaking the replay rule)."""
+    fickle_runs.append(1)
+    if len(fickle_runs) == 1:
+        await ctx.elicit("Who?", NAME)
+    else:
+        await ctx.sample("Who?")
+    return "done"
+
+
 def server() -> ToolServer:
-    return ToolServer(Catalog([interview, both_at_once, endless]))
+    return ToolServer(Catalog([interview, both_at_once, endless, fickle]))
 
 
 asked: list[str] = []
@@ -120,6 +134,14 @@ def _answers(first: mcp_types.InputRequiredResult) -> dict[str, Any]:
         key: mcp_types.ElicitResult(action="accept", content={"name": "Ada"})
         for key in first.input_requests
     }
+
+
+async def test_a_tool_that_asks_differently_when_run_again_fails_saying_so() -> None:
+    fickle_runs.clear()
+    async with serving(server()) as url, Client(url, mode="2026-07-28", **callbacks()) as c:
+        result = await c.call_tool("fickle", {})
+    assert result.is_error
+    assert "asked differently when run again" in result.content[0].text  # type: ignore[union-attr]
 
 
 async def test_a_tampered_state_is_refused_and_the_tool_does_not_run() -> None:
@@ -189,3 +211,82 @@ async def test_the_clients_round_bound_holds() -> None:
     ):
         with pytest.raises(InputRequiredRoundsExceededError):
             await c.call_tool("endless", {})
+
+
+# -- toolrig's own client: the import answers the rounds through the caller's hooks -----------
+async def test_an_imported_tool_answers_rounds_through_the_callers_hooks() -> None:
+    import contextlib
+    from collections.abc import Mapping, Sequence
+
+    from toolrig import ToolExecutor
+    from toolrig.core import Elicitation
+    from toolrig.mcp import add_mcp_server_async
+    from toolrig.registry import Registry
+
+    people: list[str] = []
+
+    async def person(message: str, schema: Mapping[str, Any]) -> Elicitation:
+        people.append(message)
+        return Elicitation(action="accept", content={"name": message.split()[0]})
+
+    async def model(messages: Sequence[Mapping[str, Any]], system: str | None, n: int) -> str:
+        return "a model's line"
+
+    runs.clear()
+    registry = Registry()
+    try:
+        async with serving(server()) as url:
+            source = await add_mcp_server_async(
+                registry,
+                prefix="far",
+                url=url,
+                protocol="2026-07-28",
+                elicitor=person,
+                sampler=model,
+                max_input_rounds=5,
+            )
+            assert source.protocol_version == "2026-07-28"
+            with ToolExecutor(registry) as executor:
+                done = await executor.execute("far__interview", {})
+                assert done.output == "First Last: a model's line", done.to_text()
+                assert people == ["First name?", "Last name of {'name': 'First'}?"]
+                assert runs == ["interview"] * 4
+                bounded = await asyncio.wait_for(executor.execute("far__endless", {}), 30)
+                assert not bounded.success
+                assert "after 5 rounds" in bounded.to_text()
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(registry.close)
+
+
+async def test_an_imported_tools_rounds_are_bounded_in_time() -> None:
+    import contextlib
+    from collections.abc import Mapping
+
+    from toolrig import ToolExecutor
+    from toolrig.core import Elicitation
+    from toolrig.mcp import add_mcp_server_async
+    from toolrig.registry import Registry
+
+    async def slow_person(message: str, schema: Mapping[str, Any]) -> Elicitation:
+        await asyncio.sleep(30)
+        return Elicitation(action="cancel")
+
+    registry = Registry()
+    try:
+        async with serving(server()) as url:
+            await add_mcp_server_async(
+                registry,
+                prefix="far",
+                url=url,
+                protocol="2026-07-28",
+                elicitor=slow_person,
+                input_timeout=0.5,
+            )
+            with ToolExecutor(registry) as executor:
+                late = await asyncio.wait_for(executor.execute("far__interview", {}), 20)
+            assert not late.success and late.error is not None
+            assert late.error.code == "timeout" and "took longer than allowed" in late.to_text()
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(registry.close)

@@ -57,6 +57,8 @@ class Connection:
         self.connect_timeout = params.connect_timeout
         self.protocol = params.protocol
         """The protocol era asked for (see `Protocol`)."""
+        self.protocol_version: str | None = None
+        """The protocol version of the latest session (``None`` before the first)."""
         argv = params.argv
         self._stdio = (
             StdioServerParameters(
@@ -158,6 +160,7 @@ class Connection:
                     )
                 )
                 await _open(session, self.protocol)
+                self.protocol_version = session.protocol_version
                 ready.set_result(session)
                 await stop.wait()
         except Exception as exc:

@@ -90,6 +90,12 @@ class MCPToolSource:
         self._connection.connect_timeout = seconds
 
     @property
+    def protocol_version(self) -> str | None:
+        """The protocol version spoken with the server (``None`` before connecting): a
+        2025 revision after the ``initialize`` handshake, or ``2026-07-28``."""
+        return self._connection.protocol_version
+
+    @property
     def _thread(self) -> threading.Thread:
         """The connection's loop thread (alive until `close`)."""
         return self._connection.thread
