@@ -37,6 +37,8 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:ApprovalPolicy
           'toolrig.core.context._interaction:Interaction',
           'toolrig.core.context._interaction:LOG_LEVELS',
           'toolrig.core.context._interaction:LogLevel',
+          'toolrig.core.context._interaction:QUESTION_KEY',
+          'toolrig.core.context._interaction:Root',
           'toolrig.core.context._interaction:SampleMessage',
           'toolrig.core.context._interaction:Sampler',
           'toolrig.core.context._interaction:current_interaction',
