@@ -124,6 +124,7 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:ApprovalPolicy
                  'toolrig.distributed._version:catalog_version',
                  'toolrig.distributed._worker:worker_app'],
  'mcp': ['toolrig.mcp._limits:ServeConfig',
+         'toolrig.mcp._rounds:KEY_ENV',
          'toolrig.mcp._serve:serve',
          'toolrig.mcp._server:ToolServer',
          'toolrig.mcp._transports:UnsafeBindError',

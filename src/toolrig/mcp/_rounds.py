@@ -16,8 +16,8 @@ Questions started together (``asyncio.gather`` of several ``ctx.elicit``) are se
 The state is sealed by the SDK's `RequestStateBoundary` (AES-256-GCM under a per-server key:
 integrity and confidentiality, bound to the method, the tool, a digest of its arguments, an
 expiry and the server's name); a nonce inside it is spent on first use, so an answered round
-cannot be replayed (in this process: several workers need one shared key, and a replay
-across workers is caught only by the expiry).
+cannot be replayed (in this process: the workers of ``toolrig serve --workers`` share one key
+through `KEY_ENV`, and a replay across workers is caught only by the expiry).
 """
 
 from __future__ import annotations
@@ -45,9 +45,13 @@ from toolrig.core.context._interaction import (
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._client_hooks import nested_fields
 
-__all__ = ["InputRounds", "RoundHooks"]
+__all__ = ["KEY_ENV", "InputRounds", "RoundHooks"]
 
 Kind = Literal["elicit", "sample", "roots"]
+
+KEY_ENV: Final = "TOOLRIG_MCP_STATE_KEY"
+"""A sealing key (hex) shared by the processes of one server, as ``toolrig serve --workers``
+sets it; without it each `InputRounds` makes its own."""
 
 _REFUSED: Final = "Invalid or expired requestState"
 _SETTLE_TICKS: Final = 3
@@ -69,7 +73,10 @@ class InputRounds:
     stays valid, and the nonces already spent."""
 
     def __init__(self, *, keys: Sequence[bytes | str] | None = None, ttl: float = 600.0) -> None:
-        self.security = RequestStateSecurity(keys=list(keys or [os.urandom(32)]), ttl=ttl)
+        if not keys:
+            shared = os.environ.get(KEY_ENV)
+            keys = [bytes.fromhex(shared) if shared else os.urandom(32)]
+        self.security = RequestStateSecurity(keys=list(keys), ttl=ttl)
         """The SDK's sealing policy (``keys[0]`` seals, every key unseals)."""
         self._spent: dict[str, float] = {}
         self._lock = threading.Lock()
