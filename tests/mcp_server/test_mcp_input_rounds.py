@@ -290,3 +290,31 @@ async def test_an_imported_tools_rounds_are_bounded_in_time() -> None:
     finally:
         with contextlib.suppress(Exception):
             await asyncio.to_thread(registry.close)
+
+
+async def test_servers_sharing_a_key_resume_each_others_rounds_and_others_refuse() -> None:
+    from toolrig.mcp import InputRounds
+
+    key = b"k" * 32
+    one = ToolServer(Catalog([interview]), input_rounds=InputRounds(keys=[key]))
+    two = ToolServer(Catalog([interview]), input_rounds=InputRounds(keys=[key]))
+    stranger = ToolServer(Catalog([interview]))
+    async with (
+        serving(one) as first_url,
+        serving(two) as second_url,
+        serving(stranger) as third_url,
+        Client(first_url, mode="2026-07-28", **callbacks()) as a,
+        Client(second_url, mode="2026-07-28", **callbacks()) as b,
+        Client(third_url, mode="2026-07-28", **callbacks()) as c,
+    ):
+        first = await _first_round(a)
+        keywords: dict[str, Any] = {
+            "input_responses": _answers(first),
+            "request_state": first.request_state,
+            "allow_input_required": True,
+        }
+        with pytest.raises(MCPError, match="Invalid or expired requestState"):
+            await c.session.call_tool("interview", {}, **keywords)
+        second = await b.session.call_tool("interview", {}, **keywords)
+        assert isinstance(second, mcp_types.InputRequiredResult)
+        assert second.input_requests is not None and "q1" in second.input_requests
