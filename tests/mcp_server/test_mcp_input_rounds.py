@@ -186,6 +186,29 @@ async def test_a_replayed_state_is_refused() -> None:
         assert runs == []
 
 
+async def test_an_answer_of_the_wrong_kind_is_refused_and_the_state_stays_usable() -> None:
+    async with serving(server()) as url, Client(url, mode="2026-07-28", **callbacks()) as c:
+        first = await _first_round(c)
+        assert first.input_requests is not None
+        wrong = {key: mcp_types.ListRootsResult(roots=[]) for key in first.input_requests}
+        with pytest.raises(MCPError, match="does not answer its elicitation/create request"):
+            await c.session.call_tool(
+                "interview",
+                {},
+                input_responses=wrong,  # type: ignore[arg-type]
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+        second = await c.session.call_tool(
+            "interview",
+            {},
+            input_responses=_answers(first),
+            request_state=first.request_state,
+            allow_input_required=True,
+        )
+        assert isinstance(second, mcp_types.InputRequiredResult)
+
+
 async def test_a_2025_session_still_gets_server_initiated_elicitation() -> None:
     runs.clear()
     asked.clear()

@@ -59,6 +59,13 @@ _SETTLE_TICKS: Final = 3
 started together (``asyncio.gather``) all join it."""
 
 
+_ASKED: Final = {
+    "elicit": "elicitation/create",
+    "sample": "sampling/createMessage",
+    "roots": "roots/list",
+}
+
+
 def _refuse(reason: str) -> MCPError:
     """The refusal of a state the server cannot use (the SDK's wording and code)."""
     return MCPError(
@@ -100,13 +107,20 @@ class InputRounds:
             raise _refuse("malformed") from None
         if not isinstance(nonce, str) or not isinstance(answers, list):
             raise _refuse("malformed")
-        self._spend(nonce)
         responses = params.input_responses or {}
         for ask in asks:
             response = responses.get(ask["key"])
             if response is None:
                 break  # unanswered: the tool asks it again on this run
-            answers.append(_recorded(ask["kind"], response))
+            try:
+                answers.append(_recorded(ask["kind"], response))
+            except ValueError:  # pydantic's ValidationError included
+                raise MCPError(
+                    code=mcp_types.INVALID_PARAMS,
+                    message=f"inputResponses[{ask['key']!r}] does not answer its "
+                    f"{_ASKED[ask['kind']]} request",
+                ) from None
+        self._spend(nonce)  # only a state whose answers are usable is spent
         return answers
 
     def _spend(self, nonce: str) -> None:
@@ -154,6 +168,8 @@ def _recorded(kind: Kind, response: Any) -> dict[str, Any]:
         listed = mcp_types.ListRootsResult.model_validate(data)
         roots = [root.model_dump(mode="json", exclude_none=True) for root in listed.roots]
         return {"kind": kind, "roots": roots}
+    if "role" not in data or "content" not in data:
+        raise ValueError("not a sampling result")
     blocks = data.get("content")
     blocks = blocks if isinstance(blocks, list) else [blocks]
     text = "\n".join(
