@@ -12,6 +12,9 @@ calls them as any toolrig tool:
 - ``auth/*`` scenarios use the ``mcp`` SDK's OAuth flow (``auth=OAuthClientProvider(...)``);
   the suite's authorization server approves at once, so the "browser" step is one request.
   When done, the command checks that no token it held appeared in its log output.
+- ``TOOLRIG_MCP_PROTOCOL=auto`` (or ``2026-07-28``) speaks the 2026-07-28 revision where the
+  server does: the server's questions come as input-required rounds, answered by the same
+  hooks (and a sampler that gives a fixed answer).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, cast
 
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import (
@@ -50,6 +53,21 @@ ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 5, "b": 3}}
 async def accept_with_defaults(message: str, schema: Mapping[str, Any]) -> Elicitation:
     """The input hook of this command: accept, giving no value (defaults fill them)."""
     return Elicitation(action="accept", content={})
+
+
+Era = Literal["handshake", "auto", "2026-07-28"]
+
+
+def protocol() -> Era:
+    """The era to speak: ``TOOLRIG_MCP_PROTOCOL`` (``handshake``, ``auto``, ``2026-07-28``);
+    the 2025 handshake by default."""
+    chosen = os.environ.get("TOOLRIG_MCP_PROTOCOL", "handshake")
+    return cast("Era", chosen)  # ServerParams refuses any other value
+
+
+async def answer_briefly(messages: Any, system: str | None, max_tokens: int) -> str:
+    """The model of this command (a server's sampling question gets a fixed answer)."""
+    return "a brief answer"
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -184,7 +202,13 @@ def main(url: str, scenario: str) -> int:
     auth = oauth(url, scenario, storage) if scenario.startswith("auth/") else None
     with Registry() as registry, ToolExecutor(registry) as executor:
         source = add_mcp_server(
-            registry, prefix="server", url=url, auth=auth, elicitor=accept_with_defaults
+            registry,
+            prefix="server",
+            url=url,
+            auth=auth,
+            elicitor=accept_with_defaults,
+            sampler=answer_briefly,
+            protocol=protocol(),
         )
         for local, remote in source.tools.items():
             result = executor.execute_sync(local, ARGUMENTS.get(remote, {}))
