@@ -1,6 +1,7 @@
-"""What a running tool may ask of whoever runs it: log, ask a person, ask a model.
+"""What a running tool may ask of whoever runs it: log, ask a person, ask a model, list roots.
 
-A tool calls ``ctx.log(...)``, ``await ctx.elicit(...)`` and ``await ctx.sample(...)`` on its
+A tool calls ``ctx.log(...)``, ``await ctx.elicit(...)``, ``await ctx.sample(...)`` and
+``await ctx.roots()`` on its
 `ToolContext`; the answers come from an `Interaction`, the hooks set by
 whoever runs the call. The MCP server sets hooks that go to the client; the agent sets a
 sampler over its own LLM client; an application sets an elicitor that asks its user (or an
@@ -8,7 +9,8 @@ approval policy). The hooks travel in a context variable, so the call pipeline c
 without knowing them, and a call started inside `tool_interaction` sees them.
 
 Where nothing can answer, the tool gets an error it can report, never a wait: eliciting
-without an elicitor is ``permission_denied``, sampling without a sampler ``not_supported``.
+without an elicitor is ``permission_denied``, sampling without a sampler (or roots without a
+lister) ``not_supported``.
 """
 
 from __future__ import annotations
