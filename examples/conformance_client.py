@@ -58,6 +58,17 @@ async def accept_with_defaults(message: str, schema: Mapping[str, Any]) -> Elici
 Era = Literal["handshake", "auto", "2026-07-28"]
 
 
+def suggested_arguments() -> dict[str, dict[str, Any]]:
+    """The arguments the suite asks some tools to be called with (its ``toolCalls``)."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    calls = context.get("toolCalls") if isinstance(context, dict) else None
+    return {  # a null for an optional parameter: leave it out (its header is then omitted)
+        str(call["name"]): {k: v for k, v in (call.get("arguments") or {}).items() if v is not None}
+        for call in calls or []
+        if isinstance(call, dict) and "name" in call
+    }
+
+
 def protocol() -> Era:
     """The era to speak: ``TOOLRIG_MCP_PROTOCOL`` (``handshake``, ``auto``, ``2026-07-28``);
     the 2025 handshake by default."""
@@ -200,6 +211,7 @@ def main(url: str, scenario: str) -> int:
     logging.basicConfig(level=logging.DEBUG, handlers=[handler, logging.StreamHandler()])
     storage = MemoryTokenStorage()
     auth = oauth(url, scenario, storage) if scenario.startswith("auth/") else None
+    arguments = {**ARGUMENTS, **suggested_arguments()}
     with Registry() as registry, ToolExecutor(registry) as executor:
         source = add_mcp_server(
             registry,
@@ -211,7 +223,7 @@ def main(url: str, scenario: str) -> int:
             protocol=protocol(),
         )
         for local, remote in source.tools.items():
-            result = executor.execute_sync(local, ARGUMENTS.get(remote, {}))
+            result = executor.execute_sync(local, arguments.get(remote, {}))
             print(f"{remote}: {result.to_text()}")
     tokens = asyncio.run(storage.get_tokens())
     if scenario.startswith("auth/") and tokens is None:
