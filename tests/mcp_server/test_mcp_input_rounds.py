@@ -341,3 +341,26 @@ async def test_servers_sharing_a_key_resume_each_others_rounds_and_others_refuse
         second = await b.session.call_tool("interview", {}, **keywords)
         assert isinstance(second, mcp_types.InputRequiredResult)
         assert second.input_requests is not None and "q1" in second.input_requests
+
+
+async def test_rounds_work_on_a_stateless_server() -> None:
+    """The mode several workers serve in: no session, one JSON body per request."""
+    import contextlib
+
+    from toolrig.mcp import serve_http
+
+    runs.clear()
+    tools = server()
+    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(serve_http(tools, port=0, on_ready=ready.set_result, stateless=True))
+    try:
+        url = await asyncio.wait_for(ready, 30)
+        async with Client(url, mode="2026-07-28", **callbacks()) as c:
+            result = await c.call_tool("interview", {})
+        assert result.content[0].text == "Ada Lovelace: counts in verse"  # type: ignore[union-attr]
+        assert runs == ["interview"] * 4
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        tools.close()
