@@ -12,6 +12,9 @@ calls them as any toolrig tool:
 - ``auth/*`` scenarios use the ``mcp`` SDK's OAuth flow (``auth=OAuthClientProvider(...)``);
   the suite's authorization server approves at once, so the "browser" step is one request.
   When done, the command checks that no token it held appeared in its log output.
+- ``TOOLRIG_MCP_PROTOCOL=auto`` (or ``2026-07-28``) speaks the 2026-07-28 revision where the
+  server does: the server's questions come as input-required rounds, answered by the same
+  hooks (and a sampler that gives a fixed answer).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, cast
 
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import (
@@ -50,6 +53,32 @@ ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 5, "b": 3}}
 async def accept_with_defaults(message: str, schema: Mapping[str, Any]) -> Elicitation:
     """The input hook of this command: accept, giving no value (defaults fill them)."""
     return Elicitation(action="accept", content={})
+
+
+Era = Literal["handshake", "auto", "2026-07-28"]
+
+
+def suggested_arguments() -> dict[str, dict[str, Any]]:
+    """The arguments the suite asks some tools to be called with (its ``toolCalls``)."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    calls = context.get("toolCalls") if isinstance(context, dict) else None
+    return {  # a null for an optional parameter: leave it out (its header is then omitted)
+        str(call["name"]): {k: v for k, v in (call.get("arguments") or {}).items() if v is not None}
+        for call in calls or []
+        if isinstance(call, dict) and "name" in call
+    }
+
+
+def protocol() -> Era:
+    """The era to speak: ``TOOLRIG_MCP_PROTOCOL`` (``handshake``, ``auto``, ``2026-07-28``);
+    the 2025 handshake by default."""
+    chosen = os.environ.get("TOOLRIG_MCP_PROTOCOL", "handshake")
+    return cast("Era", chosen)  # ServerParams refuses any other value
+
+
+async def answer_briefly(messages: Any, system: str | None, max_tokens: int) -> str:
+    """The model of this command (a server's sampling question gets a fixed answer)."""
+    return "a brief answer"
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -182,12 +211,19 @@ def main(url: str, scenario: str) -> int:
     logging.basicConfig(level=logging.DEBUG, handlers=[handler, logging.StreamHandler()])
     storage = MemoryTokenStorage()
     auth = oauth(url, scenario, storage) if scenario.startswith("auth/") else None
+    arguments = {**ARGUMENTS, **suggested_arguments()}
     with Registry() as registry, ToolExecutor(registry) as executor:
         source = add_mcp_server(
-            registry, prefix="server", url=url, auth=auth, elicitor=accept_with_defaults
+            registry,
+            prefix="server",
+            url=url,
+            auth=auth,
+            elicitor=accept_with_defaults,
+            sampler=answer_briefly,
+            protocol=protocol(),
         )
         for local, remote in source.tools.items():
-            result = executor.execute_sync(local, ARGUMENTS.get(remote, {}))
+            result = executor.execute_sync(local, arguments.get(remote, {}))
             print(f"{remote}: {result.to_text()}")
     tokens = asyncio.run(storage.get_tokens())
     if scenario.startswith("auth/") and tokens is None:

@@ -19,8 +19,17 @@ import wave
 from typing import Any
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.prompts.base import UserMessage
-from mcp_types import Completion, ImageContent, TextResourceContents
+from mcp_types import (
+    Completion,
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitResult,
+    ImageContent,
+    InputRequiredResult,
+    TextResourceContents,
+)
 from mcp_types import EmbeddedResource as MCPResource
 
 from toolrig import Tool, ToolContext, ToolError, tool
@@ -230,6 +239,109 @@ json_schema_2020_12_tool = Tool(
     func=_echo,
 )
 
+
+# -- 2026-07-28: input-required rounds (the same ctx.elicit / ctx.sample / ctx.roots) ----------
+def _form(**fields: str) -> dict[str, Any]:
+    """A flat form whose fields (name: JSON type) are all required."""
+    return {
+        "type": "object",
+        "properties": {name: {"type": kind} for name, kind in fields.items()},
+        "required": list(fields),
+    }
+
+
+@tool
+async def test_input_required_result_elicitation(ctx: ToolContext) -> str:
+    """Ask the user's name, then greet them."""
+    answer = await ctx.elicit("What is your name?", _form(name="string"), key="user_name")
+    return f"Hello, {(answer.content or {}).get('name', 'stranger')}!"
+
+
+@tool
+async def test_input_required_result_sampling(ctx: ToolContext) -> str:
+    """Ask the caller's model a question."""
+    return await ctx.sample(
+        "What is the capital of France?", max_tokens=100, key="capital_question"
+    )
+
+
+@tool
+async def test_input_required_result_list_roots(ctx: ToolContext) -> str:
+    """List the caller's roots."""
+    roots = await ctx.roots(key="client_roots")
+    return "Roots: " + ", ".join(str(root.get("uri")) for root in roots)
+
+
+@tool
+async def test_input_required_result_request_state(ctx: ToolContext) -> str:
+    """Ask for a confirmation (its answer comes back inside the verified request state)."""
+    answer = await ctx.elicit("Please confirm", _form(ok="boolean"), key="confirm")
+    return f"state-ok: confirmed={(answer.content or {}).get('ok')}"
+
+
+@tool
+async def test_input_required_result_multiple_inputs(ctx: ToolContext) -> str:
+    """Ask the user, the model and the roots at once (one round)."""
+    name, greeting, roots = await asyncio.gather(
+        ctx.elicit("What is your name?", _form(name="string"), key="user_name"),
+        ctx.sample("Generate a greeting", max_tokens=50, key="greeting"),
+        ctx.roots(key="client_roots"),
+    )
+    who = (name.content or {}).get("name")
+    return f"{greeting} {who} ({len(roots)} roots)"
+
+
+@tool
+async def test_input_required_result_multi_round(ctx: ToolContext) -> str:
+    """Ask two questions, one round each."""
+    name = await ctx.elicit("Step 1: What is your name?", _form(name="string"), key="step1")
+    color = await ctx.elicit(
+        "Step 2: What is your favorite color?", _form(color="string"), key="step2"
+    )
+    return f"{(name.content or {}).get('name')} likes {(color.content or {}).get('color')}"
+
+
+@tool
+async def test_input_required_result_tampered_state(ctx: ToolContext) -> str:
+    """Ask for a confirmation (a tampered request state is refused before this runs again)."""
+    answer = await ctx.elicit("Please confirm", _form(ok="boolean"), key="confirm")
+    return f"confirmed={(answer.content or {}).get('ok')}"
+
+
+@tool
+async def test_input_required_result_capabilities(ctx: ToolContext) -> str:
+    """Ask only what the caller can answer: the user if it can, else its model."""
+    try:
+        answer = await ctx.elicit("What is your name?", _form(name="string"), key="user_name")
+        return f"Hello, {(answer.content or {}).get('name')}!"
+    except ToolError as exc:
+        if exc.code != "permission_denied":
+            raise
+    return await ctx.sample("Pick a name", max_tokens=20, key="name_from_model")
+
+
+@tool
+async def test_missing_capability(ctx: ToolContext) -> str:
+    """Needs the caller's model (a caller without sampling gets the protocol's -32021)."""
+    return await ctx.sample("Say hi", max_tokens=20)
+
+
+@tool
+async def test_streaming_elicitation(ctx: ToolContext) -> str:
+    """Log, then ask the user (on 2026-07-28 the question is the result, not a request)."""
+    ctx.log("info", "about to ask")
+    answer = await ctx.elicit("What is your name?", _form(name="string"), key="user_name")
+    return f"Hello, {(answer.content or {}).get('name')}!"
+
+
+@tool
+def test_logging_tool(ctx: ToolContext) -> str:
+    """Log three messages (sent only at a level the request asked for)."""
+    for level in ("debug", "info", "warning"):
+        ctx.log(level, f"{level} message")
+    return "logged"
+
+
 tools = [
     test_simple_text,
     test_image_content,
@@ -244,6 +356,17 @@ tools = [
     test_elicitation_sep1034_defaults,
     test_elicitation_sep1330_enums,
     json_schema_2020_12_tool,
+    test_input_required_result_elicitation,
+    test_input_required_result_sampling,
+    test_input_required_result_list_roots,
+    test_input_required_result_request_state,
+    test_input_required_result_multiple_inputs,
+    test_input_required_result_multi_round,
+    test_input_required_result_tampered_state,
+    test_input_required_result_capabilities,
+    test_missing_capability,
+    test_streaming_elicitation,
+    test_logging_tool,
 ]
 
 # -- resources and prompts: the SDK's own decorators, mounted beside the tools ------------------
@@ -299,6 +422,24 @@ def test_prompt_with_image() -> list[UserMessage]:
         type="image", data=base64.b64encode(RED_PIXEL_PNG).decode(), mime_type="image/png"
     )
     return [UserMessage(image), UserMessage("Please analyze the image above.")]
+
+
+@resources.prompt(description="A prompt that asks the user for its context first (2026-07-28)")
+def test_input_required_result_prompt(ctx: Context) -> str | InputRequiredResult:
+    answer = (ctx.input_responses or {}).get("user_context")
+    if isinstance(answer, ElicitResult) and answer.content:
+        return f"Use this context: {answer.content.get('context')}"
+    question = ElicitRequest(
+        params=ElicitRequestFormParams(
+            message="What context should the prompt use?",
+            requested_schema={
+                "type": "object",
+                "properties": {"context": {"type": "string"}},
+                "required": ["context"],
+            },
+        )
+    )
+    return InputRequiredResult(input_requests={"user_context": question})
 
 
 @resources.completion()

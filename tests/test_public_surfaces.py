@@ -202,6 +202,7 @@ SURFACES: dict[str, set[str]] = {
         "ERROR_META_KEY",
         "BearerTokenMiddleware",
         "InMemoryEventStore",
+        "InputRounds",
         "MCPToolSource",
         "MemoryTokenStorage",
         "ServeOptions",

@@ -88,3 +88,29 @@ def test_logs_go_to_python_logging_by_default(caplog: pytest.LogCaptureFixture) 
         ("toolrig.tool", "noted"),
         ("toolrig.tool.mine", "{'n': 1}"),
     ]
+
+
+@tool
+async def where(ctx: ToolContext) -> str:
+    """Name the first root, asking under a key."""
+    roots = await ctx.roots(key="places")
+    return str(roots[0]["uri"])
+
+
+async def test_roots_come_from_the_hook_and_a_question_key_reaches_it() -> None:
+    from toolrig.core.context._interaction import QUESTION_KEY
+
+    keys: list[str | None] = []
+
+    async def roots() -> list[dict[str, Any]]:
+        keys.append(QUESTION_KEY.get())
+        return [{"uri": "file:///work", "name": "work"}]
+
+    with ToolExecutor(Catalog([where])) as executor:
+        refused = await executor.execute("where", {})
+        assert refused.code == "not_supported"
+        with tool_interaction(roots=roots):
+            found = await executor.execute("where", {})
+    assert found.output == "file:///work"
+    assert keys == ["places"]
+    assert QUESTION_KEY.get() is None  # set only while the question is asked

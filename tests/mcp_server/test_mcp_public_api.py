@@ -11,6 +11,7 @@ EXPECTED = {
     "ERROR_META_KEY",
     "BearerTokenMiddleware",
     "InMemoryEventStore",
+    "InputRounds",
     "MCPToolSource",
     "MemoryTokenStorage",
     "ServeOptions",

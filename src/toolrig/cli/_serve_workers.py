@@ -15,6 +15,7 @@ import argparse
 import errno
 import json
 import os
+import secrets
 import socket
 from typing import Final
 
@@ -31,6 +32,7 @@ def run_workers(args: argparse.Namespace, token: str | None) -> int:
     from uvicorn.supervisors import Multiprocess
 
     from toolrig.mcp._limits import ServeConfig
+    from toolrig.mcp._rounds import KEY_ENV
     from toolrig.mcp._transports import UnsafeBindError, announce, check_bind
 
     try:
@@ -44,6 +46,7 @@ def run_workers(args: argparse.Namespace, token: str | None) -> int:
     # A token read from a variable stays there (the workers read the same variable), so the
     # secret is not copied into another one.
     os.environ[ENV] = json.dumps({**given, "stateless": True})
+    os.environ.setdefault(KEY_ENV, secrets.token_hex(32))  # one requestState key for all
     config = ServeConfig(
         "toolrig.cli._serve_worker_app:worker_app",
         head_timeout=args.head_timeout,

@@ -8,6 +8,7 @@ Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
   `ServerParams` describes the server, for it and `MCPToolSource`
   (OAuth through the SDK's flow, its tokens in a `MemoryTokenStorage`).
 - `InMemoryEventStore` keeps SSE events so a client can resume a broken stream.
+- `InputRounds`: how a server's 2026-07-28 calls ask for input (its sealing key).
 """
 
 try:
@@ -22,6 +23,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from toolrig.mcp._event_store import InMemoryEventStore
 from toolrig.mcp._oauth import MemoryTokenStorage
 from toolrig.mcp._params import ServerParams
+from toolrig.mcp._rounds import InputRounds
 from toolrig.mcp._serve import ServeOptions, serve, serve_async
 from toolrig.mcp._server import ToolServer
 from toolrig.mcp._source import MCPToolSource, add_mcp_server, add_mcp_server_async
@@ -39,6 +41,7 @@ __all__ = [
     "ERROR_META_KEY",
     "BearerTokenMiddleware",
     "InMemoryEventStore",
+    "InputRounds",
     "MCPToolSource",
     "MemoryTokenStorage",
     "ServeOptions",

@@ -5,8 +5,10 @@ client that made the call.
 ``tools/call``: logs become ``notifications/message`` at or above the level the client chose
 (``logging/setLevel``; on 2026-07-28 sessions, the level the request opted into), elicitation
 an ``elicitation/create`` request and sampling a ``sampling/createMessage`` request, both tied
-to the call. A client that did not declare the capability answers nothing, so the tool gets
-``permission_denied`` (elicitation) or ``not_supported`` (sampling) at once instead of waiting.
+to the call (on 2025-era sessions; 2026-07-28 calls ask through input-required rounds
+instead, see ``_rounds``). A client that did not declare the capability answers nothing, so
+the tool gets ``permission_denied`` (elicitation) or ``not_supported`` (sampling) at once
+instead of waiting.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from toolrig.core.context._interaction import (
     Elicitation,
     Interaction,
     LogLevel,
+    Root,
     SampleMessage,
 )
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._relay import Relay
 
-__all__ = ["ClientHooks"]
+__all__ = ["ClientHooks", "nested_fields"]
 
 T = TypeVar("T")
 
@@ -53,7 +56,9 @@ class ClientHooks:
 
     def interaction(self) -> Interaction:
         """The hooks to run the call with."""
-        return Interaction(elicitor=self.elicit, sampler=self.sample, log=self.log)
+        return Interaction(
+            elicitor=self.elicit, sampler=self.sample, log=self.log, roots=self.roots
+        )
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Relay a progress report (a no-op for callers that sent no progress token)."""
@@ -110,7 +115,7 @@ class ClientHooks:
                 code=ErrorCode.PERMISSION_DENIED,
                 hint="use a client that supports elicitation",
             )
-        nested = _nested_fields(schema)
+        nested = nested_fields(schema)
         if nested:
             raise ToolError(
                 f"the elicitation schema is not flat: {', '.join(nested)} "
@@ -151,8 +156,25 @@ class ClientHooks:
             b.text if isinstance(b, mcp_types.TextContent) else f"[{b.type} answer]" for b in blocks
         )
 
+    async def roots(self) -> list[Root]:
+        """The client's roots (``roots/list``)."""
+        caps = self._capabilities()
+        if caps is None or caps.roots is None:
+            raise ToolError(
+                "the MCP client offers no roots (no roots capability)",
+                code=ErrorCode.NOT_SUPPORTED,
+                hint="use a client that supports roots",
+            )
+        try:
+            with warnings.catch_warnings():  # deprecated only from 2026-07-28 on
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                answer = await self._on_loop(self._session.list_roots())
+        except MCPError as exc:
+            raise ToolError(f"the MCP client did not list its roots: {exc}") from exc
+        return [root.model_dump(mode="json", exclude_none=True) for root in answer.roots]
 
-def _nested_fields(schema: Mapping[str, Any]) -> list[str]:
+
+def nested_fields(schema: Mapping[str, Any]) -> list[str]:
     """What keeps ``schema`` from being an MCP form: not an object, or fields holding objects."""
     if schema.get("type") != "object" or not isinstance(schema.get("properties", {}), Mapping):
         return ["the schema itself (it must be an object with properties)"]

@@ -24,11 +24,12 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import IncomingMessage
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
 
 from toolrig.core.context._interaction import Interaction, current_interaction
 from toolrig.core.model._errors import ToolError
 from toolrig.mcp._client_callbacks import ClientCallbacks
-from toolrig.mcp._params import ServerParams
+from toolrig.mcp._params import Protocol, ServerParams
 
 __all__ = ["Connection", "first_error"]
 
@@ -54,6 +55,10 @@ class Connection:
         self.label = params.label
         """The server as messages name it."""
         self.connect_timeout = params.connect_timeout
+        self.protocol = params.protocol
+        """The protocol era asked for (see `Protocol`)."""
+        self.protocol_version: str | None = None
+        """The protocol version of the latest session (``None`` before the first)."""
         argv = params.argv
         self._stdio = (
             StdioServerParameters(
@@ -154,7 +159,8 @@ class Connection:
                         logging_callback=self._callbacks.log,
                     )
                 )
-                await session.initialize()
+                await _open(session, self.protocol)
+                self.protocol_version = session.protocol_version
                 ready.set_result(session)
                 await stop.wait()
         except Exception as exc:
@@ -197,6 +203,20 @@ class Connection:
                 await asyncio.wait_for(asyncio.shield(task), 5)
             except (Exception, asyncio.CancelledError):
                 task.cancel()
+
+
+async def _open(session: ClientSession, protocol: Protocol) -> None:
+    """Open ``session`` in the era ``protocol`` names: the ``initialize`` handshake, the
+    2026-07-28 ``server/discover``, or the latter falling back to the former."""
+    if protocol == "handshake":
+        await session.initialize()
+        return
+    try:
+        await session.discover()
+    except MCPError:
+        if protocol != "auto":
+            raise
+        await session.initialize()
 
 
 def first_error(exc: BaseException) -> Exception:

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, Literal, TypeAlias, TypedDict
 
 from toolrig.core.context._interaction import Elicitor, Sampler
 
-__all__ = ["ServerKeywords", "ServerParams"]
+__all__ = ["Protocol", "ServerKeywords", "ServerParams"]
+
+Protocol: TypeAlias = Literal["handshake", "auto", "2026-07-28"]
+"""How a connection picks its protocol era: ``"handshake"`` (``initialize``, the 2025
+revisions), ``"2026-07-28"`` (stateless, input-required rounds), ``"auto"`` (ask the server
+with ``server/discover``, fall back to the handshake)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,6 +63,14 @@ class ServerParams:
     """Answers the server's ``sampling/createMessage`` requests (default: the sampler of the
     call in flight)."""
 
+    protocol: Protocol = "handshake"
+    """The protocol era to speak (see `Protocol`): on 2026-07-28 the server asks for input
+    through input-required rounds, answered by the same ``elicitor`` and ``sampler``."""
+    max_input_rounds: int = 8
+    """2026-07-28: input-required rounds one call may take before it fails."""
+    input_timeout: float | None = 300.0
+    """2026-07-28: seconds one call's rounds may take altogether (``None``: no limit)."""
+
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
             raise ValueError("give exactly one of `command` (stdio) or `url` (streamable HTTP)")
@@ -65,6 +78,12 @@ class ServerParams:
             raise ValueError("`command` must name a program")
         if self.auth is not None and self.url is None:
             raise ValueError("`auth` applies to streamable HTTP: give `url`")
+        if self.protocol not in ("handshake", "auto", "2026-07-28"):
+            raise ValueError(
+                f"`protocol` must be 'handshake', 'auto' or '2026-07-28', not {self.protocol!r}"
+            )
+        if self.max_input_rounds < 1:
+            raise ValueError("`max_input_rounds` must be at least 1")
 
     @property
     def argv(self) -> list[str]:
@@ -105,3 +124,6 @@ class ServerKeywords(TypedDict, total=False):
     auth: Any
     elicitor: Elicitor | None
     sampler: Sampler | None
+    protocol: Protocol
+    max_input_rounds: int
+    input_timeout: float | None

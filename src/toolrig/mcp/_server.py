@@ -44,6 +44,7 @@ from toolrig.mcp._features import (
     complete_tool_argument,
     mount,
 )
+from toolrig.mcp._rounds import InputRounds, RoundHooks
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
 from toolrig.registry._catalog import Catalog
@@ -97,6 +98,8 @@ class ToolServer:
     ``resources``: an MCP server (``mcp.server.MCPServer``) whose resources, prompts and
     completions are served here too. ``completers``: ``{tool: {argument: completer}}`` for
     ``completion/complete`` on tool arguments (arguments with an ``enum`` need none).
+    ``input_rounds``: how 2026-07-28 calls ask for input (the sealing key, the state's
+    lifetime); by default a key made for this server (give one shared key to several workers).
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class ToolServer:
         instructions: str | None = None,
         resources: Any = None,
         completers: Mapping[str, Mapping[str, Completer]] | None = None,
+        input_rounds: InputRounds | None = None,
     ) -> None:
         from toolrig import __version__
 
@@ -154,6 +158,9 @@ class ToolServer:
             "completion/complete", mcp_types.CompleteRequestParams, self._complete
         )
         self.server.middleware.append(self._track_session)
+        self.input_rounds: InputRounds = input_rounds or InputRounds()
+        """Input-required rounds of 2026-07-28 calls (see ``_rounds``)."""
+        self.server.middleware.append(self.input_rounds.boundary(name))
         self.recording: Recording | None = None
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
         ``None``: not recorded."""
@@ -197,8 +204,14 @@ class ToolServer:
         listing = self._current()
         entry = _listed(params.name, listing)
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
+        keywords = vars_of(hooks)
+        rounds: RoundHooks | None = None
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # questions become results
+            answers = self.input_rounds.resume(params)
+            rounds = RoundHooks(answers, ctx.session.client_capabilities, hooks.interaction())
+            keywords.update(elicitor=rounds.elicit, sampler=rounds.sample, roots=rounds.roots)
         try:
-            with tool_interaction(**vars_of(hooks)), recording(self.recording):
+            with tool_interaction(**keywords), recording(self.recording):
                 result = await self.executor.execute(
                     entry.call_name, params.arguments or {}, progress=hooks.progress
                 )
@@ -206,6 +219,10 @@ class ToolServer:
             hooks.relay.abandon()
             raise
         await hooks.relay.flush()
+        if rounds is not None and rounds.open:
+            return self.input_rounds.ask(rounds)
+        if rounds is not None and rounds.missing and result.error is not None:
+            raise self.input_rounds.missing_capability(rounds)
         return modern(call_result(result, listing.names), ctx)
 
     async def call_without_channel(
@@ -347,4 +364,9 @@ def modern(
 
 def vars_of(hooks: ClientHooks) -> dict[str, Any]:
     """The keywords of `tool_interaction` for ``hooks``."""
-    return {"elicitor": hooks.elicit, "sampler": hooks.sample, "log": hooks.log}
+    return {
+        "elicitor": hooks.elicit,
+        "sampler": hooks.sample,
+        "log": hooks.log,
+        "roots": hooks.roots,
+    }

@@ -19,12 +19,14 @@ from typing import Any, Unpack
 
 import mcp_types
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core.context._context import ToolContext
 from toolrig.core.context._interaction import Interaction, current_interaction
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._errors import ErrorCode, ToolDefinitionError, ToolError
 from toolrig.mcp._connection import Connection, first_error
+from toolrig.mcp._input_loop import call_answering
 from toolrig.mcp._params import ServerKeywords, ServerParams
 from toolrig.mcp._remote import build_remote_tool, local_name, validate_prefix
 from toolrig.registry._catalog import Catalog
@@ -86,6 +88,12 @@ class MCPToolSource:
     @connect_timeout.setter
     def connect_timeout(self, seconds: float) -> None:
         self._connection.connect_timeout = seconds
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol version spoken with the server (``None`` before connecting): a
+        2025 revision after the ``initialize`` handshake, or ``2026-07-28``."""
+        return self._connection.protocol_version
 
     @property
     def _thread(self) -> threading.Thread:
@@ -252,7 +260,17 @@ class MCPToolSource:
                 ctx.report_progress(progress, total, message)
 
         try:
-            return await session.call_tool(remote_name, arguments, progress_callback=progress)
+            if session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                return await session.call_tool(remote_name, arguments, progress_callback=progress)
+            return await call_answering(
+                session,
+                remote_name,
+                arguments,
+                progress=progress,
+                max_rounds=self.params.max_input_rounds,
+                timeout=self.params.input_timeout,
+                label=self.label,
+            )
         except MCPError as exc:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 self._connection.drop(session)

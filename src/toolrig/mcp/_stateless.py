@@ -7,8 +7,9 @@ for each request, about 1.5 ms of CPU per call here. `DirectCalls` answers such 
 itself: the same security checks (the SDK's DNS-rebinding settings and Content-Type rule), the
 same executor, the same ``CallToolResult`` and the same JSON-RPC error for an unknown tool.
 Whatever it does not recognise with certainty (another method, a batch, a notification, a
-2026-era request, an ``Accept`` header without both media types, a malformed body) goes to the
-SDK's app untouched, the body replayed, so the SDK answers it as it would have.
+2026-era request by its header or its ``_meta`` envelope, a round's ``inputResponses``, an
+``Accept`` header without both media types, a malformed body) goes to the SDK's app untouched,
+the body replayed, so the SDK answers it as it would have.
 """
 
 from __future__ import annotations
@@ -174,5 +175,10 @@ def _tools_call(body: bytes) -> tuple[int | str, str, dict[str, Any] | None] | N
     if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
         return None
     if params.get("task") is not None:  # task-augmented calls: the SDK's business
+        return None
+    meta = params.get("_meta")
+    if isinstance(meta, dict) and any(k.startswith("io.modelcontextprotocol/") for k in meta):
+        return None  # a 2026-era envelope (its rounds and capabilities): the SDK's too
+    if "inputResponses" in params or "requestState" in params:
         return None
     return request_id, name, arguments

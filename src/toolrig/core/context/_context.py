@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from toolrig.core.result._result import ToolResult
 from toolrig.core.context._interaction import (
     LOG_LEVELS,
+    QUESTION_KEY,
     Elicitation,
     Interaction,
     LogLevel,
+    Root,
     SampleMessage,
     current_interaction,
 )
@@ -109,10 +111,17 @@ class ToolContext(Generic[DepsT]):
             raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         self.interaction.log(level, message, logger)
 
-    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
+    async def elicit(
+        self, message: str, schema: Mapping[str, Any], *, key: str | None = None
+    ) -> Elicitation:
         """Ask a person for input shaped by ``schema`` (a flat JSON Schema object); returns
         their answer, or raises a ``permission_denied`` `ToolError` when
-        nothing here can ask anyone."""
+        nothing here can ask anyone. ``key`` names the question where the protocol names
+        them (MCP 2026-07-28 input requests); by default it is numbered.
+
+        Over MCP 2026-07-28 a question ends the run and the tool is run again with the
+        answer: a tool must ask the same questions in the same order each time (see the MCP
+        guide, "Input-required rounds")."""
         elicitor = self.interaction.elicitor
         if elicitor is None:
             raise ToolError(
@@ -122,7 +131,11 @@ class ToolContext(Generic[DepsT]):
                 hint="run it where input can be given (an MCP client with elicitation, or an "
                 "application that sets an elicitor)",
             )
-        return await elicitor(message, dict(schema))
+        token = QUESTION_KEY.set(key)
+        try:
+            return await elicitor(message, dict(schema))
+        finally:
+            QUESTION_KEY.reset(token)
 
     async def sample(
         self,
@@ -130,6 +143,7 @@ class ToolContext(Generic[DepsT]):
         *,
         system: str | None = None,
         max_tokens: int = 1000,
+        key: str | None = None,
     ) -> str:
         """Ask a language model (MCP: the client's; under the agent: the agent's) and return
         its text; raises a ``not_supported`` `ToolError` when no model can be
@@ -143,4 +157,24 @@ class ToolContext(Generic[DepsT]):
             )
         if isinstance(messages, str):
             messages = [{"role": "user", "content": messages}]
-        return await sampler(list(messages), system, max_tokens)
+        token = QUESTION_KEY.set(key)
+        try:
+            return await sampler(list(messages), system, max_tokens)
+        finally:
+            QUESTION_KEY.reset(token)
+
+    async def roots(self, *, key: str | None = None) -> list[Root]:
+        """The places the client lets this tool work in (MCP roots: ``{"uri", "name"}``);
+        raises a ``not_supported`` `ToolError` when no client here offers roots."""
+        lister = self.interaction.roots
+        if lister is None:
+            raise ToolError(
+                f"`{self.tool}` needs the client's roots, and no client here offers them",
+                code=ErrorCode.NOT_SUPPORTED,
+                hint="run it under an MCP client that supports roots",
+            )
+        token = QUESTION_KEY.set(key)
+        try:
+            return [dict(root) for root in await lister()]
+        finally:
+            QUESTION_KEY.reset(token)

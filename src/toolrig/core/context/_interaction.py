@@ -1,6 +1,7 @@
-"""What a running tool may ask of whoever runs it: log, ask a person, ask a model.
+"""What a running tool may ask of whoever runs it: log, ask a person, ask a model, list roots.
 
-A tool calls ``ctx.log(...)``, ``await ctx.elicit(...)`` and ``await ctx.sample(...)`` on its
+A tool calls ``ctx.log(...)``, ``await ctx.elicit(...)``, ``await ctx.sample(...)`` and
+``await ctx.roots()`` on its
 `ToolContext`; the answers come from an `Interaction`, the hooks set by
 whoever runs the call. The MCP server sets hooks that go to the client; the agent sets a
 sampler over its own LLM client; an application sets an elicitor that asks its user (or an
@@ -8,7 +9,8 @@ approval policy). The hooks travel in a context variable, so the call pipeline c
 without knowing them, and a call started inside `tool_interaction` sees them.
 
 Where nothing can answer, the tool gets an error it can report, never a wait: eliciting
-without an elicitor is ``permission_denied``, sampling without a sampler ``not_supported``.
+without an elicitor is ``permission_denied``, sampling without a sampler (or roots without a
+lister) ``not_supported``.
 """
 
 from __future__ import annotations
@@ -23,11 +25,14 @@ from toolrig.core.model._on_first_use import logging
 
 __all__ = [
     "LOG_LEVELS",
+    "QUESTION_KEY",
     "Elicitation",
     "Elicitor",
     "Interaction",
     "LogLevel",
     "LogSink",
+    "Root",
+    "RootsLister",
     "SampleMessage",
     "Sampler",
     "current_interaction",
@@ -90,6 +95,16 @@ Elicitor: TypeAlias = Callable[[str, Mapping[str, Any]], Awaitable[Elicitation]]
 Sampler: TypeAlias = Callable[[Sequence[SampleMessage], str | None, int], Awaitable[str]]
 """``await sampler(messages, system_prompt, max_tokens)``: the model's text answer."""
 
+Root: TypeAlias = Mapping[str, Any]
+"""``{"uri": "file:///...", "name": "..."}``: a place the client lets the tool work in."""
+
+RootsLister: TypeAlias = Callable[[], Awaitable[Sequence[Root]]]
+"""``await roots()``: the client's roots (MCP ``roots/list``)."""
+
+QUESTION_KEY: ContextVar[str | None] = ContextVar("toolrig_question_key", default=None)
+"""The name the tool gave the question being asked (``ctx.elicit(..., key=...)``), read by
+hooks that name questions: MCP 2026-07-28 keys its input requests by it."""
+
 LogSink: TypeAlias = Callable[[LogLevel, Any, str | None], None]
 """``sink(level, data, logger_name)``; called from any thread, must not block."""
 
@@ -106,6 +121,7 @@ class Interaction:
     elicitor: Elicitor | None = None
     sampler: Sampler | None = None
     log: LogSink = log_to_python
+    roots: RootsLister | None = None
 
 
 _NONE: Final = Interaction()
@@ -123,6 +139,7 @@ def tool_interaction(
     elicitor: Elicitor | None = None,
     sampler: Sampler | None = None,
     log: LogSink | None = None,
+    roots: RootsLister | None = None,
     fill_only: bool = False,
 ) -> Iterator[Interaction]:
     """Calls started inside the block reach these hooks through their context; hooks not given
@@ -130,7 +147,8 @@ def tool_interaction(
     runner offers a default without overriding the application's choice)."""
     now = current_interaction()
     changes: dict[str, Any] = {}
-    for name, hook in (("elicitor", elicitor), ("sampler", sampler), ("log", log)):
+    hooks = (("elicitor", elicitor), ("sampler", sampler), ("log", log), ("roots", roots))
+    for name, hook in hooks:
         if hook is None:
             continue
         unset = getattr(now, name) is None or (name == "log" and now.log is log_to_python)

@@ -1,0 +1,112 @@
+"""The client's side of input-required rounds (MCP 2026-07-28, SEP-2322).
+
+A 2026-07-28 server that needs input answers a ``tools/call`` with ``input_required``: the
+questions (``inputRequests``: elicitation, sampling, roots) and an opaque ``requestState``.
+`call_answering` fulfils every question of a round through the session's own callbacks (the
+same ones that answer a 2025-era server's requests: the elicitor and the sampler), all at
+once, and sends the call again with the answers and the state, echoed byte for byte, until
+the server gives the result. It is bounded: ``max_rounds`` rounds and ``timeout`` seconds for
+them all (counted from the first round: a call that asks nothing is bound only by its
+own timeout), past which the call fails with a `ToolError` saying which bound was hit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+import mcp_types
+from mcp import ClientSession
+from mcp.client.session import ClientRequestContext
+from mcp.shared.dispatcher import ProgressFnT
+from mcp.shared.exceptions import MCPError
+
+from toolrig.core.model._errors import ErrorCode, ToolError
+
+__all__ = ["call_answering"]
+
+T = TypeVar("T")
+
+
+async def call_answering(
+    session: ClientSession,
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    progress: ProgressFnT | None,
+    max_rounds: int,
+    timeout: float | None,
+    label: str,
+) -> mcp_types.CallToolResult:
+    """``tools/call`` of ``name``, answering the server's input-required rounds; raises
+    `MCPError` as ``session.call_tool`` does, `ToolError` when a bound is hit."""
+    deadline: float | None = None  # set when the first round begins
+    responses: mcp_types.InputResponses | None = None
+    state: str | None = None
+    rounds = 0
+    while True:
+        result = await _bounded(
+            session.call_tool(
+                name,
+                arguments,
+                progress_callback=progress,
+                input_responses=responses,
+                request_state=state,
+                allow_input_required=True,
+            ),
+            deadline,
+            name,
+            label,
+        )
+        if not isinstance(result, mcp_types.InputRequiredResult):
+            return result
+        if deadline is None and timeout is not None:
+            deadline = time.monotonic() + timeout
+        rounds += 1
+        if rounds > max_rounds:
+            raise ToolError(
+                f"the MCP server {label} still asked for input after {max_rounds} rounds of "
+                f"`{name}`; the call was given up",
+                code=ErrorCode.EXECUTION_ERROR,
+                hint="raise `max_input_rounds` for this server if the tool needs more answers",
+            )
+        requests = result.input_requests or {}
+        answers = await _bounded(_answer_all(session, requests), deadline, name, label)
+        responses, state = answers or None, result.request_state
+        if not requests:  # state only: the server is busy; ask again shortly
+            await asyncio.sleep(0.05)
+
+
+async def _answer_all(
+    session: ClientSession, requests: dict[str, mcp_types.InputRequest]
+) -> mcp_types.InputResponses:
+    """Every question of one round answered through the session's callbacks, concurrently."""
+
+    async def one(key: str, request: mcp_types.InputRequest) -> mcp_types.InputResponse:
+        meta = request.params.meta if request.params is not None else None
+        context = ClientRequestContext(session=session, request_id=key, meta=meta)
+        answer = await session.dispatch_input_request(context, request)
+        if isinstance(answer, mcp_types.ErrorData):
+            raise MCPError.from_error_data(answer)
+        return answer
+
+    keys = list(requests)
+    answers = await asyncio.gather(*(one(key, requests[key]) for key in keys))
+    return dict(zip(keys, answers, strict=True))
+
+
+async def _bounded(coro: Awaitable[T], deadline: float | None, name: str, label: str) -> T:
+    """``coro`` awaited until ``deadline``; a `ToolError` (timeout) past it."""
+    if deadline is None:
+        return await coro
+    try:
+        return await asyncio.wait_for(coro, max(0.0, deadline - time.monotonic()))
+    except TimeoutError:
+        raise ToolError(
+            f"the input-required rounds of `{name}` on the MCP server {label} took longer "
+            "than allowed; the call was given up",
+            code=ErrorCode.TIMEOUT,
+            hint="raise `input_timeout` for this server, or answer faster",
+        ) from None
