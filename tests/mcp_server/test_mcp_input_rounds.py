@@ -364,3 +364,33 @@ async def test_rounds_work_on_a_stateless_server() -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await task
         tools.close()
+
+
+async def test_a_call_over_several_rounds_is_recorded_once(tmp_path: Any) -> None:
+    from toolrig.storage import SQLiteExecutionLog
+
+    @tool
+    def spell(word: str) -> str:
+        """Spell a word."""
+        return "-".join(word)
+
+    @tool
+    async def greet(ctx: ToolContext) -> str:
+        """Spell a name it asks for (its nested call runs in every round)."""
+        spelled = await ctx.run_tool(spell, "spell", {"word": "hi"})
+        who = await ctx.elicit("First name?", NAME)
+        assert who.content is not None
+        return f"{spelled.output} {who.content['name']}"
+
+    log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
+    served = ToolServer(Catalog([greet]))
+    served.recording = log.start_run("serve-test", "serve")
+    async with serving(served) as url, Client(url, mode="2026-07-28", **callbacks()) as c:
+        result = await c.call_tool("greet", {})
+    assert result.content[0].text == "h-i Ada"  # type: ignore[union-attr]
+    records = log.get_run("serve-test")
+    outer = [r for r in records if r.executor == "greet"]
+    assert [(r.status, r.output) for r in outer] == [("succeeded", "h-i Ada")]  # once
+    inner = [r for r in records if r.executor == "spell"]
+    assert len(inner) == 2 and all(r.parent_call_id for r in inner)  # it ran in both rounds
+    log.close()

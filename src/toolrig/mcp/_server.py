@@ -34,7 +34,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core.context._interaction import tool_interaction
-from toolrig.core.context._recording import Recording, recording
+from toolrig.core.context._recording import CallSink, Recording, recording
 from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
@@ -210,14 +210,21 @@ class ToolServer:
             answers = self.input_rounds.resume(params)
             rounds = RoundHooks(answers, ctx.session.client_capabilities, hooks.interaction())
             keywords.update(elicitor=rounds.elicit, sampler=rounds.sample, roots=rounds.roots)
+        scope, kept = self.recording, None
+        if rounds is not None and scope is not None:
+            kept = _UntilAnswered(scope.sink)
+            scope = scope.narrowed(sink=kept)
         try:
-            with tool_interaction(**keywords), recording(self.recording):
+            with tool_interaction(**keywords), recording(scope):
                 result = await self.executor.execute(
                     entry.call_name, params.arguments or {}, progress=hooks.progress
                 )
         except BaseException:
             hooks.relay.abandon()
             raise
+        finally:
+            if kept is not None:  # a round that stopped at a question is not the call's end
+                kept.flush(asked=rounds is not None and bool(rounds.open))
         await hooks.relay.flush()
         if rounds is not None and rounds.open:
             return self.input_rounds.ask(rounds)
@@ -370,3 +377,30 @@ def vars_of(hooks: ClientHooks) -> dict[str, Any]:
         "log": hooks.log,
         "roots": hooks.roots,
     }
+
+
+class _UntilAnswered:
+    """A recording sink that holds a 2026-07-28 round's records until the round ends: the
+    call's own record is written only by the round that answers it (one that stopped at a
+    question answers nothing yet); the calls it made inside (``ctx.run_tool``) did run, and
+    are written whatever the round."""
+
+    def __init__(self, sink: CallSink) -> None:
+        self.sink = sink
+        self.kept: list[tuple[Any, ...]] = []
+
+    def record_call(
+        self,
+        scope: Recording,
+        result: Any,
+        arguments: Mapping[str, Any] | None,
+        tool_version: str | None,
+        status: str | None = None,
+    ) -> None:
+        self.kept.append((scope, result, arguments, tool_version, status))
+
+    def flush(self, *, asked: bool) -> None:
+        for scope, *rest in self.kept:
+            if not (asked and scope.parent_call_id is None):
+                self.sink.record_call(scope, *rest)
+        self.kept.clear()
