@@ -134,7 +134,6 @@ def docx_text(
         raise ToolError(
             f"the DOCX file cannot be read: {exc}", code=ErrorCode.INVALID_ARGUMENTS
         ) from None
-    meter.check("after opening the document")
     for index, block in enumerate(document.iter_inner_content(), start=1):
         where = f"at block {index}"
         meter.check(where)
