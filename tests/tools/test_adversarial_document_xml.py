@@ -1,9 +1,10 @@
 """Adversarial suite, bombs inside a DOCX's zip and XML: nesting past the XML parser's depth,
 a text node or attribute past its size, billion laughs and external entities, a directory of
-300,000 parts, a zip whose directory lies about sizes, and XLSX/PPTX bombs (huge shared
-strings, deep slides). Each answers a clear `invalid_arguments` naming the reason, or the text
-so far with `truncated` and a note, within a small CPU time; never a parser's
-`execution_error`. Every file is built here, by hand, with `zipfile`."""
+300,000 parts, a zip whose directory lies about sizes, table cells spanning a billion columns
+or merged down thousands of rows, and XLSX/PPTX bombs (huge shared strings, deep slides).
+Each answers `invalid_arguments` naming the reason, `timeout`, or the text so far with
+`truncated` and a note, within a small CPU time; never a parser's `execution_error`. Every
+file is built here, by hand, with `zipfile`."""
 
 from __future__ import annotations
 
@@ -102,6 +103,12 @@ def _pptx_deep() -> bytes:
     )
 
 
+def _cell_table(properties: str, rows: int = 1) -> str:
+    """A one-column table whose cells carry the given ``w:tcPr`` properties."""
+    cell = f"<w:tc><w:tcPr>{properties}</w:tcPr><w:p><w:r><w:t>c</w:t></w:r></w:p></w:tc>"
+    return "<w:tbl>" + f"<w:tr>{cell}</w:tr>" * rows + "</w:tbl>"
+
+
 REFUSED: dict[str, tuple[Callable[[], bytes], str]] = {
     "deep-body.docx": (lambda: docx("<w:p>" * 5_000 + "</w:p>" * 5_000), "Excessive depth"),
     "deep-text.docx": (
@@ -141,6 +148,12 @@ REFUSED: dict[str, tuple[Callable[[], bytes], str]] = {
         lambda: docx("", extra={"word/_rels/document.xml.rels": "<a>" * 5_000 + "</a>" * 5_000}),
         "Excessive depth",
     ),
+    "wide-span.docx": (
+        lambda: docx(_cell_table('<w:gridSpan w:val="1000000000"/>')),
+        "spans 1,000,000,000 columns, over the 1,000-column limit",
+    ),
+    "bad-span.docx": (lambda: docx(_cell_table('<w:gridSpan w:val="x"/>')), "ValueError"),
+    "orphan-merge.docx": (lambda: docx(_cell_table("<w:vMerge/>")), "no tr above"),
     "shared-strings.xlsx": (_xlsx_shared_strings, "is not supported"),
     "deep-slide.pptx": (_pptx_deep, "is not supported"),
     "shared-strings-renamed.docx": (_xlsx_shared_strings, "not a Word file"),
@@ -168,6 +181,20 @@ def test_an_xml_or_zip_bomb_is_refused_with_its_reason(bombs: Path, name: str, a
     assert result.error is not None, result.output
     assert result.code == "invalid_arguments", result.error
     assert REFUSED[name][1] in result.error.message, result.error.message
+
+
+def test_a_chain_of_vertical_merges_stops_at_the_budget(tmp_path: Path) -> None:
+    """Each cell of a vertical merge is read from the row above, recursively: the work grows
+    with the square of the rows, and the budget (checked per row) ends it."""
+    top = _cell_table('<w:vMerge w:val="restart"/>')[len("<w:tbl>") : -len("</w:tbl>")]
+    rest = _cell_table("<w:vMerge/>", rows=5_000)[len("<w:tbl>") :]
+    (tmp_path / "merges.docx").write_bytes(docx("<w:tbl>" + top + rest))
+    tool = DocumentTool(tmp_path, budget=Budget(wall_s=1.0, cpu_s=1.0), max_table_rows=10**6)
+    with CPU() as cpu:
+        result = tool.execute("load", path="merges.docx")
+    assert cpu.seconds < 1.0 + CPU_S, cpu.seconds
+    assert result.error is not None and result.code in ("timeout", "invalid_arguments")
+    assert "stopped at block 1" in result.error.message or "Recursion" in result.error.message
 
 
 def test_a_long_text_under_the_parser_limit_is_cut_with_a_note(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ Two steps cannot be interrupted from Python and are bounded before they start: a
 parts would inflate past ``max_expanded`` bytes, or that lists more than `MAX_DOCX_PARTS`
 parts (reading a zip's directory costs ~10 µs a part), is refused before it is unzipped; its
 XML is parsed with libxml2's default limits (256 levels of nesting, 10 MB text nodes, entity
-amplification; entities are never resolved), and a part past them is refused. A PDF
+amplification; entities are never resolved), and a part past them is refused; a table row
+spanning more than `MAX_TABLE_COLUMNS` is refused before python-docx makes its cells. A PDF
 page whose content stream decodes to more than ``max_page_stream`` bytes is skipped with a
 note (pypdf parses a content stream whole before the first operator is seen, ~2.7 s per MB
 here). For a hard bound on everything, run the tool with ``isolation="process"``, where the
@@ -26,10 +27,20 @@ from typing import Any
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.tools._budget import Meter
 
-__all__ = ["MAX_DOCX_PARTS", "Blocks", "docx_text", "markdown_table", "pdf_text"]
+__all__ = [
+    "MAX_DOCX_PARTS",
+    "MAX_TABLE_COLUMNS",
+    "Blocks",
+    "docx_text",
+    "markdown_table",
+    "pdf_text",
+]
 
 MAX_DOCX_PARTS = 10_000
 """Parts a DOCX may list; a real one has tens to a few thousand (one per image)."""
+MAX_TABLE_COLUMNS = 1_000
+"""Grid columns a DOCX table row may span: python-docx repeats a spanning cell once per column
+it spans, so ``gridSpan="1000000000"`` would build a billion-item row before any check."""
 
 
 def _cell(value: str) -> str:
@@ -134,15 +145,24 @@ def docx_text(
         raise ToolError(
             f"the DOCX file cannot be read: {exc}", code=ErrorCode.INVALID_ARGUMENTS
         ) from None
-    for index, block in enumerate(document.iter_inner_content(), start=1):
-        where = f"at block {index}"
-        meter.check(where)
-        if hasattr(block, "rows"):
-            text = _table(block, meter, where, max_rows, markdown)
-        else:
-            text = _paragraph(block, markdown)
-        if text and not out.add(text):
-            return
+    where = "at block 1"
+    try:
+        for index, block in enumerate(document.iter_inner_content(), start=1):
+            where = f"at block {index}"
+            meter.check(where)
+            if hasattr(block, "rows"):
+                text = _table(block, meter, where, max_rows, markdown)
+            else:
+                text = _paragraph(block, markdown)
+            if text and not out.add(text):
+                return
+    except (ValueError, RecursionError, docx.exceptions.PythonDocxError) as exc:
+        # python-docx reads attribute values as they are used: ``gridSpan="x"``, a vertical
+        # merge with no cell above, a chain of merges deeper than Python's stack
+        raise ToolError(
+            f"the DOCX file cannot be read {where}: {type(exc).__name__}: {exc}",
+            code=ErrorCode.INVALID_ARGUMENTS,
+        ) from None
 
 
 def _check_parts(data: bytes) -> None:
@@ -198,6 +218,13 @@ def _table(block: Any, meter: Meter, where: str, max_rows: int, markdown: bool) 
     more = 0
     for row in block.rows:
         meter.check(where)
+        width = sum(tc.grid_span for tc in row._tr.tc_lst)  # cells repeat once per column
+        if width > MAX_TABLE_COLUMNS:
+            raise ToolError(
+                f"the DOCX file cannot be read {where}: a table row spans {width:,} columns, "
+                f"over the {MAX_TABLE_COLUMNS:,}-column limit",
+                code=ErrorCode.INVALID_ARGUMENTS,
+            )
         if len(rows) > max_rows:
             more += 1
         else:
