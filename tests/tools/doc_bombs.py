@@ -28,15 +28,18 @@ _RELS = (
 _W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
 
-def docx(body: str, *, extra: dict[str, bytes] | None = None) -> bytes:
-    """A DOCX whose body is the given WordprocessingML, compressed as hard as zip can."""
+def docx(body: str, *, extra: dict[str, bytes] | None = None, doctype: str = "") -> bytes:
+    """A DOCX whose body is the given WordprocessingML, compressed as hard as zip can;
+    ``doctype``: an internal DTD subset for the main part (entity declarations)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
         archive.writestr("[Content_Types].xml", _TYPES)
         archive.writestr("_rels/.rels", _RELS)
         archive.writestr(
             "word/document.xml",
-            f'<?xml version="1.0" encoding="UTF-8"?><w:document {_W}><w:body>{body}'
+            '<?xml version="1.0" encoding="UTF-8"?>'
+            + (f"<!DOCTYPE w:document [{doctype}]>" if doctype else "")
+            + f"<w:document {_W}><w:body>{body}"
             "</w:body></w:document>",
         )
         for name, data in (extra or {}).items():

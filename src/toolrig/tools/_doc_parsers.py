@@ -7,7 +7,11 @@ checked as the work goes: per PDF page and every 256 text operators (pypdf's
 output budget with a note, rather than being built whole and cut afterwards.
 
 Two steps cannot be interrupted from Python and are bounded before they start: a DOCX whose
-parts would inflate past ``max_expanded`` bytes is refused before it is unzipped, and a PDF
+parts would inflate past ``max_expanded`` bytes, or that lists more than `MAX_DOCX_PARTS`
+parts (reading a zip's directory costs ~10 µs a part), is refused before it is unzipped; its
+XML is parsed with libxml2's default limits (256 levels of nesting, 10 MB text nodes, entity
+amplification; entities are never resolved), and a part past them is refused; a table row
+spanning more than `MAX_TABLE_COLUMNS` is refused before python-docx makes its cells. A PDF
 page whose content stream decodes to more than ``max_page_stream`` bytes is skipped with a
 note (pypdf parses a content stream whole before the first operator is seen, ~2.7 s per MB
 here). For a hard bound on everything, run the tool with ``isolation="process"``, where the
@@ -23,7 +27,20 @@ from typing import Any
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.tools._budget import Meter
 
-__all__ = ["Blocks", "docx_text", "markdown_table", "pdf_text"]
+__all__ = [
+    "MAX_DOCX_PARTS",
+    "MAX_TABLE_COLUMNS",
+    "Blocks",
+    "docx_text",
+    "markdown_table",
+    "pdf_text",
+]
+
+MAX_DOCX_PARTS = 10_000
+"""Parts a DOCX may list; a real one has tens to a few thousand (one per image)."""
+MAX_TABLE_COLUMNS = 1_000
+"""Grid columns a DOCX table row may span: python-docx repeats a spanning cell once per column
+it spans, so ``gridSpan="1000000000"`` would build a billion-item row before any check."""
 
 
 def _cell(value: str) -> str:
@@ -112,23 +129,53 @@ def docx_text(
     docx: Any, data: bytes, out: Blocks, *, markdown: bool, max_rows: int, max_expanded: int
 ) -> None:
     """The paragraphs and tables of a DOCX into ``out``, block by block within the budget."""
+    _check_parts(data)
     _check_expansion(data, max_expanded)
+    meter = out.meter
     try:
         document = docx.Document(io.BytesIO(data))
+    except SyntaxError as exc:  # lxml's XMLSyntaxError: nesting, text size, entities
+        raise ToolError(
+            f"the DOCX file cannot be read: its XML is refused by the parser: {exc}",
+            code=ErrorCode.INVALID_ARGUMENTS,
+            hint="Malformed XML, nesting deeper than 256 levels, a text or attribute over 10 MB "
+            "and entity expansion are refused; give an ordinary document.",
+        ) from None
     except (ValueError, KeyError, OSError, zipfile.BadZipFile) as exc:
         raise ToolError(
             f"the DOCX file cannot be read: {exc}", code=ErrorCode.INVALID_ARGUMENTS
         ) from None
-    meter = out.meter
-    for index, block in enumerate(document.iter_inner_content(), start=1):
-        where = f"at block {index}"
-        meter.check(where)
-        if hasattr(block, "rows"):
-            text = _table(block, meter, where, max_rows, markdown)
-        else:
-            text = _paragraph(block, markdown)
-        if text and not out.add(text):
-            return
+    where = "at block 1"
+    try:
+        for index, block in enumerate(document.iter_inner_content(), start=1):
+            where = f"at block {index}"
+            meter.check(where)
+            if hasattr(block, "rows"):
+                text = _table(block, meter, where, max_rows, markdown)
+            else:
+                text = _paragraph(block, markdown)
+            if text and not out.add(text):
+                return
+    except (ValueError, RecursionError, docx.exceptions.PythonDocxError) as exc:
+        # python-docx reads attribute values as they are used: ``gridSpan="x"``, a vertical
+        # merge with no cell above, a chain of merges deeper than Python's stack
+        raise ToolError(
+            f"the DOCX file cannot be read {where}: {type(exc).__name__}: {exc}",
+            code=ErrorCode.INVALID_ARGUMENTS,
+        ) from None
+
+
+def _check_parts(data: bytes) -> None:
+    """Refuse a DOCX listing more than `MAX_DOCX_PARTS` parts before its directory is read.
+    Every entry of a zip's central directory starts with the signature ``PK\\1\\2`` (the zip
+    module refuses one that does not), so their count bounds the entries it would read."""
+    count = data.count(b"PK\x01\x02")
+    if count > MAX_DOCX_PARTS:
+        raise ToolError(
+            f"the DOCX file lists about {count:,} parts, over the {MAX_DOCX_PARTS:,}-part limit",
+            code=ErrorCode.INVALID_ARGUMENTS,
+            hint="Give a document with fewer parts (a real one has tens to a few thousand).",
+        )
 
 
 def _check_expansion(data: bytes, limit: int) -> None:
@@ -171,6 +218,13 @@ def _table(block: Any, meter: Meter, where: str, max_rows: int, markdown: bool) 
     more = 0
     for row in block.rows:
         meter.check(where)
+        width = sum(tc.grid_span for tc in row._tr.tc_lst)  # cells repeat once per column
+        if width > MAX_TABLE_COLUMNS:
+            raise ToolError(
+                f"the DOCX file cannot be read {where}: a table row spans {width:,} columns, "
+                f"over the {MAX_TABLE_COLUMNS:,}-column limit",
+                code=ErrorCode.INVALID_ARGUMENTS,
+            )
         if len(rows) > max_rows:
             more += 1
         else:

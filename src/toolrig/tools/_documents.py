@@ -89,7 +89,9 @@ class DocumentTool(BaseTool):
         by paragraph (its output is set by ``max_output_chars``). ``max_page_stream_bytes``:
         PDF pages whose content decodes to more are skipped with a note (pypdf parses a page's
         content whole, uninterrupted, ~2.7 s per MB). A DOCX may inflate to at most
-        ``max_input_bytes``."""
+        ``max_input_bytes``, list at most 10,000 parts and span at most 1,000 columns in a table
+        row; XML its parser refuses (nesting, a text over 10 MB, entity expansion) answers
+        ``invalid_arguments``."""
         super().__init__()
         self.sandbox = root if isinstance(root, Sandbox) else Sandbox(root)
         self.max_input_bytes = max_input_bytes
