@@ -2,7 +2,11 @@
 p50/p95 durations per tool.
 
 Figures are taken over the newest `WINDOW` records (an id range on the primary key), so
-the page costs the same on a log of a thousand records or of a million.
+the page costs the same on a log of a thousand records or of a million. A tool error is a
+call that ran and failed: a call a person denied is counted apart (``denied``), and an
+answered call or a plan step never run is not a call of the tool at all. The runs those
+records belong to are counted by status from their run rows (read by key), so a run whose
+typed output was rejected shows as such.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from typing import Any, Final
 
 from toolrig.console._runs import newest_id
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._record import RecordStatus
+from toolrig.storage._runs import runs_info
 
 __all__ = ["WINDOW", "Health", "ToolHealth", "health"]
 
@@ -27,9 +33,13 @@ class ToolHealth:
 
     tool: str
     calls: int
+    """Calls that ran (a denied or answered call did not)."""
     failed: int
+    """Calls that ran and failed: tool errors."""
     p50_ms: float
     p95_ms: float
+    denied: int = 0
+    """Calls a person denied."""
 
     @property
     def error_rate(self) -> float:
@@ -47,6 +57,19 @@ class Health:
     per_minute: list[tuple[float, int]] = field(default_factory=list)
     """(minute start, calls) for the last hour of the window, oldest first."""
     tools: list[ToolHealth] = field(default_factory=list)
+    denied: int = 0
+    """Calls a person denied in the window (not tool errors)."""
+    answered: int = 0
+    """Calls a person answered instead of running them."""
+    skipped: int = 0
+    """Plan steps never run."""
+    runs: dict[str, int] = field(default_factory=dict)
+    """The window's runs by status (those recorded with a run row)."""
+
+    @property
+    def failed(self) -> int:
+        """Tool errors in the window."""
+        return sum(t.failed for t in self.tools)
 
 
 def _size(log: ExecutionLog) -> int | None:
@@ -64,19 +87,33 @@ def health(log: ExecutionLog) -> Health:
     """The figures over the newest `WINDOW` records."""
     newest = newest_id(log)
     sql = (
-        f"SELECT executor, status, started_at, duration_ms FROM {log.table} "
-        "WHERE id > ? AND executor_type <> 'llm'"
+        f"SELECT executor, status, started_at, duration_ms, run_id, executor_type "
+        f"FROM {log.table} WHERE id > ?"
     )
     if log.placeholder != "?":
         sql = sql.replace("?", log.placeholder)
-    rows: list[Any] = log._conn().execute(sql, [newest - WINDOW]).fetchall()
+    rows: list[Any] = []
+    run_ids: dict[str, None] = {}  # every run of the window, model turns' runs included
+    for row in log._conn().execute(sql, [newest - WINDOW]).fetchall():
+        run_ids[row[4]] = None
+        if row[5] != "llm":
+            rows.append(row)
     by_tool: dict[str, list[float]] = {}
     failed: dict[str, int] = {}
+    denied: dict[str, int] = {}
+    apart = {RecordStatus.ANSWERED.value: 0, RecordStatus.SKIPPED.value: 0}
     minutes: dict[int, int] = {}
     last = max((float(r[2]) for r in rows), default=0.0)
-    for tool, status, started, duration in rows:
+    for tool, status, started, duration, _, _ in rows:
+        if status in apart:  # never ran: not a call of the tool
+            apart[status] += 1
+            continue
+        if status == RecordStatus.DENIED:
+            denied[tool] = denied.get(tool, 0) + 1
+            by_tool.setdefault(tool, [])
+            continue
         by_tool.setdefault(tool, []).append(float(duration))
-        if status == "failed":
+        if status == RecordStatus.FAILED:
             failed[tool] = failed.get(tool, 0) + 1
         if last - float(started) < 3600:
             minute = int(float(started) // 60)
@@ -86,12 +123,16 @@ def health(log: ExecutionLog) -> Health:
             tool=tool,
             calls=len(durations),
             failed=failed.get(tool, 0),
-            p50_ms=_pct(durations, 50),
-            p95_ms=_pct(durations, 95),
+            denied=denied.get(tool, 0),
+            p50_ms=_pct(durations, 50) if durations else 0.0,
+            p95_ms=_pct(durations, 95) if durations else 0.0,
         )
         for tool, durations in by_tool.items()
     ]
-    tools.sort(key=lambda t: -t.calls)
+    tools.sort(key=lambda t: -(t.calls + t.denied))
+    by_status: dict[str, int] = {}
+    for info in runs_info(log, list(run_ids)).values():
+        by_status[info.status] = by_status.get(info.status, 0) + 1
     per_minute: list[tuple[float, int]] = []
     if minutes:
         end = max(minutes)
@@ -103,6 +144,10 @@ def health(log: ExecutionLog) -> Health:
         window=len(rows),
         per_minute=per_minute,
         tools=tools,
+        denied=sum(denied.values()),
+        answered=apart[RecordStatus.ANSWERED.value],
+        skipped=apart[RecordStatus.SKIPPED.value],
+        runs=dict(sorted(by_status.items())),
     )
 
 
