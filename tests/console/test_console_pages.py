@@ -275,3 +275,22 @@ def test_a_corrupt_log_file_gives_one_line(story: tuple[Path, dict[str, str]]) -
     assert f"The log file {path} cannot be read (file is not a database)" in line
     assert "Traceback" not in page
     log.close()
+
+
+def test_the_console_command_says_a_corrupt_log_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    broken = tmp_path / "broken.sqlite3"
+    broken.write_bytes(b"this is not a database" * 400)
+    done = subprocess.run(
+        [sys.executable, "-m", "toolrig.cli.main", "console", "--log", str(broken), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines == [f"toolrig console: the log {broken} cannot be read: file is not a database"]
