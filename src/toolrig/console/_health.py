@@ -19,7 +19,6 @@ from typing import Any, Final
 from toolrig.console._runs import newest_id
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._record import RecordStatus
-from toolrig.storage._runs import runs_info
 
 __all__ = ["WINDOW", "Health", "ToolHealth", "health"]
 
@@ -87,33 +86,29 @@ def health(log: ExecutionLog) -> Health:
     """The figures over the newest `WINDOW` records."""
     newest = newest_id(log)
     sql = (
-        f"SELECT executor, status, started_at, duration_ms, run_id, executor_type "
-        f"FROM {log.table} WHERE id > ?"
+        f"SELECT executor, status, started_at, duration_ms FROM {log.table} "
+        "WHERE id > ? AND executor_type <> 'llm'"
     )
     if log.placeholder != "?":
         sql = sql.replace("?", log.placeholder)
-    rows: list[Any] = []
-    run_ids: dict[str, None] = {}  # every run of the window, model turns' runs included
-    for row in log._conn().execute(sql, [newest - WINDOW]).fetchall():
-        run_ids[row[4]] = None
-        if row[5] != "llm":
-            rows.append(row)
+    rows: list[Any] = log._conn().execute(sql, [newest - WINDOW]).fetchall()
     by_tool: dict[str, list[float]] = {}
     failed: dict[str, int] = {}
     denied: dict[str, int] = {}
     apart = {RecordStatus.ANSWERED.value: 0, RecordStatus.SKIPPED.value: 0}
+    denied_word, failed_word = RecordStatus.DENIED.value, RecordStatus.FAILED.value
     minutes: dict[int, int] = {}
     last = max((float(r[2]) for r in rows), default=0.0)
-    for tool, status, started, duration, _, _ in rows:
+    for tool, status, started, duration in rows:
         if status in apart:  # never ran: not a call of the tool
             apart[status] += 1
             continue
-        if status == RecordStatus.DENIED:
+        if status == denied_word:
             denied[tool] = denied.get(tool, 0) + 1
             by_tool.setdefault(tool, [])
             continue
         by_tool.setdefault(tool, []).append(float(duration))
-        if status == RecordStatus.FAILED:
+        if status == failed_word:
             failed[tool] = failed.get(tool, 0) + 1
         if last - float(started) < 3600:
             minute = int(float(started) // 60)
@@ -130,9 +125,7 @@ def health(log: ExecutionLog) -> Health:
         for tool, durations in by_tool.items()
     ]
     tools.sort(key=lambda t: -(t.calls + t.denied))
-    by_status: dict[str, int] = {}
-    for info in runs_info(log, list(run_ids)).values():
-        by_status[info.status] = by_status.get(info.status, 0) + 1
+    by_status = _run_statuses(log, newest - WINDOW)
     per_minute: list[tuple[float, int]] = []
     if minutes:
         end = max(minutes)
@@ -149,6 +142,19 @@ def health(log: ExecutionLog) -> Health:
         skipped=apart[RecordStatus.SKIPPED.value],
         runs=dict(sorted(by_status.items())),
     )
+
+
+def _run_statuses(log: ExecutionLog, after: int) -> dict[str, int]:
+    """The runs of the records after id ``after`` (model turns' included), by status: one
+    query, the window's run ids read along the primary key, their run rows by key."""
+    runs = log.table[: -len("executions")] + "runs"
+    sql = (
+        f"SELECT status, COUNT(*) FROM {runs} WHERE run_id IN "
+        f"(SELECT run_id FROM {log.table} WHERE id > ?) GROUP BY status"
+    )
+    if log.placeholder != "?":
+        sql = sql.replace("?", log.placeholder)
+    return {str(status): int(n) for status, n in log._conn().execute(sql, [after]).fetchall()}
 
 
 def _pct(values: list[float], pct: int) -> float:

@@ -130,6 +130,11 @@ def derived_status(failed: int, denied: int) -> str:
     return RunStatus.DENIED.value if denied else RunStatus.SUCCEEDED.value
 
 
+def _runs_table(log: ExecutionLog) -> str:
+    prefix = log.table[: -len("executions")] if log.table.endswith("executions") else ""
+    return f"{prefix}runs"
+
+
 def _sql(log: ExecutionLog, sql: str) -> str:
     return sql if log.placeholder == "?" else sql.replace("?", log.placeholder)
 
@@ -211,9 +216,13 @@ def _with_status(
     if status is None:
         return None
     new = list(dict.fromkeys(run_id for _, run_id in rows if run_id not in seen))
-    infos = runs_info(log, new)
-    wanted = {r for r, info in infos.items() if info.status == status}
-    bare = [r for r in new if r not in infos]
+    if not new:
+        return set()
+    marks = ", ".join("?" for _ in new)
+    sql = f"SELECT run_id, status FROM {_runs_table(log)} WHERE run_id IN ({marks})"
+    statuses = dict(log._conn().execute(_sql(log, sql), new).fetchall())
+    wanted = {r for r, word in statuses.items() if word == status}
+    bare = [r for r in new if r not in statuses]
     for run_id, row in _totals(log, bare).items():
         if row.status == status:
             wanted.add(run_id)
