@@ -150,7 +150,7 @@ async def test_secret_arguments_are_never_shown(log: SQLiteExecutionLog) -> None
         [ModelTurn(calls=[("login", {"user": "ada", "password": "hunter2"})]), "in"]
     )
     Agent("a", "b", model, tools, log=log).run("sign in", run_id="secret-run")
-    assert log.get_run("secret-run")[1].input_data["password"] == "hunter2"  # it was stored
+    assert log.get_run("secret-run")[1].input_data["password"] != "hunter2"  # masked in the call
     async with client(log) as http:
         page = (await http.get("/runs/secret-run")).text
         assert "ada" in page and "hunter2" not in page and "••••••" in page
@@ -235,7 +235,9 @@ async def test_a_try_it_call_is_recorded_as_a_run_of_its_own(log: SQLiteExecutio
         runs = (await http.get("/runs")).text
     [record] = log.query(tool="add")
     assert record.run_id.startswith("console-") and record.output == 42
-    assert f">{record.run_id}</a>" in runs and '<span class="kind calls">calls</span>' in runs
+    assert f">{record.run_id}</a>" in runs and '<span class="kind console">console</span>' in runs
+    info = log.run_info(record.run_id)
+    assert info is not None and (info.kind, info.status) == ("console", "succeeded")
 
 
 def test_waiting_on_a_session_that_holds_nothing_fails_at_once(log: SQLiteExecutionLog) -> None:

@@ -4,9 +4,9 @@ p50/p95 durations per tool.
 Figures are taken over the newest `WINDOW` records (an id range on the primary key), so
 the page costs the same on a log of a thousand records or of a million. A tool error is a
 call that ran and failed: a call a person denied is counted apart (``denied``), and an
-answered call or a plan step never run is not a call of the tool at all. The runs those
-records belong to are counted by status from their run rows (read by key), so a run whose
-typed output was rejected shows as such.
+answered call or a plan step never run is not a call of the tool at all. The runs of the
+newest `RUN_WINDOW` records are counted by status from their run rows (read by key), so a
+held run or one whose typed output was rejected shows as such.
 """
 
 from __future__ import annotations
@@ -20,10 +20,13 @@ from toolrig.console._runs import newest_id
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._record import RecordStatus
 
-__all__ = ["WINDOW", "Health", "ToolHealth", "health"]
+__all__ = ["RUN_WINDOW", "WINDOW", "Health", "ToolHealth", "health"]
 
 WINDOW: Final = 10_000
 """Newest records the figures are computed over."""
+RUN_WINDOW: Final = 1_000
+"""Newest records whose runs are counted by status (each run's row is read by key: about a
+hundred look-ups, where the whole window's thousand would double the page's cost)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,7 +66,7 @@ class Health:
     skipped: int = 0
     """Plan steps never run."""
     runs: dict[str, int] = field(default_factory=dict)
-    """The window's runs by status (those recorded with a run row)."""
+    """The runs of the newest `RUN_WINDOW` records by status (those with a run row)."""
 
     @property
     def failed(self) -> int:
@@ -125,7 +128,7 @@ def health(log: ExecutionLog) -> Health:
         for tool, durations in by_tool.items()
     ]
     tools.sort(key=lambda t: -(t.calls + t.denied))
-    by_status = _run_statuses(log, newest - WINDOW)
+    by_status = _run_statuses(log, newest - RUN_WINDOW)
     per_minute: list[tuple[float, int]] = []
     if minutes:
         end = max(minutes)

@@ -130,7 +130,7 @@ async def events(request: Request) -> Response:
     async def stream() -> AsyncIterator[str]:
         last: str | None = since  # the page's own signature: nothing to say until it moves
         version: str | None = None
-        problem: str | None = None
+        problem: str | None = "?"  # the first tick always says how the log stands
         yield f"retry: 2000\nevent: hello\ndata: {topic}\n\n"
         while not await request.is_disconnected():
             pulse = await run_in_threadpool(console.watch.check)
