@@ -102,6 +102,19 @@ def test_the_status_filter_takes_the_run_words(pages: Pages, status: str, listed
     assert set(rows(pages.text(f"/runs?status={status}"))) == listed
 
 
+def test_a_status_filter_pages_through_its_runs(story: tuple[Path, dict[str, str]]) -> None:
+    from toolrig.console._runs import RunFilters, runs_page
+
+    log = SQLiteExecutionLog(story[0])
+    first, cursor = runs_page(log, RunFilters(status="held"), size=1)
+    assert [r.run_id for r in first] == ["run-asked"] and cursor is not None
+    second, end = runs_page(log, RunFilters(status="held"), before=cursor, size=1)
+    assert [r.run_id for r in second] == ["run-held"] and end is None
+    both, _ = runs_page(log, RunFilters(status="held", tool="nothing-of-that-name"))
+    assert both == []  # a tool and a status: the records walk, then the run rows
+    log.close()
+
+
 def test_a_run_without_a_run_row_gets_its_status_from_its_records(
     story: tuple[Path, dict[str, str]],
 ) -> None:

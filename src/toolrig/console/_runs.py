@@ -9,9 +9,12 @@ falls, so keyset pages never repeat a run whose records interleave with others'.
 
 A run's status is its run row's (`RunStatus`: running, succeeded, held, denied, failed,
 output_rejected); a run recorded without one gets it from its records, where a person's deny,
-an answered call and a plan step never run are not failures. A status filter keeps the runs
-of each chunk walked whose status is the one chosen (their run rows read by key, a bounded
-walk as for every filter).
+an answered call and a plan step never run are not failures. A status filter alone walks the
+SQLite runs table down its rowid (the order runs started in), keeping the rows of that
+status: about five rows read per failed run listed, the whole table at most for a rare status.
+With a tool, or on PostgreSQL (no rowid), it keeps the runs of each chunk of records walked
+whose status is the one chosen (their run rows read by key, a bounded walk as for every
+filter); there a run without a run row is judged by its records.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from toolrig.storage import SQLiteExecutionLog
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._runs import RunInfo, RunStatus, runs_info
 
@@ -56,7 +60,8 @@ class RunFilters:
 
     @property
     def key(self) -> str:
-        """The column pages are ordered by: one an index serves with these filters."""
+        """The column pages are ordered by: one an index serves with these filters (``id``
+        is also the runs table's rowid when only a status is chosen)."""
         return "started_at" if self.tool is not None else "id"
 
     def clauses(self) -> tuple[list[str], list[Any]]:
@@ -150,6 +155,8 @@ def runs_page(
 ) -> tuple[list[RunRow], float | None]:
     """Up to ``size`` runs whose newest matching record is older than ``before`` (on
     ``filters.key``), newest first, and the cursor of the next page (``None`` on the last)."""
+    if filters.status is not None and filters.tool is None and isinstance(log, SQLiteExecutionLog):
+        return _by_status(log, filters, before, size)
     clauses, params = filters.clauses()
     key = filters.key
     cursor = before
@@ -205,6 +212,45 @@ def runs_page(
         return runs, runs[-1].key
     if not exhausted and cursor is not None:
         return runs, float(cursor)
+    return runs, None
+
+
+def _by_status(
+    log: ExecutionLog, filters: RunFilters, before: float | None, size: int
+) -> tuple[list[RunRow], float | None]:
+    """Runs of status ``filters.status``, newest started first, along the runs table's rowid
+    (pages cut on it)."""
+    where = ["status = ?"]
+    values: list[Any] = [filters.status]
+    for clause, value in (
+        ("started_at >= ?", filters.since),
+        ("started_at < ?", filters.until),
+        ("rowid < ?", None if before is None else int(before)),
+    ):
+        if value is not None:
+            where.append(clause)
+            values.append(value)
+    sql = (
+        f"SELECT rowid, run_id FROM {_runs_table(log)} WHERE {' AND '.join(where)} "
+        f"ORDER BY rowid DESC LIMIT {int(size) + 1}"
+    )
+    found = log._conn().execute(sql, values).fetchall()
+    order = [run_id for _, run_id in found]
+    totals = _totals(log, order)
+    infos = runs_info(log, order)
+    runs = []
+    for rowid, run_id in found:
+        info = infos.get(run_id)
+        row = totals.get(run_id) or RunRow(
+            run_id=run_id, started_at=info.started_at if info else 0.0
+        )
+        if info is not None:
+            row.info = info
+            row.kind = info.kind
+        row.key = float(rowid)
+        runs.append(row)
+    if len(runs) > size:
+        return runs[:size], runs[size - 1].key
     return runs, None
 
 
