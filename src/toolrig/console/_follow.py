@@ -31,7 +31,9 @@ class FollowLog:
             await self.app(scope, receive, send)
             return
         console: Console = scope["app"].state.console
-        pulse = await run_in_threadpool(console.watch.check)
+        pulse = console.watch.recent()
+        if pulse is None:  # a look at the database is due: off the event loop
+            pulse = await run_in_threadpool(console.watch.check)
         if pulse.problem is not None:
             await self._message(console, scope, receive, send, pulse.problem)
             return

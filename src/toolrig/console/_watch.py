@@ -66,6 +66,17 @@ class LogWatch:
                 self._at = now
             return self._last
 
+    def recent(self) -> Pulse | None:
+        """The last check when it still holds (the file unchanged, the database asked less
+        than a quarter second ago), without waiting for the lock; ``None`` when a new check
+        is due. Cheap enough for the event loop: one ``stat``."""
+        last = self._last
+        if last is None or time.monotonic() - self._at >= _EVERY:
+            return None
+        if self.path is not None and self._stat() != self._identity:
+            return None
+        return last
+
     def close(self) -> None:
         """Close the watch's own connection."""
         with self._lock:
