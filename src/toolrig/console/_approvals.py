@@ -128,6 +128,7 @@ def decide(
         reason=decision.get("reason"),
         output=decision.get("output"),
         decided_by=by,
+        decided_at=time.time(),  # with the rest, tells this decision from a same one
     )
     if wanted.kind not in ("allow", "deny", "answer"):
         raise ValueError(f"a decision is allow, deny or answer, not {wanted.kind!r}")
@@ -135,11 +136,13 @@ def decide(
     if existing is not None:  # one decision per call, even the same one given twice here
         raise AlreadyDecided(session_id, [tool_call_id], None, detail=_detail(existing))
     try:
-        store.decide(wanted)
+        stood = store.decide(wanted)
     except runs.DecisionTaken as taken:  # another door decided first
         raise AlreadyDecided(
             session_id, [tool_call_id], None, detail=_detail(taken.existing)
         ) from None
+    if stood != wanted:  # the same decision, taken first by someone else at the same time
+        raise AlreadyDecided(session_id, [tool_call_id], None, detail=_detail(stood))
 
 
 def _detail(decision: runs.StoredDecision) -> str:
