@@ -6,7 +6,7 @@ Run from the checkout:  .venv/bin/python bench/console.py [--quick] [--records N
 Fills a log (a fresh SQLite file, or the PostgreSQL database at ``--log``, whose executions
 table is emptied first) with agent runs as the agent writes them: per run, model turns
 (``executor_type = 'llm'``) each followed by one to three tool calls over 20 tool names, about
-5 % of calls failed; plus 20 sessions holding a call for approval. Then requests each page
+5 % of calls failed, and each run's row in the runs table; plus 20 sessions holding a call for approval. Then requests each page
 ``--repeat`` times through the ASGI app in this process (no socket: the figure is the app's
 own work, queries and template rendering) and prints p50 and p95 per page. The full run uses
 a million records (``--quick``: 20,000, in seconds). PostgreSQL's statistics are refreshed
@@ -47,6 +47,7 @@ def fill(log: ExecutionLog, records: int, seed: int = 7) -> list[str]:
     now = time.time() - records * 0.05
     rows: list[tuple[Any, ...]] = []
     runs: list[str] = []
+    run_rows: list[tuple[Any, ...]] = []
     written = 0
     postgres = log.placeholder != "?"
     if not postgres:
@@ -54,6 +55,8 @@ def fill(log: ExecutionLog, records: int, seed: int = 7) -> list[str]:
     while written < records:
         run = f"run-{len(runs):07d}"
         runs.append(run)
+        failed_run = False
+        began = now
         for turn in range(1, rng.randint(2, 5) + 1):
             now += 0.02
             rows.append(_row(run, f"turn{turn}", "scripted", "llm", now, 15.0, "succeeded", None))
@@ -72,13 +75,23 @@ def fill(log: ExecutionLog, records: int, seed: int = 7) -> list[str]:
                         None if ok else "invalid_arguments",
                     )
                 )
+                failed_run = failed_run or not ok
                 now += duration / 1000
+        status = "failed" if failed_run else "succeeded"
+        run_rows.append((run, "agent", "helper", None, status, "answer", None, began, now))
         if len(rows) >= 5000:
             conn.cursor().executemany(sql, rows) if postgres else conn.executemany(sql, rows)
             written += len(rows)
             rows = []
     if rows:
         conn.cursor().executemany(sql, rows) if postgres else conn.executemany(sql, rows)
+    runs_sql = (
+        f"INSERT INTO {_runs_table(log)} (run_id, kind, name, session_id, status, stop_reason, "
+        f"error, started_at, finished_at) VALUES ({', '.join(log.placeholder for _ in range(9))})"
+    )
+    conn.cursor().executemany(runs_sql, run_rows) if postgres else conn.executemany(
+        runs_sql, run_rows
+    )
     if not postgres:
         conn.execute("COMMIT")
     store = LogSessionStore(log)
@@ -99,7 +112,12 @@ def fill(log: ExecutionLog, records: int, seed: int = 7) -> list[str]:
         store.save(SessionState(session_id=f"held-{number}", messages=[], pending=pending))
     if postgres:  # autovacuum would, on a log that grew over time; a bulk fill outruns it
         conn.execute(f"ANALYZE {log.table}")
+        conn.execute(f"ANALYZE {_runs_table(log)}")
     return runs
+
+
+def _runs_table(log: ExecutionLog) -> str:
+    return log.table[: -len("executions")] + "runs"
 
 
 def _row(
@@ -130,6 +148,8 @@ def _row(
         "attempts": 1,
         "cost": None,
         "tool_version": "1.0.0",
+        "error_hint": None if code is None else "Pass a whole number.",
+        "parent_call_id": None,
     }
     return tuple(values[c] for c in COLUMNS)
 
@@ -190,6 +210,7 @@ def main() -> None:
         log = open_log(args.log or str(Path(folder) / "bench.sqlite3"))
         if args.log:
             log._conn().execute(f"TRUNCATE {log.table}")
+            log._conn().execute(f"DELETE FROM {_runs_table(log)}")
             log._conn().execute(f"DELETE FROM {LogSessionStore(log).table}")
         t0 = time.perf_counter()
         runs = fill(log, records)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from console_tools import tools
 
+from toolrig import tool
 from toolrig.agent import Agent
 from toolrig.storage import SQLiteExecutionLog
 from toolrig.testing import ModelTurn, ScriptedModel
@@ -80,3 +81,79 @@ def console(log: Path, *extra: str, env: dict[str, str] | None = None) -> Iterat
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def fill_story(path: Path) -> dict[str, str]:
+    """Runs that tell the statuses apart, made by real agents on a real SQLite log: a call
+    refused with a hint, a run held for approval, one whose only non-success is a person's
+    deny, one whose typed answer was rejected, and a plan with a step never run. The run ids,
+    by what they show."""
+    from toolrig.agent import ApprovalPolicy
+    from toolrig.console._approvals import decide, stored_decisions
+    from toolrig.runtime import Plan, PlanRunner, ToolExecutor
+    from toolrig.storage import LogSessionStore
+
+    @tool
+    def unreachable(host: str) -> str:
+        """Reach a host that is down."""
+        raise ConnectionError(f"{host} is down")
+
+    log = SQLiteExecutionLog(path)
+    hint = Agent(
+        "helper",
+        "You help.",
+        ScriptedModel([ModelTurn(calls=[("add", {"a": "two", "b": 3}, "bad")]), "Sorry."]),
+        tools,
+        log=log,
+    ).run("add two and three", run_id="run-hint")
+
+    def dba(script: list[object]) -> Agent:
+        return Agent(
+            "DBA",
+            "You maintain the database.",
+            ScriptedModel(script),
+            tools,
+            approval=ApprovalPolicy(destructive=True),
+            log=log,
+        )
+
+    held = dba([ModelTurn(calls=[("drop_table", {"name": "logs"}, "k1")]), "Gone."]).run(
+        "Drop logs.", session_id="held-session", run_id="run-held"
+    )
+    assert held.stop_reason == "approval"
+    denier = dba([ModelTurn(calls=[("drop_table", {"name": "users"}, "d1")]), "Kept."])
+    first = denier.run("Drop users.", session_id="deny-session", run_id="run-asked")
+    assert first.stop_reason == "approval"
+    decide(log, "deny-session", "d1", {"kind": "deny", "reason": "users stay"})
+    decisions = stored_decisions(log, LogSessionStore(log).load("deny-session"))
+    denied = denier.run(session_id="deny-session", approvals=decisions, run_id="run-denied")
+    assert denied.output == "Kept."
+    rejected = Agent(
+        "counter",
+        "You count.",
+        ScriptedModel(["many", "lots"]),
+        tools,
+        output_type=int,
+        log=log,
+        raise_on_error=False,
+    ).run("how many?", run_id="run-rejected")
+    assert rejected.stop_reason == "error"
+    plan = Plan.from_data(
+        {
+            "id": "plan-skip",
+            "steps": [
+                {"id": "a", "tool": "unreachable", "params": {"host": "db"}},
+                {"id": "b", "tool": "echo", "params": {"text": "${a.output}"}},
+            ],
+        }
+    )
+    PlanRunner(ToolExecutor([*tools, unreachable]), store=log).run_sync(plan)
+    log.close()
+    return {
+        "hint": hint.run_id,
+        "held": "run-held",
+        "asked": "run-asked",
+        "denied": "run-denied",
+        "rejected": "run-rejected",
+        "plan": "plan-skip",
+    }

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import HERE, HTML_OUTPUT, ROOT, console
+from console_support import HERE, HTML_OUTPUT, ROOT, console, fill_story
 from console_tools import tools
 
-from toolrig.agent import Agent
+from toolrig import ToolExecutor
+from toolrig.agent import Agent, ApprovalPolicy
 from toolrig.storage import SQLiteExecutionLog
 from toolrig.testing import ModelTurn, ScriptedModel
 
@@ -73,7 +74,8 @@ def test_a_runs_waterfall_shows_its_calls_in_order(chromium: Any, filled_log: Pa
         page.goto(f"{url}/runs/run-2")
         page.locator("#waterfall .span.failed summary").click()
         error = page.locator("#waterfall .span.failed pre.error").inner_text()
-        assert error.startswith("[invalid_arguments]")
+        assert error.startswith("Error [invalid_arguments]: ")
+        assert "\nHint: " in error  # the error exactly as the model read it
 
 
 def test_output_holding_html_is_shown_as_text(chromium: Any, filled_log: Path) -> None:
@@ -241,3 +243,118 @@ def test_the_token_is_required_on_a_non_default_bind(chromium: Any, filled_log: 
         assert page.locator("#runs-body tr").count() == 3
         page.goto(f"{url}/approvals")  # the cookie carries on
         assert page.locator("h1").inner_text() == "Approvals"
+
+
+@pytest.fixture
+def story_log(tmp_path: Path) -> Path:
+    path = tmp_path / "story.sqlite3"
+    fill_story(path)
+    return path
+
+
+def test_a_model_turn_shows_its_messages_tools_and_the_hint(chromium: Any, story_log: Path) -> None:
+    with console(story_log) as url:
+        page = new_page(chromium)
+        page.goto(f"{url}/runs/run-hint")
+        turn = page.locator("#waterfall .span.llm").first
+        turn.locator("summary").click()
+        given = turn.locator(".given")
+        assert given.locator(".message.user pre").inner_text() == "add two and three"
+        offered = given.locator(".tools-offered .chip").all_inner_texts()
+        assert [t.split()[0] for t in offered] == [
+            "add",
+            "echo",
+            "drop_table",
+            "login",
+            "attempt_completion",
+        ]
+        assert all(len(t.split()[1]) == 16 for t in offered)  # each with its schema hash
+        assert '"model": "scripted"' in given.locator("pre.settings").inner_text()
+        failed = page.locator("#waterfall .span.failed")
+        failed.locator("summary").click()
+        sent = failed.locator("pre.error").inner_text()
+        assert sent.startswith("Error [invalid_arguments]: Invalid arguments for `add`")
+        assert "Hint: Fix the arguments listed above" in sent
+        shot(page, "run-turn")
+
+
+def test_a_held_run_shows_held_and_health_keeps_denials_apart(
+    chromium: Any, story_log: Path
+) -> None:
+    with console(story_log) as url:
+        page = new_page(chromium)
+        page.goto(f"{url}/runs")
+        row = page.locator("#runs-body tr", has_text="run-held")
+        assert row.locator(".status").inner_text() == "held"
+        assert "DBA" in row.inner_text()
+        denied = page.locator("#runs-body tr", has_text="run-denied")
+        assert denied.locator(".status").inner_text() == "denied"
+        page.goto(f"{url}/runs/run-held")
+        assert page.locator("#run-status").inner_text() == "held"
+        page.goto(f"{url}/health")
+        assert page.locator("#tool-errors .v").inner_text() == "2"
+        assert page.locator("#denials .v").inner_text() == "1"
+        drop = page.locator("tbody tr", has_text="drop_table").locator("td")
+        assert drop.all_inner_texts()[1:4] == ["0", "0", "1"]  # calls, failed, denied
+        shot(page, "health")
+
+
+def test_the_inbox_shows_a_new_held_call_without_a_reload(chromium: Any, filled_log: Path) -> None:
+    with console(filled_log) as url:
+        page = new_page(chromium)
+        page.goto(f"{url}/approvals")
+        assert page.locator("article.held").count() == 0
+        page.evaluate("window.notReloaded = true")
+        page.wait_for_timeout(1200)  # the stream is open
+        log = SQLiteExecutionLog(filled_log)
+        model = ScriptedModel([ModelTurn(calls=[("drop_table", {"name": "x"}, "live1")]), "ok"])
+        agent = Agent(
+            "DBA",
+            "You maintain it.",
+            model,
+            tools,
+            approval=ApprovalPolicy(destructive=True),
+            log=log,
+        )
+        assert agent.run("Drop x.", session_id="live-held").stop_reason == "approval"
+        log.close()
+        page.wait_for_selector("#held-live1.new", timeout=10_000)
+        assert '"name": "x"' in page.locator("#held-live1 pre").inner_text()
+        assert page.evaluate("window.notReloaded") is True
+
+
+def test_an_open_run_page_follows_its_run(chromium: Any, filled_log: Path) -> None:
+    log = SQLiteExecutionLog(filled_log)
+    executor = ToolExecutor(tools)
+    with console(filled_log) as url:
+        page = new_page(chromium)
+        with log.run("run-open"):
+            executor.execute_sync("add", {"a": 1, "b": 2}, tool_call_id="first")
+            page.goto(f"{url}/runs/run-open")
+            assert page.locator("#run-status").inner_text() == "running"
+            page.evaluate("window.notReloaded = true")
+            page.wait_for_timeout(1200)  # the stream is open
+            executor.execute_sync("echo", {"text": "later"}, tool_call_id="second")
+            page.wait_for_selector("#waterfall .span.new >> text=echo", timeout=10_000)
+        page.wait_for_selector("#run-status.succeeded", timeout=10_000)  # the run ended
+        assert page.evaluate("window.notReloaded") is True
+    log.close()
+
+
+def test_deleting_the_log_file_shows_a_message(chromium: Any, filled_log: Path) -> None:
+    with console(filled_log) as url:
+        page = new_page(chromium)
+        page.goto(f"{url}/runs")
+        page.wait_for_selector("#live:not([hidden])")
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{filled_log}{suffix}").unlink(missing_ok=True)
+        line = page.locator("#logline")
+        line.wait_for(state="visible", timeout=10_000)
+        assert (
+            line.inner_text() == f"The log file {filled_log} was deleted or moved; waiting for it."
+        )
+        assert page.locator("#live").is_hidden()
+        page.goto(f"{url}/runs/run-1")  # every page says it, none serves the old runs
+        assert "was deleted or moved" in page.locator("#unavailable").inner_text()
+        assert page.locator("#waterfall").count() == 0
+        shot(page, "log-deleted")

@@ -265,7 +265,9 @@ async def test_a_try_it_call_is_recorded_as_a_run_of_its_own(log: SQLiteExecutio
         runs = (await http.get("/runs")).text
     [record] = log.query(tool="add")
     assert record.run_id.startswith("console-") and record.output == 42
-    assert f">{record.run_id}</a>" in runs and '<span class="kind calls">calls</span>' in runs
+    assert f">{record.run_id}</a>" in runs and '<span class="kind console">console</span>' in runs
+    info = log.run_info(record.run_id)
+    assert info is not None and (info.kind, info.status) == ("console", "succeeded")
 
 
 def test_waiting_on_a_session_that_holds_nothing_fails_at_once(log: SQLiteExecutionLog) -> None:

@@ -7,6 +7,7 @@ request must carry it (the address printed at start sets it once as a cookie).
 from __future__ import annotations
 
 import argparse
+import sqlite3
 
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_OK, CliError
@@ -51,13 +52,20 @@ def run_console(args: argparse.Namespace) -> int:
     from toolrig.runtime._sockets import listening_socket
     from toolrig.storage._open import open_log
 
+    try:  # first: a log that cannot be read is said in one line, before anything loads
+        log = open_log(args.log)
+    except sqlite3.DatabaseError as exc:
+        raise CliError(f"the log {args.log or 'file'} cannot be read: {exc}") from None
     # YAML folders are watched: edits show on the catalogue page as they are reloaded
-    registry = load_registry(
-        args.catalog, args.import_path, modules=args.module, command="console", watch=True
-    )
+    try:
+        registry = load_registry(
+            args.catalog, args.import_path, modules=args.module, command="console", watch=True
+        )
+    except BaseException:
+        log.close()
+        raise
     if args.demo or not (args.catalog or args.module):
         add_demo_tools(registry)
-    log = open_log(args.log)
     try:
         try:
             asgi = app(

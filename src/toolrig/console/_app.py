@@ -11,8 +11,10 @@ from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from toolrig.console._follow import FollowLog
 from toolrig.console._guard import ConsoleGuard, check_console_bind, new_token
 from toolrig.console._state import HERE, Console, templates
+from toolrig.console._watch import LogWatch
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.storage._log import ExecutionLog
@@ -33,7 +35,10 @@ def app(
 
     ``host`` is where it will be served: any bind but ``127.0.0.1``/``localhost``/``::1``
     needs a ``token``, and with a token every request must carry it. ``read_only`` hides and
-    refuses decisions and try-it calls."""
+    refuses decisions and try-it calls.
+
+    The console follows a SQLite log's file: a deleted, replaced or unreadable file is
+    noticed on the next page or tick (see ``console._watch``)."""
     from toolrig.console import _pages
 
     if isinstance(catalog, ToolExecutor):
@@ -45,7 +50,7 @@ def app(
     routes = [
         Route("/", _pages.home),
         Route("/runs", _pages.runs),
-        Route("/runs/events", _pages.run_events),
+        Route("/events", _pages.events),
         Route("/runs/{run_id:path}", _pages.run),
         Route("/sessions/{session_id:path}", _pages.session),
         Route("/approvals", _pages.approvals),
@@ -56,9 +61,10 @@ def app(
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     guard = Middleware(ConsoleGuard, host=host, token=token, csrf=csrf)
-    console = Starlette(routes=routes, middleware=[guard])
+    console = Starlette(routes=routes, middleware=[guard, Middleware(FollowLog)])
     console.state.console = state = Console(
         log=log,
+        watch=LogWatch(log),
         catalog=executor.catalog,
         executor=executor,
         csrf=csrf,

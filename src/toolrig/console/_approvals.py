@@ -128,6 +128,7 @@ def decide(
         reason=decision.get("reason"),
         output=decision.get("output"),
         decided_by=by,
+        decided_at=time.time(),  # with the rest, tells this decision from a same one
     )
     if wanted.kind not in ("allow", "deny", "answer"):
         raise ValueError(f"a decision is allow, deny or answer, not {wanted.kind!r}")

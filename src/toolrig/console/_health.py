@@ -2,7 +2,11 @@
 p50/p95 durations per tool.
 
 Figures are taken over the newest `WINDOW` records (an id range on the primary key), so
-the page costs the same on a log of a thousand records or of a million.
+the page costs the same on a log of a thousand records or of a million. A tool error is a
+call that ran and failed: a call a person denied is counted apart (``denied``), and an
+answered call or a plan step never run is not a call of the tool at all. The runs of the
+newest `RUN_WINDOW` records are counted by status from their run rows (read by key), so a
+held run or one whose typed output was rejected shows as such.
 """
 
 from __future__ import annotations
@@ -14,11 +18,15 @@ from typing import Any, Final
 
 from toolrig.console._runs import newest_id
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._record import RecordStatus
 
-__all__ = ["WINDOW", "Health", "ToolHealth", "health"]
+__all__ = ["RUN_WINDOW", "WINDOW", "Health", "ToolHealth", "health"]
 
 WINDOW: Final = 10_000
 """Newest records the figures are computed over."""
+RUN_WINDOW: Final = 1_000
+"""Newest records whose runs are counted by status (each run's row is read by key: about a
+hundred look-ups, where the whole window's thousand would double the page's cost)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -27,9 +35,13 @@ class ToolHealth:
 
     tool: str
     calls: int
+    """Calls that ran (a denied or answered call did not)."""
     failed: int
+    """Calls that ran and failed: tool errors."""
     p50_ms: float
     p95_ms: float
+    denied: int = 0
+    """Calls a person denied."""
 
     @property
     def error_rate(self) -> float:
@@ -47,6 +59,19 @@ class Health:
     per_minute: list[tuple[float, int]] = field(default_factory=list)
     """(minute start, calls) for the last hour of the window, oldest first."""
     tools: list[ToolHealth] = field(default_factory=list)
+    denied: int = 0
+    """Calls a person denied in the window (not tool errors)."""
+    answered: int = 0
+    """Calls a person answered instead of running them."""
+    skipped: int = 0
+    """Plan steps never run."""
+    runs: dict[str, int] = field(default_factory=dict)
+    """The runs of the newest `RUN_WINDOW` records by status (those with a run row)."""
+
+    @property
+    def failed(self) -> int:
+        """Tool errors in the window."""
+        return sum(t.failed for t in self.tools)
 
 
 def _size(log: ExecutionLog) -> int | None:
@@ -72,11 +97,21 @@ def health(log: ExecutionLog) -> Health:
     rows: list[Any] = log._conn().execute(sql, [newest - WINDOW]).fetchall()
     by_tool: dict[str, list[float]] = {}
     failed: dict[str, int] = {}
+    denied: dict[str, int] = {}
+    apart = {RecordStatus.ANSWERED.value: 0, RecordStatus.SKIPPED.value: 0}
+    denied_word, failed_word = RecordStatus.DENIED.value, RecordStatus.FAILED.value
     minutes: dict[int, int] = {}
     last = max((float(r[2]) for r in rows), default=0.0)
     for tool, status, started, duration in rows:
+        if status in apart:  # never ran: not a call of the tool
+            apart[status] += 1
+            continue
+        if status == denied_word:
+            denied[tool] = denied.get(tool, 0) + 1
+            by_tool.setdefault(tool, [])
+            continue
         by_tool.setdefault(tool, []).append(float(duration))
-        if status == "failed":
+        if status == failed_word:
             failed[tool] = failed.get(tool, 0) + 1
         if last - float(started) < 3600:
             minute = int(float(started) // 60)
@@ -86,12 +121,14 @@ def health(log: ExecutionLog) -> Health:
             tool=tool,
             calls=len(durations),
             failed=failed.get(tool, 0),
-            p50_ms=_pct(durations, 50),
-            p95_ms=_pct(durations, 95),
+            denied=denied.get(tool, 0),
+            p50_ms=_pct(durations, 50) if durations else 0.0,
+            p95_ms=_pct(durations, 95) if durations else 0.0,
         )
         for tool, durations in by_tool.items()
     ]
-    tools.sort(key=lambda t: -t.calls)
+    tools.sort(key=lambda t: -(t.calls + t.denied))
+    by_status = _run_statuses(log, newest - RUN_WINDOW)
     per_minute: list[tuple[float, int]] = []
     if minutes:
         end = max(minutes)
@@ -103,7 +140,24 @@ def health(log: ExecutionLog) -> Health:
         window=len(rows),
         per_minute=per_minute,
         tools=tools,
+        denied=sum(denied.values()),
+        answered=apart[RecordStatus.ANSWERED.value],
+        skipped=apart[RecordStatus.SKIPPED.value],
+        runs=dict(sorted(by_status.items())),
     )
+
+
+def _run_statuses(log: ExecutionLog, after: int) -> dict[str, int]:
+    """The runs of the records after id ``after`` (model turns' included), by status: one
+    query, the window's run ids read along the primary key, their run rows by key."""
+    runs = log.table[: -len("executions")] + "runs"
+    sql = (
+        f"SELECT status, COUNT(*) FROM {runs} WHERE run_id IN "
+        f"(SELECT run_id FROM {log.table} WHERE id > ?) GROUP BY status"
+    )
+    if log.placeholder != "?":
+        sql = sql.replace("?", log.placeholder)
+    return {str(status): int(n) for status, n in log._conn().execute(sql, [after]).fetchall()}
 
 
 def _pct(values: list[float], pct: int) -> float:

@@ -21,29 +21,31 @@ from toolrig.console._catalog_view import action_views, redact, search_catalog, 
 from toolrig.console._charts import bars, meter
 from toolrig.console._guard import same_token
 from toolrig.console._health import health
+from toolrig.console._live import signature
 from toolrig.console._run_view import run_view
-from toolrig.console._runs import RunFilters, newest_id, runs_page
+from toolrig.console._runs import STATUSES, RunFilters, runs_page
 from toolrig.console._session_view import message_view
 from toolrig.console._state import Console
 from toolrig.console._tryit import arguments_from_form, fields_of
 from toolrig.core.context._recording import recording
-from toolrig.storage._runs import RunStatus
+from toolrig.storage._runs import RunStatus, session_runs
 from toolrig.storage._sessions import LogSessionStore
 
 __all__ = [
     "approvals",
     "catalog",
     "decide_call",
+    "events",
     "health_page",
     "home",
     "run",
-    "run_events",
     "runs",
     "session",
     "tool",
 ]
 
-_STATUSES = ("succeeded", "failed", "skipped")
+_TICK = 0.5
+"""Seconds between two looks at the log in an event stream."""
 
 
 def _console(request: Request) -> Console:
@@ -85,7 +87,7 @@ def _filters(request: Request) -> RunFilters:
     status = q.get("status") or None
     return RunFilters(
         tool=q.get("tool") or None,
-        status=status if status in _STATUSES else None,
+        status=status if status in STATUSES else None,
         since=_epoch(q.get("since")),
         until=_epoch(q.get("until")),
     )
@@ -95,8 +97,8 @@ async def runs(request: Request) -> Response:
     console = _console(request)
     filters = _filters(request)
     before = _number(request.query_params.get("before"))
+    newest = await run_in_threadpool(signature, console.log, "runs")  # before the rows:
     rows, cursor = await run_in_threadpool(runs_page, console.log, filters, before=before)
-    newest = await run_in_threadpool(newest_id, console.log)
     args = {k: v for k, v in request.query_params.items() if k not in ("before", "partial")}
     template = "runs_rows.html" if request.query_params.get("partial") else "runs.html"
     return console.page(
@@ -109,27 +111,47 @@ async def runs(request: Request) -> Response:
         newest=newest,
         first_page=before is None,
         tools=sorted(console.catalog.names()),
-        statuses=_STATUSES,
+        statuses=STATUSES,
     )
 
 
-async def run_events(request: Request) -> Response:
-    """Server-sent events: ``records`` with the newest id whenever new records land."""
+async def events(request: Request) -> Response:
+    """Server-sent events for an open page (``topic``: ``runs``, ``run`` with ``run``, or
+    ``approvals``): ``changed`` when what the page shows may have changed, ``log`` with a
+    one-line message when the log cannot be read (empty when it can again). Each tick asks
+    the log once whether anything was written (see ``console._watch``) and only then reads the
+    page's signature (``console._live``)."""
     console = _console(request)
-    since_text = request.query_params.get("after", "")
+    q = request.query_params
+    topic = q.get("topic", "runs")
+    run_id = q.get("run")
+    since = q.get("after")
 
     async def stream() -> AsyncIterator[str]:
-        last = int(since_text) if since_text.isdigit() else -1
-        yield "retry: 2000\n\n"
+        last: str | None = since  # the page's own signature: nothing to say until it moves
+        version: str | None = None
+        problem: str | None = "?"  # the first tick always says how the log stands
+        yield f"retry: 2000\nevent: hello\ndata: {topic}\n\n"
         while not await request.is_disconnected():
-            newest = await run_in_threadpool(newest_id, console.log)
-            if newest != last:
-                if last >= 0:
-                    yield f"event: records\ndata: {newest}\n\n"
-                last = newest
-            else:
+            pulse = await run_in_threadpool(console.watch.check)
+            if pulse.problem != problem:
+                problem = pulse.problem
+                yield f"event: log\ndata: {problem or ''}\n\n"
+            said = False
+            if problem is None and (pulse.version != version or console.watch.path is None):
+                version = pulse.version
+                try:
+                    now: str | None = await run_in_threadpool(signature, console.log, topic, run_id)
+                except Exception:  # the log broke between the look and the read
+                    now = last
+                if now != last:
+                    if last is not None:
+                        yield f"event: changed\ndata: {now}\n\n"
+                        said = True
+                    last = now
+            if not said:
                 yield ": idle\n\n"
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(_TICK)
 
     return StreamingResponse(
         stream(),
@@ -141,10 +163,17 @@ async def run_events(request: Request) -> Response:
 async def run(request: Request) -> Response:
     console = _console(request)
     secrets = secret_names(console.catalog)
-    view = await run_in_threadpool(run_view, console.log, request.path_params["run_id"], secrets)
-    if not view.spans:
+    run_id = request.path_params["run_id"]
+    live = await run_in_threadpool(signature, console.log, "run", run_id)  # a write after
+    view = await run_in_threadpool(run_view, console.log, run_id, secrets)  # it is told
+    if not view.spans and view.info is None:
         return _refused(console, request, "No records for this run.", 404)
-    return console.page(request, "run.html", view=view)
+    session_id = view.info.session_id if view.info is not None else None
+    siblings = (
+        [] if session_id is None else await run_in_threadpool(session_runs, console.log, session_id)
+    )
+    template = "run_body.html" if request.query_params.get("partial") else "run.html"
+    return console.page(request, template, view=view, live=live, siblings=siblings)
 
 
 async def session(request: Request) -> Response:
@@ -160,11 +189,15 @@ async def session(request: Request) -> Response:
     ]
     held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
     messages = [message_view(m, secrets) for m in state.messages]
-    return console.page(request, "session.html", state=state, messages=messages, held=held)
+    runs = await run_in_threadpool(session_runs, console.log, session_id)
+    return console.page(
+        request, "session.html", state=state, messages=messages, held=held, runs=runs
+    )
 
 
 async def approvals(request: Request) -> Response:
     console = _console(request)
+    live = await run_in_threadpool(signature, console.log, "approvals")  # before the calls
     held = await run_in_threadpool(held_calls, console.log)
     secrets = secret_names(console.catalog)
     held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
@@ -176,7 +209,7 @@ async def approvals(request: Request) -> Response:
         )
     notice = request.query_params.get("notice", "")
     return console.page(
-        request, "approvals.html", held=held, destructive=destructive, notice=notice
+        request, "approvals.html", held=held, destructive=destructive, notice=notice, live=live
     )
 
 

@@ -19,6 +19,7 @@ from markupsafe import Markup
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
+from toolrig.console._watch import LogWatch
 from toolrig.registry._catalog import Catalog
 from toolrig.registry._events import ChangeEvent
 from toolrig.runtime._executor import ToolExecutor
@@ -31,10 +32,11 @@ HERE = Path(__file__).parent
 
 @dataclass(slots=True, kw_only=True)
 class Console:
-    """What every page handler reads: the log, the catalogue, the executor and the token
-    forms carry."""
+    """What every page handler reads: the log (and its watch), the catalogue, the executor
+    and the token forms carry."""
 
     log: ExecutionLog
+    watch: LogWatch
     catalog: Catalog
     executor: ToolExecutor
     csrf: str
