@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -299,3 +300,52 @@ async def test_a_turn_a_run_has_claimed_cannot_be_decided_again(log: SQLiteExecu
         assert refused.status_code == 409 and "by run &#39;run-elsewhere&#39;" in refused.text
     with pytest.raises(AlreadyDecided):
         decide(log, "s8", "c1", {"kind": "allow"})
+
+
+async def test_every_response_forbids_framing(log: SQLiteExecutionLog) -> None:
+    async with client(log) as http:
+        for path in ("/runs", "/runs/none", "/catalog", "/health", "/approvals"):
+            response = await http.get(path)
+            assert response.headers["x-frame-options"] == "DENY", path
+            assert response.headers["content-security-policy"] == "frame-ancestors 'none'"
+        refused = await http.get("/runs", headers={"host": "evil.example"})
+        assert refused.status_code == 421 and refused.headers["x-frame-options"] == "DENY"
+
+
+async def test_a_host_header_is_a_name_and_a_port_and_nothing_else(
+    log: SQLiteExecutionLog,
+) -> None:
+    async with client(log) as http:
+        assert (await http.get("/runs", headers={"host": "127.0.0.1:8765"})).status_code == 200
+        assert (await http.get("/runs", headers={"host": "[::1]:8765"})).status_code == 200
+        for bad in ("user@127.0.0.1", "127.0.0.1/x", "127.0.0.1 :80", "127.0.0.1:80:80", ""):
+            response = await http.get("/runs", headers={"host": bad})
+            assert response.status_code == 400, bad
+
+
+async def test_a_body_over_the_limit_is_refused_before_it_is_read(
+    log: SQLiteExecutionLog,
+) -> None:
+    from toolrig.console._guard import MAX_BODY_BYTES
+
+    async with client(log) as http:
+        page = (await http.get("/catalog/echo")).text
+        big = {"csrf": csrf_of(page), "text": "x" * (MAX_BODY_BYTES + 1)}
+        response = await http.post("/catalog/echo", data=big)
+        assert response.status_code == 413
+        # a body that does not say its length is refused too (the limit could not hold)
+
+        async def chunks() -> AsyncIterator[bytes]:
+            yield b"csrf=x"
+
+        streamed = await http.post("/catalog/echo", content=chunks())
+        assert streamed.status_code == 411
+    assert log.query() == []  # nothing ran
+
+
+async def test_the_token_is_taken_only_as_documented(log: SQLiteExecutionLog) -> None:
+    async with client(log, host="0.0.0.0", token="s3cret-token") as http:
+        assert (await http.get("/runs", headers={"authorization": "Bearer s3cret-token"})).is_success
+        for header in ("s3cret-token", "Basic s3cret-token", "bearer s3cret-token"):
+            response = await http.get("/runs", headers={"authorization": header})
+            assert response.status_code == 401, header

@@ -8,18 +8,23 @@
 - Every state-changing request (POST) must carry the token in its form's ``csrf`` field. On a
   default bind without a token, one is made at start and embedded in the pages, which another
   site cannot read.
+- ``Host`` must be exactly ``name[:port]`` (no user info, path or spaces); a request body over
+  `MAX_BODY_BYTES` is refused with 413 before it is read (one must say its length: the server
+  then reads no more than that); every response forbids framing
+  (``Content-Security-Policy: frame-ancestors 'none'``, ``X-Frame-Options: DENY``).
 """
 
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 from http.cookies import SimpleCookie
 from typing import Final
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
     "COOKIE",
@@ -34,6 +39,16 @@ __all__ = [
 DEFAULT_BINDS: Final = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 """Binds that need no token: this machine's usual loopback names."""
 COOKIE: Final = "toolrig_console"
+MAX_BODY_BYTES: Final = 1_048_576
+"""The largest request body the console reads (a decision or a try-it form is far smaller)."""
+_HOST: Final = re.compile(
+    r"^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$"
+)
+"""``name[:port]`` or ``[v6][:port]``, nothing else."""
+_NO_FRAMING: Final = (
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),
+)
 
 
 def new_token() -> str:
@@ -81,14 +96,35 @@ class ConsoleGuard:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+
+        async def framed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                kept = [h for h in message.get("headers", []) if h[0].lower() not in _FRAMING]
+                message = {**message, "headers": [*kept, *_NO_FRAMING]}
+            await send(message)
+
         refusal = self._refusal(scope, headers)
         if refusal is not None:
-            await refusal(scope, receive, send)
+            await refusal(scope, receive, framed)
             return
-        await self.app(scope, receive, send)
+        await self.app(scope, receive, framed)
 
     def _refusal(self, scope: Scope, headers: dict[str, str]) -> Response | None:
         host = headers.get("host", "")
+        if not _HOST.match(host):
+            return PlainTextResponse(
+                f"Host {host[:100]!r} is not a host name with an optional port.", status_code=400
+            )
+        length = headers.get("content-length")
+        if length is None and scope["method"] in ("POST", "PUT", "PATCH"):
+            return PlainTextResponse(
+                "A request with a body must say its length (Content-Length).", status_code=411
+            )
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return PlainTextResponse(
+                f"The request body is over {MAX_BODY_BYTES} bytes, or its length is unreadable.",
+                status_code=413,
+            )
         name = urlsplit(f"//{host}").hostname or ""
         if self.check_host and name not in self.hosts:
             return PlainTextResponse(
@@ -114,7 +150,8 @@ class ConsoleGuard:
             return response
         bearer = headers.get("authorization", "")
         cookie = SimpleCookie(headers.get("cookie", "")).get(COOKIE)
-        for candidate in (bearer.removeprefix("Bearer "), None if cookie is None else cookie.value):
+        given_bearer = bearer[len("Bearer ") :] if bearer.startswith("Bearer ") else None
+        for candidate in (given_bearer, None if cookie is None else cookie.value):
             if candidate and self.valid_csrf(candidate):
                 return None
         return PlainTextResponse(
@@ -123,3 +160,6 @@ class ConsoleGuard:
             status_code=401,
             headers={"www-authenticate": 'Bearer realm="toolrig console"'},
         )
+
+
+_FRAMING: Final = frozenset(name for name, _ in _NO_FRAMING)
