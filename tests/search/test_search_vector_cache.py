@@ -101,3 +101,40 @@ def test_matrices_of_any_height_come_back_as_stored(tmp_path: Path) -> None:
         assert matrix.dtype == np.float16 and matrix.shape == made[text].shape
         assert np.array_equal(matrix, made[text])
     cache.close()
+
+
+def test_the_cache_is_private_to_its_user_whatever_the_umask(cache_dir: Path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0)  # the loosest umask: everything would be world-writable
+    try:
+        cached_embed(KeyedEmbedder(), ["alpha"])
+    finally:
+        os.umask(old)
+    folder = cache_dir / "vectors"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    for file in folder.iterdir():  # the database and its WAL files
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
+
+
+def test_a_damaged_row_is_recomputed_never_served(cache_dir: Path) -> None:
+    texts = ["alpha beta", "gamma", "delta"]
+    good = cached_embed(KeyedEmbedder(), texts)
+    vector_cache._caches.clear()
+    db = sqlite3.connect(cache_dir / "vectors" / "hashing-v1.sqlite")
+    rows = db.execute("SELECT key, vector FROM vectors ORDER BY rowid").fetchall()
+    nan = np.full(len(rows[1][1]) // 4, np.nan, dtype=np.float32).tobytes()
+    with db:
+        db.execute("UPDATE vectors SET vector = ? WHERE key = ?", (rows[0][1][:-4], rows[0][0]))
+        db.execute("UPDATE vectors SET vector = ? WHERE key = ?", (nan, rows[1][0]))
+        db.execute("UPDATE vectors SET dim = 3 WHERE key = ?", (rows[2][0],))
+    db.close()
+    embedder = KeyedEmbedder()
+    again = cached_embed(embedder, texts)
+    assert sorted(embedder.embedded) == sorted(texts)  # every damaged row was run again
+    assert np.array_equal(again, good)
+    vector_cache._caches.clear()
+    fixed = KeyedEmbedder()
+    cached_embed(fixed, texts)
+    assert fixed.embedded == []  # and replaced

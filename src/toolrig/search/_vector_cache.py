@@ -5,6 +5,9 @@ vectors back takes a fraction of a second. Vectors are stored per model in a SQL
 the cache folder (see `.quantize.cache_dir`), keyed by a hash of the text. The file keeps
 the newest `MAX_VECTORS` vectors. Any failure to read or write (a read-only folder, a
 damaged file) logs one warning and the model is simply run; search never depends on the cache.
+The folder is private to the user (0700) and the file too (0600, whatever the umask; SQLite
+gives its WAL files the same mode), and a row whose stored size does not match its shape, or
+whose values are not finite, is recomputed and replaced, never served.
 The same store keeps a late-interaction model's token vectors (one float16 matrix per text,
 `shared_cache` with ``width``), so the accurate mode's tools are read back instead of run again.
 """
@@ -68,11 +71,16 @@ class VectorCache:
         keys = {_key(t): t for t in texts}
         found: dict[str, Matrix] = {}
         rows = self._run(lambda db: _select(db, list(keys)), [])
+        dtype = np.dtype(np.float32 if self.width is None else self.dtype)
         for key, dim, blob in rows:
-            if self.width is None:
-                found[keys[key]] = np.frombuffer(blob, dtype=np.float32, count=dim)
-            else:
-                found[keys[key]] = np.frombuffer(blob, dtype=self.dtype).reshape(dim, self.width)
+            text = keys.get(key)
+            cells = dim * (1 if self.width is None else self.width)
+            if text is None or dim <= 0 or len(blob) != cells * dtype.itemsize:
+                continue  # damaged: recomputed (and replaced) by the caller
+            vector = np.frombuffer(blob, dtype=dtype, count=cells)
+            if not np.isfinite(vector).all():
+                continue
+            found[text] = vector if self.width is None else vector.reshape(dim, self.width)
         return found
 
     def put_many(self, texts: Sequence[str], vectors: Sequence[Matrix] | Matrix) -> None:
@@ -128,7 +136,13 @@ class VectorCache:
 
 
 def _open(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = path.parent
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if _mine(folder):
+        folder.chmod(0o700)  # made before by an older version, or under a loose umask
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))  # created private, never wider
+    if _mine(path):
+        path.chmod(0o600)
     db = sqlite3.connect(path, timeout=1, check_same_thread=False, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
@@ -138,6 +152,12 @@ def _open(path: Path) -> sqlite3.Connection:
         "vector BLOB NOT NULL)"
     )
     return db
+
+
+def _mine(path: Path) -> bool:
+    """Whether this user owns ``path`` (always, where there are no user ids)."""
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or path.stat().st_uid == getuid()
 
 
 def _select(db: sqlite3.Connection, keys: list[bytes]) -> list[tuple[bytes, int, bytes]]:
