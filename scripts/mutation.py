@@ -79,6 +79,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/agent/test_agent_approval_claims.py::test_a_claimed_turn_whose_run_stopped_is_not_decided_again",
         "tests/agent/test_agent_approval_claims.py::test_threads_claim_once_in_a_memory_session_store",
         "tests/agent/test_agent_claim_boundaries.py",
+        "tests/agent/test_decision_records.py",
     ),
     "src/toolrig/agent/_session_policy.py": (
         "tests/agent/test_agent_approval_policy.py",
@@ -150,6 +151,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/agent/test_agent_conversation.py::test_an_older_log_gets_the_sessions_table_by_its_migration",
         "tests/agent/test_agent_approval_policy.py",
         "tests/storage/test_sessions_boundaries.py",
+        "tests/agent/test_decision_records.py",
     ),
     # -- the execution log ------------------------------------------------------------------------
     # Not the two tests that write from separate processes: they import the unmutated package.
