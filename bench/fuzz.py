@@ -183,7 +183,6 @@ class Fuzz:
                 assert action is not None
                 self.validators[(tool.spec.name, action_name)] = closed(action.spec.parameters)
         for executor in (self.executor, default_executor(), self.registry_executor):
-            executor.add_listener(self.log.recorder(RUN_ID))
             executor.add_listener(self.on_event)
 
     # -- what every call is checked against ------------------------------------------------
@@ -412,7 +411,8 @@ def main() -> None:
         warnings.simplefilter("ignore")
         fuzz = Fuzz(ns.seed, Path(folder))
         t0 = time.perf_counter()
-        asyncio.run(fuzz.run(ns.calls, not ns.quiet))
+        with fuzz.log.run(RUN_ID):  # every call of every entry is recorded in this run
+            asyncio.run(fuzz.run(ns.calls, not ns.quiet))
         bad = fuzz.report(time.perf_counter() - t0)
         fuzz.log.close()
     raise SystemExit(1 if bad else 0)

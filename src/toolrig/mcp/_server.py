@@ -34,7 +34,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core.context._interaction import tool_interaction
-from toolrig.core.context._recording import CallSink, Recording, recording
+from toolrig.core.context._recording import CallSink, Recording, current_recording, recording
 from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
@@ -163,7 +163,7 @@ class ToolServer:
         self.server.middleware.append(self.input_rounds.boundary(name))
         self.recording: Recording | None = None
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
-        ``None``: not recorded."""
+        ``None``: in the run open where the server runs, if any."""
         self._listener = self._on_change  # one bound method, to remove the same object later
         self.catalog.add_change_listener(self._listener)
         self._closed = False
@@ -210,7 +210,7 @@ class ToolServer:
             answers = self.input_rounds.resume(params)
             rounds = RoundHooks(answers, ctx.session.client_capabilities, hooks.interaction())
             keywords.update(elicitor=rounds.elicit, sampler=rounds.sample, roots=rounds.roots)
-        scope, kept = self.recording, None
+        scope, kept = self.recording or current_recording(), None
         if rounds is not None and scope is not None:
             kept = _UntilAnswered(scope.sink)
             scope = scope.narrowed(sink=kept)
@@ -240,7 +240,7 @@ class ToolServer:
         `MCPError` (-32602) for an unknown tool, like ``tools/call``."""
         listing = self._current()
         entry = _listed(name, listing)
-        with recording(self.recording):
+        with recording(self.recording or current_recording()):
             result = await self.executor.execute(entry.call_name, arguments or {})
         return call_result(result, listing.names)
 
