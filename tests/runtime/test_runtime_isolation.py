@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from runtime_timing import SLACK, Beside, idle_gap
 
+from runtime_timing import SLACK, Beside, idle_gap
 from toolrig import ToolContext, ToolDefinitionError, ToolError, ToolExecutor, tool
 from toolrig.runtime._threads import ABANDONED_PER_WORKER
 

@@ -9,8 +9,8 @@ import time
 from typing import Any
 
 import pytest
-from runtime_timing import Beside
 
+from runtime_timing import Beside
 from toolrig import (
     BaseTool,
     RetryPolicy,
