@@ -169,6 +169,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/storage/test_storage_durability.py",
         "tests/storage/test_storage_requests.py",
         "tests/storage/test_log_boundaries.py",
+        "tests/storage/test_log_runs.py",
     ),
     # -- plan resume ------------------------------------------------------------------------------
     "src/toolrig/runtime/_plan_run.py": (
