@@ -47,6 +47,7 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:ApprovalPolicy
           'toolrig.core.context._recording:CallSink',
           'toolrig.core.context._recording:RECORDING',
           'toolrig.core.context._recording:Recording',
+          'toolrig.core.context._recording:current_recording',
           'toolrig.core.context._recording:recording',
           'toolrig.core.context._runner:ToolRunner',
           'toolrig.core.context._runner:install_runner',
