@@ -35,7 +35,7 @@ from toolrig.core.context._interaction import (
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._relay import Relay
 
-__all__ = ["ClientHooks", "nested_fields"]
+__all__ = ["ClientHooks", "check_form", "nested_fields"]
 
 T = TypeVar("T")
 
@@ -108,20 +108,7 @@ class ClientHooks:
 
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
         """Ask the client's user (``elicitation/create``, form mode)."""
-        caps = self._capabilities()
-        if caps is None or caps.elicitation is None:
-            raise ToolError(
-                f"the MCP client cannot ask its user for input ({message})",
-                code=ErrorCode.PERMISSION_DENIED,
-                hint="use a client that supports elicitation",
-            )
-        nested = nested_fields(schema)
-        if nested:
-            raise ToolError(
-                f"the elicitation schema is not flat: {', '.join(nested)} "
-                "(MCP forms hold strings, numbers, booleans and enums only)",
-                hint="a fault of the tool: ask for nested data in several questions",
-            )
+        check_form(self._capabilities(), message, schema)
         try:
             answer = await self._on_loop(self._elicit(message, dict(schema)))
         except MCPError as exc:
@@ -172,6 +159,24 @@ class ClientHooks:
         except MCPError as exc:
             raise ToolError(f"the MCP client did not list its roots: {exc}") from exc
         return [root.model_dump(mode="json", exclude_none=True) for root in answer.roots]
+
+
+def check_form(caps: Any, message: str, schema: Mapping[str, Any]) -> None:
+    """Raise the `ToolError` a tool gets when its question cannot be asked as an MCP form:
+    the client (``caps``, its capabilities) cannot elicit, or the schema is not flat."""
+    if caps is None or caps.elicitation is None:
+        raise ToolError(
+            f"the MCP client cannot ask its user for input ({message})",
+            code=ErrorCode.PERMISSION_DENIED,
+            hint="use a client that supports elicitation",
+        )
+    nested = nested_fields(schema)
+    if nested:
+        raise ToolError(
+            f"the elicitation schema is not flat: {', '.join(nested)} "
+            "(MCP forms hold strings, numbers, booleans and enums only)",
+            hint="a fault of the tool: ask for nested data in several questions",
+        )
 
 
 def nested_fields(schema: Mapping[str, Any]) -> list[str]:

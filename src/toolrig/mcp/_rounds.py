@@ -43,7 +43,7 @@ from toolrig.core.context._interaction import (
     SampleMessage,
 )
 from toolrig.core.model._errors import ErrorCode, ToolError
-from toolrig.mcp._client_hooks import nested_fields
+from toolrig.mcp._client_hooks import check_form
 
 __all__ = ["KEY_ENV", "InputRounds", "RoundHooks"]
 
@@ -235,18 +235,7 @@ class RoundHooks:
         """Ask the client's user: the recorded answer, or a question for the next round."""
         if self._caps is None or self._caps.elicitation is None:
             self.missing.add("elicitation")
-            raise ToolError(
-                f"the MCP client cannot ask its user for input ({message})",
-                code=ErrorCode.PERMISSION_DENIED,
-                hint="use a client that supports elicitation",
-            )
-        nested = nested_fields(schema)
-        if nested:
-            raise ToolError(
-                f"the elicitation schema is not flat: {', '.join(nested)} "
-                "(MCP forms hold strings, numbers, booleans and enums only)",
-                hint="a fault of the tool: ask for nested data in several questions",
-            )
+        check_form(self._caps, message, schema)
         params = {"mode": "form", "message": message, "requestedSchema": dict(schema)}
         answer = await self._answer("elicit", {"method": "elicitation/create", "params": params})
         return Elicitation(action=answer["action"], content=answer.get("content"))
