@@ -16,6 +16,7 @@ from toolrig.agent._events import (
 )
 from toolrig.agent._factory import make_client
 from toolrig.agent._fallback import FallbackModel, ModelsFailed
+from toolrig.agent._guards import GuardrailTripped
 from toolrig.agent._limits import ModelPrice, RunLimits
 from toolrig.agent._loop import Agent
 from toolrig.agent._result import AgentResult, AgentRunError, AgentStep, RunContext
@@ -37,6 +38,7 @@ __all__ = [
     "Deny",
     "FallbackModel",
     "FinalOutput",
+    "GuardrailTripped",
     "LLMClient",
     "LLMConfig",
     "LLMConfigError",

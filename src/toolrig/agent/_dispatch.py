@@ -1,6 +1,8 @@
 """The calls of one model turn: each named call resolved in the run's toolset and run through
 the agent's executor (the one pipeline), concurrently, in the run's context (its ``deps`` and
-approval scope); events as each starts and finishes; the calls the approval gate held."""
+approval scope); events as each starts and finishes; the calls the approval gate held.
+When a guardrail trips, the calls of the turn still running are cancelled (those not started
+yet are refused by the pipeline's guardrail step)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from toolrig.core.model._suggest import not_found_among
 from toolrig.core.result._result import ToolResult, error_result
 from toolrig.providers._calls import ParsedCall
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._guardrails import GUARDING
 from toolrig.runtime._request import ToolCall
 
 __all__ = ["TurnCalls"]
@@ -71,11 +74,17 @@ class TurnCalls:
                 task = asyncio.create_task(self._one(call, call_id), context=self.context.copy())
                 running[task] = index
             waiting = set(running)
+            guards = self.context.run(GUARDING.get)
             while waiting:
                 done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if guards is not None and guards.tripped is not None and waiting:
+                    for task in waiting:
+                        task.cancel()
+                    await asyncio.wait(waiting)
+                    done, waiting = done | waiting, set()
                 for task in sorted(done, key=running.__getitem__):
                     index = running[task]
-                    result = task.result()
+                    result = self._stopped(calls[index]) if task.cancelled() else task.result()
                     slots[index] = result
                     call = calls[index]
                     assert isinstance(call, ToolCall)
@@ -107,6 +116,20 @@ class TurnCalls:
             )
         return await self.executor.run_tool(
             entry.tool, entry.action, call.arguments, tool_call_id=call_id
+        )
+
+    def _stopped(self, call: ParsedCall) -> ToolResult:
+        """The answer to a call cancelled because a guardrail tripped while it ran."""
+        assert isinstance(call, ToolCall)
+        entry = self.entries.get(call.name)
+        return self.executor.pipeline.refuse(
+            error_result(
+                ErrorCode.GUARDRAIL,
+                "Cancelled: a guardrail stopped the run while this call ran.",
+                tool=entry.spec.name if entry is not None else call.name,
+                action=entry.action if entry is not None else None,
+                tool_call_id=call.tool_call_id or "",
+            )
         )
 
     def _offered(self) -> list[str]:

@@ -21,6 +21,7 @@ from toolrig.agent._completion import COMPLETION_TOOL
 from toolrig.agent._config import LLMConfig
 from toolrig.agent._events import AgentEvent, FinalOutput
 from toolrig.agent._factory import make_client
+from toolrig.agent._guards import GuardrailTripped
 from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputSpec
 from toolrig.agent._pending import HeldTurn, check_decisions
@@ -35,6 +36,7 @@ from toolrig.core.result._result import ToolResult
 from toolrig.providers._names import NameMap
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._guardrails import InputGuardrail, OutputGuardrail
 from toolrig.runtime._tracing import agent_span
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._runs import RunStatus
@@ -68,7 +70,9 @@ class Agent(Generic[DepsT, OutputT]):
     every turn and call, and keeps sessions so that a conversation continues in another
     process. ``tools_per_turn`` offers only the tools that tool search finds for each turn,
     ranked as ``tool_search`` says (e.g. ``SearchConfig.accurate()``). A failed run raises
-    `AgentRunError` unless ``raise_on_error=False``.
+    `AgentRunError` unless ``raise_on_error=False``. ``guardrails`` check every call the
+    model makes (`InputGuardrail`, `OutputGuardrail`); a tripwire ends the run with
+    ``GuardrailTripped`` (unless ``raise_on_error=False``).
     """
 
     def __init__(
@@ -82,6 +86,7 @@ class Agent(Generic[DepsT, OutputT]):
         deps_type: type[DepsT] | None = None,
         toolsets: Toolsets | None = None,
         approval: ApprovalPolicy | None = None,
+        guardrails: Sequence[InputGuardrail | OutputGuardrail] = (),
         elicitor: Elicitor | None = None,
         max_steps: int = 10,
         time_budget: float | None = None,
@@ -114,6 +119,9 @@ class Agent(Generic[DepsT, OutputT]):
         self.deps_type = deps_type
         self._output: OutputSpec[OutputT] = OutputSpec(str if output_type is None else output_type)
         self.approval = approval
+        self.guardrails = tuple(guardrails)
+        if not all(isinstance(g, (InputGuardrail, OutputGuardrail)) for g in self.guardrails):
+            raise TypeError("guardrails takes InputGuardrail and OutputGuardrail objects")
         self.elicitor = elicitor
         """Answers a tool's ``ctx.elicit(...)`` during a run (unless the application set one)."""
         self.sessions: SessionStore = sessions or session_store(log)
@@ -381,6 +389,8 @@ class Agent(Generic[DepsT, OutputT]):
         self, result: AgentResult[OutputT], raise_on_error: bool | None
     ) -> AgentResult[OutputT]:
         should_raise = self.raise_on_error if raise_on_error is None else raise_on_error
+        if result.stop_reason == "guardrail" and should_raise:
+            raise GuardrailTripped(result)
         if result.stop_reason == "error" and should_raise:
             raise AgentRunError(result)
         return result

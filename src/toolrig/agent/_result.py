@@ -11,6 +11,7 @@ from typing_extensions import TypeVar
 from toolrig.agent._approval import PendingCall
 from toolrig.agent._client import Usage
 from toolrig.core.result._result import ToolResult
+from toolrig.runtime._guardrails import GuardrailOutcome
 
 __all__ = ["AgentResult", "AgentRunError", "AgentStep", "RunContext", "StopReason"]
 
@@ -18,11 +19,19 @@ OutputT = TypeVar("OutputT", default=str)
 DepsT = TypeVar("DepsT", default=None)
 
 StopReason = Literal[
-    "answer", "completion", "approval", "max_steps", "time_budget", "usage_limit", "error"
+    "answer",
+    "completion",
+    "approval",
+    "max_steps",
+    "time_budget",
+    "usage_limit",
+    "guardrail",
+    "error",
 ]
 """Why a run ended: an answer or ``attempt_completion`` (done), calls awaiting ``approval``
-(resume it), a budget spent (``usage_limit``: a ``RunLimits`` limit, named in ``error``), or
-an ``error`` (raised as `AgentRunError` by default)."""
+(resume it), a budget spent (``usage_limit``: a ``RunLimits`` limit, named in ``error``), a
+guardrail's tripwire (``guardrail``: raised as ``GuardrailTripped`` by default), or an
+``error`` (raised as `AgentRunError` by default)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -74,6 +83,8 @@ class AgentResult(Generic[OutputT]):
     """Calls awaiting a decision when ``stop_reason == "approval"``."""
     text: str | None = None
     """The model's last text."""
+    guardrails: list[GuardrailOutcome] = field(default_factory=list)
+    """What the guardrails decided other than allow (rejections, a tripwire, failures)."""
     cost: float | None = None
     """What the run spent: its ``usage`` at the model's price given as
     ``RunLimits(price=ModelPrice(...))`` (``None`` when no price is given)."""

@@ -25,6 +25,7 @@ from toolrig.agent._client import Conversation, LLMClient, LLMTurn, TextDelta, U
 from toolrig.agent._completion import COMPLETION_TOOL, attempt_completion
 from toolrig.agent._dispatch import TurnCalls
 from toolrig.agent._events import AgentEvent, ApprovalRequired
+from toolrig.agent._guards import scope_for
 from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputInvalid, OutputSpec
 from toolrig.agent._partial import PartialJson
@@ -39,6 +40,7 @@ from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._guardrails import GUARDING, GuardrailScope, InputGuardrail, OutputGuardrail
 from toolrig.runtime._request import ToolCall
 from toolrig.runtime._tracing import chat_span
 from toolrig.storage._log import ExecutionLog
@@ -68,6 +70,7 @@ class RunHost(Protocol):
     elicitor: Elicitor | None
     tools_per_turn: int | None
     limits: RunLimits | None
+    guardrails: tuple[InputGuardrail | OutputGuardrail, ...]
     _index: Any
 
     def _count_uses(self, results: list[ToolResult]) -> None: ...
@@ -131,6 +134,8 @@ class AgentRun(Generic[OutputT]):
         """Messages already recorded as some turn's input."""
         self.output_rejected = False
         """Whether the run ended because its final answer did not match the output type."""
+        self.guards = GuardrailScope()
+        """What the run's guardrails decided (its calls are checked in this scope)."""
         self.context = contextvars.copy_context()
         self.context.run(RECORDING.set, recording)
         self.context.run(RUN_DEPS.set, ctx.deps)
@@ -215,11 +220,16 @@ class AgentRun(Generic[OutputT]):
             self._final(turn.text, "answer")
             return
         self._open_step(index)
+        self._guard(entries)
         calls = TurnCalls(self.executor, entries, self.context, self.scope)
         async for event in calls.run(own):
             yield event
         step.results = calls.results
         step.duration_ms = (time.perf_counter() - t0) * 1000
+        if self.guards.tripped is not None:  # no further model turn
+            self.client.add_results(self.conversation, turn, to_wire(calls.results, wire))
+            self._stop("guardrail", error=self.guards.tripped.message)
+            return
         if calls.held:
             self.held = HeldTurn(turn.text, own, calls.results, calls.held, wire)
             self._stop("approval")
@@ -305,7 +315,9 @@ class AgentRun(Generic[OutputT]):
             else:
                 self.scope.decided[pending.tool_call_id] = decision
         self._open_step(0)
-        calls = TurnCalls(self.executor, self._entries(), self.context, self.scope)
+        entries = self._entries()
+        self._guard(entries)
+        calls = TurnCalls(self.executor, entries, self.context, self.scope)
         try:
             async for event in calls.run(held.calls, dict(held.known)):
                 yield event
@@ -320,6 +332,8 @@ class AgentRun(Generic[OutputT]):
         self._answer_calls(
             LLMTurn(text=held.text, calls=held.calls), held.calls, calls.results, held.wire
         )
+        if self.guards.tripped is not None and self.result is None:
+            self._stop("guardrail", error=self.guards.tripped.message)
 
     def _final(self, text: str | None, reason: StopReason) -> None:
         """End with the typed output, or give the model its one precise retry."""
@@ -348,8 +362,13 @@ class AgentRun(Generic[OutputT]):
             error=error,
             text=self.last_text,
             pending=list(self.held.held) if self.held is not None else [],
+            guardrails=list(self.guards.outcomes),
             cost=_cost(self.agent.limits, self.usage),
         )
+
+    def _guard(self, entries: Sequence[ToolEntry]) -> None:
+        """Check this turn's calls with the agent's and the toolsets' guardrails."""
+        self.context.run(GUARDING.set, scope_for(self.guards, self.agent.guardrails, entries))
 
     # -- the execution log --------------------------------------------------------------------
     def _open_step(self, index: int) -> None:

@@ -22,6 +22,7 @@ from toolrig.core.model._spec import ActionSpec, ToolSpec
 from toolrig.providers._names import ExportedAction, NameMap, provider_safe_name
 from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._guardrails import InputGuardrail, OutputGuardrail
 
 __all__ = ["CatalogToolset", "CombinedToolset", "ToolEntry", "Toolset", "as_toolset"]
 
@@ -39,6 +40,8 @@ class ToolEntry:
     """The action of ``tool`` that runs."""
     disabled: str | None = None
     """Why the action is switched off for this run (not offered; a call gets this reason)."""
+    guardrails: tuple[InputGuardrail | OutputGuardrail, ...] = ()
+    """More guardrails for the calls of this action (a `GuardedToolset`'s)."""
 
     @property
     def spec(self) -> ToolSpec:
@@ -90,6 +93,10 @@ class Toolset(ABC):
         ``reason``."""
         return DisabledToolset(self, names, reason)
 
+    def guarded(self, *guardrails: InputGuardrail | OutputGuardrail) -> Toolset:
+        """The same actions, each call checked by ``guardrails`` too (after the agent's)."""
+        return GuardedToolset(self, guardrails)
+
     def __add__(self, other: Toolset) -> Toolset:
         return CombinedToolset([self, other])
 
@@ -111,6 +118,24 @@ class CatalogToolset(Toolset):
 
     def __repr__(self) -> str:
         return f"CatalogToolset({self.catalog!r})"
+
+
+class GuardedToolset(Toolset):
+    """The actions of ``inner``, their calls checked by more guardrails."""
+
+    def __init__(
+        self, inner: Toolset, guardrails: Iterable[InputGuardrail | OutputGuardrail]
+    ) -> None:
+        self.inner = inner
+        self.guardrails = tuple(guardrails)
+        if not all(isinstance(g, (InputGuardrail, OutputGuardrail)) for g in self.guardrails):
+            raise TypeError("guarded takes InputGuardrail and OutputGuardrail objects")
+
+    def entries(self, ctx: RunContext[Any]) -> list[ToolEntry]:
+        return [
+            replace(entry, guardrails=(*entry.guardrails, *self.guardrails))
+            for entry in self.inner.entries(ctx)
+        ]
 
 
 class CombinedToolset(Toolset):

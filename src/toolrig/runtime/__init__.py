@@ -10,6 +10,14 @@ from toolrig.core.model._lazy import lazy_names as _lazy_names
 from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor
+from toolrig.runtime._guardrail_checks import secret_scanner, size_check
+from toolrig.runtime._guardrails import (
+    GuardrailOutcome,
+    GuardrailScope,
+    InputGuardrail,
+    OutputGuardrail,
+    Verdict,
+)
 from toolrig.runtime._pipeline import Pipeline
 from toolrig.runtime._policy import CallPolicy
 from toolrig.runtime._request import ToolCall
@@ -42,8 +50,12 @@ __all__ = [
     "CallNext",
     "CallPolicy",
     "EventKind",
+    "GuardrailOutcome",
+    "GuardrailScope",
+    "InputGuardrail",
     "Listener",
     "Middleware",
+    "OutputGuardrail",
     "Pipeline",
     "Plan",
     "PlanCheck",
@@ -60,7 +72,10 @@ __all__ = [
     "ToolEvent",
     "ToolExecutor",
     "Unset",
+    "Verdict",
     "default_executor",
     "disable_tracing",
     "enable_tracing",
+    "secret_scanner",
+    "size_check",
 ]

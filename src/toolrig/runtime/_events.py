@@ -1,4 +1,4 @@
-"""Events an executor emits while calls run: started, succeeded, failed, retried."""
+"""Events an executor emits while calls run: started, succeeded, failed, retried, guarded."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from toolrig.core.result._result import ToolResult
 from toolrig.runtime._call import Call
+from toolrig.runtime._guardrails import GuardrailOutcome
 
 __all__ = ["EventKind", "Listener", "ToolEvent"]
 
@@ -20,6 +21,8 @@ class EventKind(StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     RETRIED = "retried"
+    GUARDED = "guarded"
+    """A guardrail rejected, tripped or failed on the call (``ToolEvent.guardrail``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -35,6 +38,8 @@ class ToolEvent:
     result: ToolResult | None = None
     delay: float | None = None
     """For ``retried``: seconds waited before the next attempt."""
+    guardrail: GuardrailOutcome | None = None
+    """For ``guarded``: what the guardrail decided."""
     call: Call | None = None
     """The call itself, as hooks and middleware see it (``None`` only for a name that names
     no tool: every path builds the ``Call`` when someone listens)."""

@@ -21,6 +21,7 @@ from toolrig.core.result._result import ToolResult
 from toolrig.registry._catalog import Catalog, ToolLike
 from toolrig.runtime._call import UNSET, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import Listener
+from toolrig.runtime._guardrails import InputGuardrail, OutputGuardrail
 from toolrig.runtime._pipeline import Pipeline
 from toolrig.runtime._request import ToolCall, as_tool_call
 from toolrig.runtime._retry import RetryPolicy
@@ -207,6 +208,10 @@ class ToolExecutor:
     def add_post_hook(self, hook: PostHook) -> None:
         """See `Pipeline.add_post_hook`."""
         self.pipeline.add_post_hook(hook)
+
+    def add_guardrail(self, guardrail: InputGuardrail | OutputGuardrail) -> None:
+        """Check every call (or those of ``guardrail.tools``) with ``guardrail``."""
+        self.pipeline.add_guardrail(guardrail)
 
     def add_middleware(self, middleware: Middleware) -> None:
         """See `Pipeline.add_middleware`."""

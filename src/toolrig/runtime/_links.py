@@ -2,8 +2,10 @@
 
 Outermost first::
 
-    Reporting → PostHooks → Validating → PreHooks → Announcing → Guarded(your middleware)
-      → Retrying → attempt (on the call's runner, under its time limit)
+    Reporting → PostHooks → Validating → PreHooks → [Guarding] → Announcing
+      → Guarded(your middleware) → Retrying → attempt (on the call's runner, under its time limit)
+
+``Guarding`` (`._guarding`, the guardrails) is there only on a path composed with it.
 
 Each is a middleware like yours (``await step(call, call_next)``) and sees the one
 `Call`. Hooks are adapters over it; retries are one step inside your
@@ -23,6 +25,8 @@ from toolrig.core.result._result import ToolResult, error_from_exception
 from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook
 from toolrig.runtime._events import EventKind, ToolEvent
+from toolrig.runtime._guarding import Guarding
+from toolrig.runtime._guardrails import InputGuardrail, OutputGuardrail
 from toolrig.runtime._outcome import hook_error, link, make_result, values_or
 from toolrig.runtime._policy import CallPolicy
 from toolrig.runtime._runners import Placement, pause_inline
@@ -210,23 +214,36 @@ def compose(
     post: Sequence[PostHook],
     middleware: Sequence[Middleware],
     pipeline: ToolRunner,
-) -> tuple[Chain, tuple[Middleware, ...]]:
-    """The composed path, and its steps outermost first (for reading and tests)."""
-    steps: list[Middleware] = [Reporting(listeners)]
+    guardrails: Sequence[InputGuardrail | OutputGuardrail] = (),
+) -> tuple[Chain, Chain, tuple[Middleware, ...]]:
+    """The composed path, the same path with the guardrails step (for the calls of a
+    guardrail scope; the first is it too when ``guardrails`` is set), and the first's steps
+    outermost first (for reading and tests)."""
+    head: list[Middleware] = [Reporting(listeners)]
     if post:
-        steps.append(PostHooks(post))
-    steps.append(Validating())
+        head.append(PostHooks(post))
+    head.append(Validating())
     if pre:
-        steps.append(PreHooks(pre))
-    steps.append(Announcing(listeners))
+        head.append(PreHooks(pre))
+    tail: list[Middleware] = [Announcing(listeners)]
     if middleware:
-        steps.append(Guarded())
-        steps.extend(middleware)
-    steps.append(Retrying(policy, listeners))
-    chain: CallNext = Attempting(placement, state, policy.validate_output, pipeline)
+        tail.append(Guarded())
+        tail.extend(middleware)
+    tail.append(Retrying(policy, listeners))
+    inputs = [g for g in guardrails if isinstance(g, InputGuardrail)]
+    outputs = [g for g in guardrails if isinstance(g, OutputGuardrail)]
+    guarded: tuple[Middleware, ...] = (*head, Guarding(inputs, outputs, listeners), *tail)
+    steps: tuple[Middleware, ...] = guarded if guardrails else (*head, *tail)
+    end = Attempting(placement, state, policy.validate_output, pipeline)
+    return _linked(steps, end), _linked(guarded, end), steps
+
+
+def _linked(steps: Sequence[Middleware], end: CallNext) -> Chain:
+    """``steps`` linked, outermost first, in front of ``end``."""
+    chain = end
     for outer in reversed(steps):
         chain = link(outer, chain)
-    return cast(Chain, chain), tuple(steps)
+    return cast(Chain, chain)
 
 
 def _early(call: Call, exc: ArgumentsInvalid) -> ToolResult:

@@ -1,6 +1,6 @@
 """``Pipeline``: the one call path, composed of small steps, every call goes through.
 
-    Reporting → PostHooks → Validating → PreHooks → Announcing → your middleware
+    Reporting → PostHooks → Validating → PreHooks → [Guarding] → Announcing → your middleware
       → Retrying → attempt on a runner (inline, thread, process, async or a queue)
 
 Its parts are separate objects: a frozen `CallPolicy` (time limits, retries,
@@ -11,10 +11,10 @@ escapes but the caller's own cancellation.
 
 Every call comes in through `Pipeline.start`, the one place that decides how it runs: on a
 straight line (`._straight`) when nothing on the composed path would act (no hook,
-middleware, time limit, retry, cap, dispatcher or tracing), on the composed path driven in
-the caller's thread when nothing on it can suspend, or on the composed path as a coroutine.
-The straight lines call the same step functions (`._steps`) in the same order, and a test
-runs every way on the same calls.
+middleware, guardrail, time limit, retry, cap, dispatcher or tracing), on the composed path
+driven in the caller's thread when nothing on it can suspend, or as a coroutine. The
+straight lines call the same step functions (`._steps`) in the same order; a test runs every
+way on the same calls.
 """
 
 from __future__ import annotations
@@ -34,15 +34,9 @@ from toolrig.core.model._names import ActionRef
 from toolrig.core.model._on_first_use import asyncio
 from toolrig.core.model._suggest import not_found_message
 from toolrig.core.result._result import ToolResult
-from toolrig.runtime._call import (
-    UNSET,
-    Call,
-    Middleware,
-    PostHook,
-    PreHook,
-    Unset,
-)
+from toolrig.runtime._call import UNSET, Call, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import Listener, ToolEvent
+from toolrig.runtime._guardrails import GUARDING, InputGuardrail, OutputGuardrail
 from toolrig.runtime._links import compose
 from toolrig.runtime._policy import CallPolicy
 from toolrig.runtime._retry import RetryPolicy
@@ -93,6 +87,7 @@ class Pipeline:
         self._pre: tuple[PreHook, ...] = ()
         self._post: tuple[PostHook, ...] = ()
         self._middleware: tuple[Middleware, ...] = tuple(middleware)
+        self._guardrails: tuple[InputGuardrail | OutputGuardrail, ...] = ()
         self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._refresh()
         follow(self._refresh)
@@ -112,7 +107,7 @@ class Pipeline:
 
     @property
     def middleware(self) -> tuple[Middleware, ...]:
-        """The steps of the composed path, outermost first (the built-in ones included)."""
+        """The composed path's steps, outermost first (the built-in ones included)."""
         return self._steps
 
     def add_pre_hook(self, hook: PreHook) -> None:
@@ -129,6 +124,13 @@ class Pipeline:
     def add_middleware(self, middleware: Middleware) -> None:
         """Wrap the attempts of every valid call; the first added is the outermost."""
         self._middleware = (*self._middleware, middleware)
+        self._refresh()
+
+    def add_guardrail(self, guardrail: InputGuardrail | OutputGuardrail) -> None:
+        """Check every call (or those of ``guardrail.tools``) with ``guardrail`` (in order)."""
+        if not isinstance(guardrail, (InputGuardrail, OutputGuardrail)):
+            raise TypeError("add_guardrail takes an InputGuardrail or an OutputGuardrail")
+        self._guardrails = (*self._guardrails, guardrail)
         self._refresh()
 
     def dispatch_with(self, dispatcher: Dispatcher) -> None:
@@ -155,6 +157,7 @@ class Pipeline:
         )
         derived.listeners = self.listeners
         derived._pre, derived._post = self._pre, self._post
+        derived._guardrails = self._guardrails
         derived._refresh()
         return derived
 
@@ -171,7 +174,8 @@ class Pipeline:
         caller's thread), read by `start` alone."""
         self._traced = tracing_enabled()
         policy = self._policy
-        self._chain, self._steps = compose(
+        # the guarded path: the calls of a guardrail scope's, or all when some are set here
+        self._chain, self._guarded, self._steps = compose(
             policy=policy,
             listeners=self.listeners,
             placement=self.placement,
@@ -180,6 +184,7 @@ class Pipeline:
             post=self._post,
             middleware=self._middleware,
             pipeline=self,
+            guardrails=self._guardrails,
         )
         self._strict = policy.strict
         self._line = StraightLine(
@@ -192,6 +197,7 @@ class Pipeline:
         async_hooks = any(inspect.iscoroutinefunction(h) for h in (*self._pre, *self._post))
         self._straight = (
             not self._traced
+            and not self._guardrails
             and not self._pre
             and not self._post
             and not self._middleware
@@ -259,7 +265,8 @@ class Pipeline:
         ``None`` for the policy's and the tool's."""
         if strict is None:
             strict = self._strict
-        if self._straight and action.plain and timeout is UNSET and not max_retries:
+        guarded = GUARDING.get() is not None
+        if self._straight and not guarded and action.plain and timeout is UNSET and not max_retries:
             if not blocking:
                 return self._line.run_async(tool, action, args, call_id, strict, progress)
             if not action.is_async:
@@ -275,8 +282,8 @@ class Pipeline:
             and tool.spec.runs_on is None
         ):
             call.runner = INLINE
-            return self._driven(call)
-        run = self._chain(call)
+            return self._driven(call, guarded)
+        run = self._guarded(call) if guarded else self._chain(call)
         if self._traced:
             run = traced_call(run, action, call_id)
         if self._policy.max_concurrency is not None:
@@ -332,10 +339,10 @@ class Pipeline:
         message = not_found_message(asked, {tool.spec.name: tool.spec})
         return self.not_found(tool.spec.name, message, call_id, action=str(action))
 
-    def _driven(self, call: Call) -> ToolResult:
+    def _driven(self, call: Call, guarded: bool) -> ToolResult:
         """The composed path driven to its end in this thread (its runner is inline, so
         nothing on it suspends): no event loop, no coroutine scheduling."""
-        coro = self._chain(call)
+        coro = self._guarded(call) if guarded else self._chain(call)
         if self._traced:
             coro = traced_call(coro, call.target, call.tool_call_id)
         try:

@@ -9,8 +9,8 @@ Redaction (before anything is stored):
   ``token``, ``api_key``, ``authorization``, ``cookie``, ``credential``, ``private_key``,
   in any case, with ``-`` or ``_``) becomes ``"[redacted]"``;
 * inside any text, tokens in the shapes API keys take (``sk-…``, ``sk-ant-…``, ``ghp_…``,
-  ``github_pat_…``, ``xox[abpr]-…``, ``AKIA…``, ``AIza…``, ``Bearer …``, a JWT) become
-  ``[redacted]``;
+  ``github_pat_…``, ``xox[abpr]-…``, ``AKIA…``, ``AIza…``, ``Bearer …``, a JWT, a private key
+  block: `toolrig.core.model._secrets`) become ``[redacted]``;
 * JSON text of an object (a tool call's arguments, as the OpenAI APIs carry them) is redacted
   inside by the same rules.
 
@@ -30,6 +30,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from toolrig.core.model._secrets import SECRET_TEXT
 from toolrig.storage._encode import dump_json
 
 __all__ = [
@@ -49,12 +50,6 @@ _SECRET_KEY = re.compile(
     r"(pass(word|wd)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|"
     r"private[-_]?key|session[-_]?key)",
     re.IGNORECASE,
-)
-_SECRET_TEXT = re.compile(
-    r"\b(sk-(ant-)?[A-Za-z0-9_-]{16,}|ghp_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|"
-    r"xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|"
-    r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
-    r"|(?<=Bearer )[A-Za-z0-9._~+/-]{8,}=*"
 )
 _DEPTH: Final = 64
 _MAX_JSON_TEXT: Final = 1_000_000
@@ -77,7 +72,7 @@ def redact(value: Any, secret_keys: frozenset[str] = frozenset(), depth: int = 0
                 cleaned = redact(data, secret_keys, depth + 1)
                 if cleaned != data:
                     return json.dumps(cleaned, ensure_ascii=False)
-        return _SECRET_TEXT.sub(REDACTED, value)
+        return SECRET_TEXT.sub(REDACTED, value)
     if isinstance(value, Mapping):
         return {
             key: (

@@ -50,6 +50,9 @@ class ErrorCode(StrEnum):
     """A service the tool relies on refused the call for now; retry later."""
     NOT_SUPPORTED = "not_supported"
     """The tool needs something this environment does not offer (e.g. a language model)."""
+    GUARDRAIL = "guardrail"
+    """A guardrail rejected the call or its output, tripped, or failed (the result's
+    ``metadata.extra["guardrail"]`` holds its outcome)."""
 
 
 Loc = tuple[str | int, ...]
