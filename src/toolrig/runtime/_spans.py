@@ -4,7 +4,8 @@ Names, kinds and attributes follow the GenAI semantic conventions (schema 1.37):
 ``execute_tool {tool}`` (INTERNAL), ``chat {model}`` (CLIENT), ``invoke_agent {agent}``
 (INTERNAL: the agent runs in this process) and ``invoke_workflow {plan}`` (INTERNAL). A failed
 tool call sets ``error.type`` to its stable error code (``timeout``, ``invalid_arguments``,
-...); an exception sets it to the exception's class name.
+...); an exception sets it to the exception's class name. A guardrail's verdict adds
+``toolrig.guardrail.name``, ``.stage`` and ``.verdict``.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ class Open:
         if result.error is not None:
             first = result.error.message.splitlines()[0] if result.error.message else None
             self.error(result.error.code, first)
+            extra = result.metadata.extra if result.metadata is not None else None
+            guarded = extra.get("guardrail") if extra else None
+            if isinstance(guarded, dict):
+                self.span.set_attribute("toolrig.guardrail.name", str(guarded.get("guardrail")))
+                self.span.set_attribute("toolrig.guardrail.stage", str(guarded.get("stage")))
+                self.span.set_attribute("toolrig.guardrail.verdict", str(guarded.get("verdict")))
 
     def error(self, error_type: str, message: str | None) -> None:
         self.span.set_attribute(ERROR_TYPE, error_type)
