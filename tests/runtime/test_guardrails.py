@@ -103,7 +103,7 @@ def test_reject_on_every_path(path: str, name: str) -> None:
     assert refused.code == "guardrail" and "dropping is not allowed here" in str(refused)
     assert RAN == []  # the tool did not run
     withheld = _run(path, ex, name, {"text": f"key={KEY}"})
-    assert RAN == [f"key={KEY}"]  # it ran; its output does not reach anyone
+    assert [f"key={KEY}"] == RAN  # it ran; its output does not reach anyone
     assert withheld.code == "guardrail" and withheld.output is None
     assert KEY not in withheld.to_json() and KEY not in str(withheld)
     assert _run(path, ex, name, {"text": "fine"}).output == "fine"
@@ -257,7 +257,8 @@ SHAPES = {
     "github_token": "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2",
     "openai_key": "sk-" + "proj-abcdefghijklmnop1234",
     "anthropic_key": "sk-ant-" + "api03-abcdefghijklmnop",
-    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9."
+    + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlF",
     "private_key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
 }
 
@@ -301,5 +302,5 @@ def test_the_size_check() -> None:
     assert "nests deeper than 3" in str(ex.execute_sync("rows", {"count": 1, "depth": 5}))
     assert ex.execute_sync("rows", {"count": 1, "depth": 3}).success
     assert "not plain JSON" in str(ex.execute_sync("rows", {"count": 1, "odd": True}))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at least 1"):
         size_check(max_chars=0)
