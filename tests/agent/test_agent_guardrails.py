@@ -104,7 +104,7 @@ def test_an_output_tripwire_cancels_the_running_calls() -> None:
     agent = Agent("Scribe", "You write.", model, [note, slow], guardrails=[guard])
     with pytest.raises(GuardrailTripped) as raised:
         agent.run("Write.")
-    assert RAN == [f"note:{KEY}"]  # the slow call was cancelled, not finished
+    assert [f"note:{KEY}"] == RAN  # the slow call was cancelled, not finished
     assert len(model.requests) == 1
     results = raised.value.result.steps[0].results
     assert [r.code for r in results] == ["guardrail", "guardrail"]
@@ -133,7 +133,7 @@ def test_a_reject_answers_the_model() -> None:
     )
     result = agent.run("Write.")
     assert result.output == "done" and result.stop_reason == "answer"
-    assert RAN == [f"note:{KEY}"]  # the rejected call did not run; the other did
+    assert [f"note:{KEY}"] == RAN  # the rejected call did not run; the other did
     told = _tool_messages(model, 1)
     assert "dropping is not allowed" in told[0]
     assert "secret" in told[1] and all(KEY not in text for text in told)
