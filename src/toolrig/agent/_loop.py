@@ -28,7 +28,14 @@ from toolrig.agent._pending import HeldTurn, check_decisions
 from toolrig.agent._result import AgentResult, AgentRunError, RunContext
 from toolrig.agent._run import AgentRun
 from toolrig.agent._session_policy import policy_data, session_policy
-from toolrig.agent._toolsets import CatalogToolset, ToolEntry, Toolset, as_toolset, name_map
+from toolrig.agent._toolsets import (
+    CatalogToolset,
+    Prepare,
+    ToolEntry,
+    Toolset,
+    as_toolset,
+    name_map,
+)
 from toolrig.core.context._background import run_sync
 from toolrig.core.context._interaction import Elicitor
 from toolrig.core.define._base import BaseTool
@@ -72,7 +79,8 @@ class Agent(Generic[DepsT, OutputT]):
     ranked as ``tool_search`` says (e.g. ``SearchConfig.accurate()``). A failed run raises
     `AgentRunError` unless ``raise_on_error=False``. ``guardrails`` check every call the
     model makes (`InputGuardrail`, `OutputGuardrail`); a tripwire ends the run with
-    ``GuardrailTripped`` (unless ``raise_on_error=False``).
+    ``GuardrailTripped`` (unless ``raise_on_error=False``). ``prepare(ctx, entries)`` changes
+    the tools of each step: another description, OpenAI schema strictness, or hidden (`Prepare`).
     """
 
     def __init__(
@@ -87,6 +95,7 @@ class Agent(Generic[DepsT, OutputT]):
         toolsets: Toolsets | None = None,
         approval: ApprovalPolicy | None = None,
         guardrails: Sequence[InputGuardrail | OutputGuardrail] = (),
+        prepare: Prepare | None = None,
         elicitor: Elicitor | None = None,
         max_steps: int = 10,
         time_budget: float | None = None,
@@ -120,6 +129,8 @@ class Agent(Generic[DepsT, OutputT]):
         self._output: OutputSpec[OutputT] = OutputSpec(str if output_type is None else output_type)
         self.approval = approval
         self.guardrails = tuple(guardrails)
+        self.prepare = prepare
+        """Changes what each step offers (see `Prepare`)."""
         if not all(isinstance(g, (InputGuardrail, OutputGuardrail)) for g in self.guardrails):
             raise TypeError("guardrails takes InputGuardrail and OutputGuardrail objects")
         self.elicitor = elicitor
@@ -165,13 +176,15 @@ class Agent(Generic[DepsT, OutputT]):
         """The name map of a turn's ``entries``: the last turn's when they are the same
         (the same names for the same specs), so its provider exports are reused rather than
         made again every turn (1,000 tools: about 10 ms a turn)."""
-        key = tuple((e.name, e.spec, e.action_spec, e.disabled) for e in entries)
+        key = tuple(
+            (e.name, e.spec, e.action_spec, e.disabled, e.description, e.strict) for e in entries
+        )
         kept = self._offered
         if (
             kept is not None
             and len(kept[0]) == len(key)
             and all(
-                a[0] == b[0] and a[1] is b[1] and a[2] is b[2] and a[3] == b[3]
+                a[0] == b[0] and a[1] is b[1] and a[2] is b[2] and a[3:] == b[3:]
                 for a, b in zip(kept[0], key, strict=True)
             )
         ):

@@ -32,7 +32,7 @@ from toolrig.agent._partial import PartialJson
 from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
-from toolrig.agent._toolsets import ToolEntry, Toolset
+from toolrig.agent._toolsets import Prepare, ToolEntry, Toolset
 from toolrig.core.context._context import RUN_DEPS
 from toolrig.core.context._interaction import Elicitor, offer_hooks
 from toolrig.core.context._recording import RECORDING, Recording
@@ -71,6 +71,7 @@ class RunHost(Protocol):
     tools_per_turn: int | None
     limits: RunLimits | None
     guardrails: tuple[InputGuardrail | OutputGuardrail, ...]
+    prepare: Prepare | None
     _index: Any
 
     def _count_uses(self, results: list[ToolResult]) -> None: ...
@@ -274,7 +275,7 @@ class AgentRun(Generic[OutputT]):
 
     def _entries(self) -> list[ToolEntry]:
         """What the model is offered this turn: the toolset (narrowed by tool search when
-        ``tools_per_turn`` is set) and ``attempt_completion``."""
+        ``tools_per_turn`` is set, then by the agent's ``prepare``) and ``attempt_completion``."""
         entries = self.toolset.entries(self.ctx)
         index, count = self.agent._index, self.agent.tools_per_turn
         query = (self.prompt or "") + (f"\n{self.last_text}" if self.last_text else "")
@@ -284,6 +285,10 @@ class AgentRun(Generic[OutputT]):
             hits = index.search(query[:MAX_QUERY_CHARS], k=count, group="tool")
             chosen = {hit.tool for hit in hits}
             entries = [e for e in entries if e.spec.name in chosen]
+        if self.agent.prepare is not None:
+            entries = list(self.agent.prepare(self.ctx, list(entries)))
+            if not all(isinstance(e, ToolEntry) for e in entries):
+                raise TypeError("prepare must return a list of ToolEntry")
         own = [e for e in entries if e.name == COMPLETION_TOOL]
         return [e for e in entries if e.name != COMPLETION_TOOL] + (own or [_COMPLETION_ENTRY])
 

@@ -24,9 +24,19 @@ from toolrig.registry._catalog import Catalog
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._guardrails import InputGuardrail, OutputGuardrail
 
-__all__ = ["CatalogToolset", "CombinedToolset", "ToolEntry", "Toolset", "as_toolset"]
+__all__ = [
+    "CatalogToolset",
+    "CombinedToolset",
+    "Prepare",
+    "ToolEntry",
+    "Toolset",
+    "as_toolset",
+]
 
 EntryFilter = Callable[[RunContext[Any], "ToolEntry"], bool]
+Prepare = Callable[[RunContext[Any], list["ToolEntry"]], list["ToolEntry"]]
+"""``prepare(ctx, entries)``: the entries offered for one step, changed (``dataclasses.replace``
+an entry's ``description`` or ``strict``) or left out to hide them; the toolset is untouched."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,6 +52,11 @@ class ToolEntry:
     """Why the action is switched off for this run (not offered; a call gets this reason)."""
     guardrails: tuple[InputGuardrail | OutputGuardrail, ...] = ()
     """More guardrails for the calls of this action (a `GuardedToolset`'s)."""
+    description: str | None = None
+    """What the model reads instead of the spec's description (set by ``prepare``)."""
+    strict: bool | None = None
+    """OpenAI strict mode for this action's schema (``None``: the export's; set by
+    ``prepare``)."""
 
     @property
     def spec(self) -> ToolSpec:
@@ -258,6 +273,8 @@ def name_map(entries: Iterable[ToolEntry]) -> NameMap:
             call_name=entry.name,
             tool=entry.spec,
             action=entry.action_spec,
+            described=entry.description,
+            strict=entry.strict,
         )
         for entry in entries
         if entry.disabled is None

@@ -32,4 +32,7 @@ def cached_export(
     kept = names.exports.get(key)
     if kept is None:
         kept = names.exports[key] = build()
+        names.built += 1
+    else:
+        names.reused += 1
     return list(kept)

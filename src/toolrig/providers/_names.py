@@ -72,6 +72,10 @@ class ExportedAction:
     """The name `ToolExecutor` runs: ``tool`` or ``tool__action``."""
     tool: ToolSpec
     action: ActionSpec
+    described: str | None = None
+    """What the model reads instead of the spec's description (an agent's ``prepare``)."""
+    strict: bool | None = None
+    """OpenAI strict mode for this action, over the export's (``None``: the export's)."""
 
     @property
     def ref(self) -> ActionRef:
@@ -80,7 +84,10 @@ class ExportedAction:
 
     @property
     def description(self) -> str:
-        """What the model reads: the action's description (else the tool's) and when to use it."""
+        """What the model reads: the action's description (else the tool's) and when to use it
+        (``described`` instead, when set)."""
+        if self.described is not None:
+            return self.described
         text = self.action.description or self.tool.description
         when = self.action.when_to_use or self.tool.when_to_use
         if when:
@@ -105,12 +112,24 @@ _RECENT_LOCK = threading.Lock()
 class NameMap:
     """The exported actions of some tools, by provider name and by executor call name."""
 
-    __slots__ = ("_by_call", "_by_key", "_by_provider", "entries", "exports", "strict")
+    __slots__ = (
+        "_by_call",
+        "_by_key",
+        "_by_provider",
+        "built",
+        "entries",
+        "exports",
+        "reused",
+        "strict",
+    )
 
     def __init__(self, entries: Iterable[ExportedAction]) -> None:
         self.entries: tuple[ExportedAction, ...] = tuple(entries)
         self.exports: dict[Hashable, list[dict[str, Any]]] = {}
         """What each provider's exporter made of this map (a map never changes)."""
+        self.built = 0
+        self.reused = 0
+        """How many exports of this map were made, and how many were served from ``exports``."""
         self.strict = False
         """Whether these actions were last exported in OpenAI's strict mode: what the OpenAI
         parsers assume when not told. Each export sets it on the map it exported (a

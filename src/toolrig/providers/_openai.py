@@ -40,6 +40,7 @@ def _parameters(entry: ExportedAction, strict: bool) -> dict[str, Any]:
 
 
 def _function(entry: ExportedAction, strict: bool) -> dict[str, Any]:
+    strict = strict if entry.strict is None else entry.strict
     function: dict[str, Any] = {"name": entry.provider_name}
     if entry.description:
         function["description"] = entry.description
@@ -77,13 +78,20 @@ def to_openai_responses_tools(source: ToolSource, *, strict: bool = False) -> li
         tools = []
         for entry in names:
             function = _function(entry, strict)
-            function["strict"] = strict
+            function["strict"] = strict if entry.strict is None else entry.strict
             tools.append({"type": "function", **function})
         return tools
 
     tools = cached_export(names, ("openai responses", strict), build)
     names.strict = strict
     return tools
+
+
+def _strict_for(names: NameMap, name: str, strict: bool) -> bool:
+    """Whether the action called ``name`` was exported in strict mode (its own setting, else
+    the export's)."""
+    entry = names.lookup(name)
+    return strict if entry is None or entry.strict is None else entry.strict
 
 
 def _chat_tool_calls(response: Any) -> list[Any]:
@@ -118,13 +126,14 @@ def parse_openai_chat_calls(
         if get_field(item, "type", default="function") != "function":
             continue
         function = get_field(item, "function")
+        name = str(get_field(function, "name", default=""))
         calls.append(
             make_call(
                 names,
-                str(get_field(function, "name", default="")),
+                name,
                 get_field(function, "arguments"),
                 get_field(item, "id"),
-                json_text=json_text,
+                json_text=_strict_for(names, name, json_text),
             )
         )
     return calls
@@ -159,13 +168,14 @@ def parse_openai_responses_calls(
     for item in _responses_items(response):
         if get_field(item, "type") != "function_call":
             continue
+        name = str(get_field(item, "name", default=""))
         calls.append(
             make_call(
                 names,
-                str(get_field(item, "name", default="")),
+                name,
                 get_field(item, "arguments"),
                 get_field(item, "call_id", "id"),
-                json_text=json_text,
+                json_text=_strict_for(names, name, json_text),
             )
         )
     return calls
