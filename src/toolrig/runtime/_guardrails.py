@@ -69,44 +69,47 @@ InputCheck = Callable[[Call], "Verdict | Awaitable[Verdict]"]
 OutputCheck = Callable[[Call, ToolResult], "Verdict | Awaitable[Verdict]"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Guardrail:
-    name: str = ""
-    """Named in outcomes (the check's name when left empty)."""
-    tools: frozenset[str] | None = None
-    """The tool names it checks (``None``: every tool)."""
+class InputGuardrail:
+    """``check(call)`` before the tool runs (the arguments are valid): a `Verdict`.
+    ``name`` is named in outcomes (the check's by default); ``tools`` limits it to the tools
+    named (``None``: every tool)."""
+
+    __slots__ = ("check", "name", "tools")
+
+    def __init__(
+        self, check: InputCheck, *, name: str = "", tools: Collection[str] | None = None
+    ) -> None:
+        self.check = check
+        self.name: str = name or getattr(check, "__name__", "input_guardrail")
+        self.tools = None if tools is None else frozenset(tools)
 
     def applies_to(self, call: Call) -> bool:
         """Whether it checks ``call``."""
         return self.tools is None or call.tool in self.tools
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InputGuardrail(_Guardrail):
-    """``check(call)`` before the tool runs (the arguments are valid): a `Verdict`."""
-
-    check: InputCheck
-
-    def __init__(
-        self, check: InputCheck, *, name: str = "", tools: Collection[str] | None = None
-    ) -> None:
-        object.__setattr__(self, "check", check)
-        object.__setattr__(self, "name", name or getattr(check, "__name__", "input_guardrail"))
-        object.__setattr__(self, "tools", None if tools is None else frozenset(tools))
+    def __repr__(self) -> str:
+        return f"InputGuardrail({self.name!r})"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OutputGuardrail(_Guardrail):
-    """``check(call, result)`` after the tool ran, before anyone reads the result."""
+class OutputGuardrail:
+    """``check(call, result)`` after the tool ran, before anyone reads the result (``name``
+    and ``tools`` as for `InputGuardrail`)."""
 
-    check: OutputCheck
+    __slots__ = ("check", "name", "tools")
 
     def __init__(
         self, check: OutputCheck, *, name: str = "", tools: Collection[str] | None = None
     ) -> None:
-        object.__setattr__(self, "check", check)
-        object.__setattr__(self, "name", name or getattr(check, "__name__", "output_guardrail"))
-        object.__setattr__(self, "tools", None if tools is None else frozenset(tools))
+        self.check = check
+        self.name: str = name or getattr(check, "__name__", "output_guardrail")
+        self.tools = None if tools is None else frozenset(tools)
+
+    def applies_to(self, call: Call) -> bool:
+        """Whether it checks ``call``."""
+        return self.tools is None or call.tool in self.tools
+
+    def __repr__(self) -> str:
+        return f"OutputGuardrail({self.name!r})"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
