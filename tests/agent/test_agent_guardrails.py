@@ -4,6 +4,8 @@ Each promise (its boundary), and the test that tries it:
 
 - an input tripwire ends the run with ``GuardrailTripped``: no later call of the same turn
   runs and the model is not asked again: ``test_an_input_tripwire_ends_the_run``;
+- a tripwire from a guardrail that suspends still stops the calls started after it:
+  ``test_a_suspending_tripwire_still_stops_the_later_calls``;
 - an output tripwire cancels the calls of the turn still running, and its output never
   reaches the model: ``test_an_output_tripwire_cancels_the_running_calls``;
 - ``raise_on_error=False`` answers the result, stopped for ``guardrail``:
@@ -92,6 +94,25 @@ def test_an_input_tripwire_ends_the_run() -> None:
     assert raised.value.outcome is not None and raised.value.outcome.tool_call_id == "a"
     assert [o.kind for o in result.guardrails] == ["tripwire"] * 3
     assert [r.code for r in result.steps[0].results] == ["guardrail"] * 3
+
+
+def test_a_suspending_tripwire_still_stops_the_later_calls() -> None:
+    async def slow_halt(call: Call) -> Verdict:
+        if call.arguments["text"] == "halt":
+            await asyncio.sleep(0.2)  # the later calls start meanwhile, and wait their turn
+            return Verdict.tripwire("stop")
+        return Verdict.allow()
+
+    calls = [
+        ("note", {"text": "halt"}, "a"),
+        ("note", {"text": "x"}, "b"),
+        ("note", {"text": "y"}, "c"),
+    ]
+    model = ScriptedModel([ModelTurn(calls=calls), "never asked"])
+    agent = Agent("Scribe", "You write.", model, [note], guardrails=[InputGuardrail(slow_halt)])
+    with pytest.raises(GuardrailTripped):
+        agent.run("Write.")
+    assert RAN == [] and len(model.requests) == 1
 
 
 def test_an_output_tripwire_cancels_the_running_calls() -> None:

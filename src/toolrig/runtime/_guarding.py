@@ -55,27 +55,37 @@ class Guarding:
 
     async def __call__(self, call: Call, call_next: CallNext) -> ToolResult:
         scope = GUARDING.get()
-        inputs, outputs = self.inputs, self.outputs
-        if scope is not None:
-            if scope.tripped is not None:
-                return self._stopped(call, scope, scope.tripped)
+        if scope is None:
+            refused = await self._inputs(call, None, self.inputs)
+            outputs = self.outputs
+        else:
             more = scope.by_action.get((call.tool, call.action))
-            inputs = (*inputs, *scope.inputs, *(more[0] if more else ()))
-            outputs = (*outputs, *scope.outputs, *(more[1] if more else ()))
-        for guardrail in inputs:
-            if not guardrail.applies_to(call):
-                continue
-            verdict = await _checked(guardrail, call, None)
-            if verdict.kind != "allow":
-                return self._answer(call, scope, guardrail, "input", verdict)
+            inputs = (*self.inputs, *scope.inputs, *(more[0] if more else ()))
+            outputs = (*self.outputs, *scope.outputs, *(more[1] if more else ()))
+            async with scope.checking:  # in the calls' order: none passes a tripwire before it
+                if scope.tripped is not None:
+                    return self._stopped(call, scope, scope.tripped)
+                refused = await self._inputs(call, scope, inputs)
+        if refused is not None:
+            return refused
         result = await call_next(call)
-        for output_guardrail in outputs:
-            if not output_guardrail.applies_to(call):
-                continue
-            verdict = await _checked(output_guardrail, call, result)
-            if verdict.kind != "allow":
-                return self._answer(call, scope, output_guardrail, "output", verdict, result)
+        for guardrail in outputs:
+            if guardrail.applies_to(call):
+                verdict = await _checked(guardrail, call, result)
+                if verdict.kind != "allow":
+                    return self._answer(call, scope, guardrail, "output", verdict, result)
         return result
+
+    async def _inputs(
+        self, call: Call, scope: GuardrailScope | None, inputs: Sequence[InputGuardrail]
+    ) -> ToolResult | None:
+        """The answer of the first input guardrail that does not allow the call, if any."""
+        for guardrail in inputs:
+            if guardrail.applies_to(call):
+                verdict = await _checked(guardrail, call, None)
+                if verdict.kind != "allow":
+                    return self._answer(call, scope, guardrail, "input", verdict)
+        return None
 
     def _answer(
         self,

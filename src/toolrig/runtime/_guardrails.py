@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from toolrig.core.model._on_first_use import asyncio
 from toolrig.core.result._result import ToolResult
 from toolrig.runtime._call import Call
 
@@ -149,6 +150,9 @@ class GuardrailScope:
     tripped: GuardrailOutcome | None = None
     """The first tripwire: once set, no call in this scope runs."""
     by_action: dict[tuple[str, str], Checks] = field(default_factory=dict)
+    checking: asyncio.Lock = field(default_factory=lambda: asyncio.Lock())
+    """Held while a call's input guardrails run: the calls of a turn are checked one at a
+    time in the order they started, so none passes a tripwire set before it."""
     """More guardrails for the calls of some actions (a toolset's), by (tool, action) name."""
 
 
