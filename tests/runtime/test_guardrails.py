@@ -195,6 +195,8 @@ def test_a_guardrail_checks_only_its_tools() -> None:
     assert ex.execute_sync("aecho", {"text": "drop"}).code == "guardrail"
     with pytest.raises(TypeError):
         ex.add_guardrail(no_drop)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not 'maybe'"):
+        Verdict("maybe")  # type: ignore[arg-type]
 
 
 class Notes(BaseTool):

@@ -48,6 +48,10 @@ class Verdict:
     message: str = ""
     """For the model to read (reject and tripwire)."""
 
+    def __post_init__(self) -> None:
+        if self.kind not in ("allow", "reject", "tripwire", "error"):
+            raise ValueError(f"a verdict is allow, reject or tripwire, not {self.kind!r}")
+
     @classmethod
     def allow(cls) -> Verdict:
         """The call goes on."""
