@@ -13,8 +13,8 @@ Each promise (its boundary), and the test that tries it:
 - reject: the model reads the message and the tool did not run (input); the output never
   reaches the model (output); the run goes on: ``test_a_reject_answers_the_model``;
 - a toolset's guardrails check only its actions: ``test_a_toolsets_guardrails_are_its_own``;
-- the log keeps the outcome on the call's record (its error code and message), never the
-  withheld output: ``test_the_log_keeps_the_outcome``;
+- the log keeps the outcome on the call's record (its error code and message, and the outcome
+  as the record's output), never the withheld output: ``test_the_log_keeps_the_outcome``;
 - a guardrail that raises is a failure the model reads, not an escaped exception:
   ``test_a_raising_guardrail_does_not_escape_the_run``.
 """
@@ -193,6 +193,15 @@ def test_the_log_keeps_the_outcome(tmp_path: Path) -> None:
     assert records["a"].error_code == "guardrail" and records["b"].error_code == "guardrail"
     assert "no_drop" in (records["a"].error_message or "")
     assert "secret_scanner" in (records["b"].error_message or "")
+    assert records["a"].output == {
+        "guardrail": {
+            "guardrail": "no_drop",
+            "stage": "input",
+            "verdict": "reject",
+            "message": "dropping is not allowed",
+        }
+    }
+    assert records["b"].output["guardrail"]["stage"] == "output"
     assert KEY not in json.dumps([r.output for r in records.values()], default=str)
 
 

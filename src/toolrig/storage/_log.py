@@ -188,7 +188,7 @@ class ExecutionLog(ABC):
                 "tool",
                 meta.action if meta else None,
                 arguments,
-                result.output if result.success else None,
+                result.output if result.success else _guardrail_outcome(result),
                 status,
                 None if error is None else error.message,
                 run_id=scope.run_id,
@@ -445,3 +445,11 @@ class ExecutionLog(ABC):
     def _locked(self) -> Iterator[None]:
         with self._lock:
             yield
+
+
+def _guardrail_outcome(result: ToolResult) -> dict[str, Any] | None:
+    """What a guardrail decided on a call it stopped (kept as the record's output: the tool's
+    own output, when it ran, is never stored), else ``None``."""
+    extra = result.metadata.extra if result.metadata is not None else None
+    outcome = extra.get("guardrail") if extra else None
+    return {"guardrail": outcome} if isinstance(outcome, dict) else None
