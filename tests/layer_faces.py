@@ -202,6 +202,7 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:ApprovalPolicy
             'toolrig.search._index:ToolIndex',
             'toolrig.search._meta_tools:meta_tools',
             'toolrig.search._packaged:ModelFilesMissing',
+            'toolrig.search._quantize:cache_dir',
             'toolrig.search._request:MAX_QUERY_CHARS'],
  'storage': ['toolrig.storage._log:ExecutionLog',
              'toolrig.storage._open:open_log',

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,3 +99,60 @@ def test_learn_from_moves_the_tool_that_like_requests_led_to_up(
     assert code == 0 and learned[0] == order[1]  # learned requests are compared by meaning
     code, err = search_error(capsys, "--learn-from", str(tmp_path / "missing.db"), query)
     assert code == 2 and "no execution log at" in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_cold_start_says_where_the_index_is_cached_on_stderr_only(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real command over the example catalogue, default (embedding) mode: the first run
+    embeds and says so on stderr; the second reads the cache and says nothing; stdout is the
+    same JSON both times."""
+    pytest.importorskip("onnxruntime")
+    from toolrig.search import _vector_cache as vector_cache
+
+    monkeypatch.setenv("TOOLRIG_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(vector_cache, "_caches", {})
+    args = ["search", "--catalog", CATALOG, "--json", "-k", "2", "how much stock is left?"]
+    assert main(args) == 0
+    cold = capsys.readouterr()
+    line = f"index cached in {tmp_path / 'vectors'}; next start reuses it"
+    assert cold.err.strip() == line
+    vector_cache._caches.clear()  # as a new process
+    assert main(args) == 0
+    warm = capsys.readouterr()
+    assert warm.err == ""
+    assert json.loads(cold.out) == json.loads(warm.out)  # stdout holds the JSON alone
+    assert "cached" not in cold.out
+
+
+def test_a_long_build_shows_a_bar_on_a_terminal_and_never_a_short_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolrig.cli._build_progress import LONG_BUILD, BuildProgress
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with BuildProgress() as progress:
+        progress("minilm", 0, LONG_BUILD - 1)
+        progress("minilm", LONG_BUILD - 1, LONG_BUILD - 1)
+    assert "indexing tools" not in terminal.getvalue()
+    assert terminal.getvalue().startswith("index cached in ")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with BuildProgress() as progress:
+        progress("minilm", 0, LONG_BUILD)
+        progress("minilm", LONG_BUILD // 2, LONG_BUILD)
+        assert "indexing tools (minilm)" in terminal.getvalue()
+        progress("minilm", LONG_BUILD, LONG_BUILD)
+    assert terminal.getvalue().rstrip().endswith("next start reuses it")
+    piped = io.StringIO()  # not a terminal: the line, no bar
+    monkeypatch.setattr(sys, "stderr", piped)
+    with BuildProgress() as progress:
+        progress("minilm", 0, 10 * LONG_BUILD)
+        progress("minilm", 10 * LONG_BUILD, 10 * LONG_BUILD)
+    assert "indexing" not in piped.getvalue() and "cached in" in piped.getvalue()

@@ -138,3 +138,25 @@ def test_a_damaged_row_is_recomputed_never_served(cache_dir: Path) -> None:
     fixed = KeyedEmbedder()
     cached_embed(fixed, texts)
     assert fixed.embedded == []  # and replaced
+
+
+def test_progress_is_told_of_a_cold_build_only(cache_dir: Path) -> None:
+    """Only texts the cache lacks are reported, from 0 to all, in steps; a warm start and a
+    caller that passed no ``progress`` hear nothing."""
+    texts = [f"tool text {i}" for i in range(150)]
+    seen: list[tuple[str, int, int]] = []
+    fresh = cached_embed(KeyedEmbedder(), texts, lambda *a: seen.append(a))
+    assert seen[0] == ("fake", 0, 150) and seen[-1] == ("fake", 150, 150)
+    assert [d for _, d, _ in seen] == [0, 64, 128, 150]
+    vector_cache._caches.clear()
+    again: list[tuple[str, int, int]] = []
+    warm = cached_embed(KeyedEmbedder(), texts, lambda *a: again.append(a))
+    assert again == [] and np.array_equal(fresh, warm)  # steps change no vector
+    vector_cache._caches.clear()
+    index_seen: list[tuple[str, int, int]] = []
+    index = ToolIndex(
+        catalogue(), embedders=(KeyedEmbedder(),), progress=lambda *a: index_seen.append(a)
+    )
+    assert index_seen == []  # nothing is embedded before a search needs it
+    index.search("weather in Oslo")
+    assert index_seen == [("fake", 0, 5), ("fake", 5, 5)]  # one text per action

@@ -65,6 +65,7 @@ def run_search_command(args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Column, Table
 
+    from toolrig.cli._build_progress import BuildProgress
     from toolrig.cli._catalog import load_learned, load_registry, load_usage
     from toolrig.cli._output import CliError, out_console
     from toolrig.search._index import ToolIndex
@@ -74,8 +75,9 @@ def run_search_command(args: argparse.Namespace) -> int:
     if not args.catalog:
         raise CliError("give at least one --catalog folder or file to search")
     registry = load_registry(args.catalog, command="search")
+    progress = BuildProgress()
     try:
-        index = ToolIndex.follow(registry, accurate=args.accurate)
+        index = ToolIndex.follow(registry, accurate=args.accurate, progress=progress)
     except ModelFilesMissing as exc:
         raise CliError(f"cannot search --accurate: {exc}") from None
     filters: dict[str, Any] = {}
@@ -103,6 +105,8 @@ def run_search_command(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise CliError(f"cannot search: {exc}") from None
+    finally:
+        progress.close()
     if args.json:
         print(json.dumps([{"name": h.name, "score": h.score} for h in hits], indent=2))
         return 0 if hits else 1

@@ -29,6 +29,7 @@ from toolrig.search._segments import request_parts
 from toolrig.search._ties import break_ties, lexical_hits
 from toolrig.search._tokenize import analyze, field_terms, vocabulary_of
 from toolrig.search._usage import UsagePrior
+from toolrig.search._vector_cache import Progress
 from toolrig.search._vectors import VectorTable
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ Mode = Literal["auto", "lexical", "dense", "fused"]
 class ToolIndex:
     """Search over the actions of a changing set of tools (thread-safe).
     ``embedders`` overrides the configured models (``()`` for lexical ranking only);
-    ``accurate=True`` adds the second stage of `SearchConfig.accurate`.
+    ``accurate=True`` adds the second stage of `SearchConfig.accurate`; ``progress`` is told
+    ``(model, done, total)`` while tool texts the vector cache lacks are embedded.
     """
 
     def __init__(
@@ -53,6 +55,7 @@ class ToolIndex:
         config: SearchConfig | None = None,
         embedders: tuple[Any, ...] | None = None,
         accurate: bool = False,
+        progress: Progress | None = None,
     ) -> None:
         self.config = accurate_config(config, accurate)
         self._reranker = load_reranker(self.config.reranker) if self.config.reranker else None
@@ -72,7 +75,7 @@ class ToolIndex:
         self._learned = LearnedRequests()
         self._last_query: str | None = None
         self._requests: RequestLog | None = None
-        self._tables = [VectorTable(e) for e in embedders]
+        self._tables = [VectorTable(e, progress) for e in embedders]
         self._unprepared: set[int] = set()  # slots whose text the reranker has yet to read
         self._numpy = importlib.util.find_spec("numpy") is not None
         self._following: list[Following] = []
@@ -92,10 +95,11 @@ class ToolIndex:
         config: SearchConfig | None = None,
         embedders: tuple[Any, ...] | None = None,
         accurate: bool = False,
+        progress: Progress | None = None,
     ) -> ToolIndex:
         """A new index of ``catalog``'s tools that follows every later change (tools added,
         updated, removed or reloaded) until `unfollow`."""
-        index = cls(config=config, embedders=embedders, accurate=accurate)
+        index = cls(config=config, embedders=embedders, accurate=accurate, progress=progress)
         following = Following(catalog, index)
         with index._lock:
             index._following.append(following)

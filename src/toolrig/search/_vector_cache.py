@@ -31,12 +31,17 @@ if TYPE_CHECKING:
 else:
     Matrix = Any
 
-__all__ = ["MAX_VECTORS", "VectorCache", "cached_embed", "shared_cache"]
+__all__ = ["MAX_VECTORS", "Progress", "VectorCache", "cached_embed", "shared_cache"]
 
 logger = logging.getLogger("toolrig.search")
 
 MAX_VECTORS: Final = 100_000
 _CHUNK: Final = 500  # SQLite host parameters per lookup
+_PROGRESS_STEP: Final = 64  # texts embedded between two progress reports
+
+Progress = Callable[[str, int, int], None]
+"""Told ``(model, texts embedded, texts to embed)`` as a model embeds the texts the cache
+does not hold: first with 0, then after every few texts; never when the cache holds them all."""
 
 
 class VectorCache:
@@ -204,9 +209,11 @@ def shared_cache(
         return cache
 
 
-def cached_embed(embedder: Any, texts: Sequence[str]) -> Matrix:
+def cached_embed(embedder: Any, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
     """``embedder.embed(texts)``, reading and storing vectors on disk when the embedder names
-    a ``cache_key`` (its model file and version); others are run as they are."""
+    a ``cache_key`` (its model file and version); others are run as they are. ``progress``
+    is told how far the texts not yet cached are (each text is embedded alone, so reporting
+    between groups of texts changes no vector)."""
     key = getattr(embedder, "cache_key", None)
     if not key or not texts:
         out: Matrix = embedder.embed(texts)
@@ -217,7 +224,20 @@ def cached_embed(embedder: Any, texts: Sequence[str]) -> Matrix:
     found = cache.get_many(texts)
     missing = list(dict.fromkeys(t for t in texts if t not in found))
     if missing:
-        fresh = embedder.embed(missing)
+        fresh = _embed(embedder, missing, progress) if progress else embedder.embed(missing)
         cache.put_many(missing, fresh)
         found.update(zip(missing, fresh, strict=True))
     return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
+
+
+def _embed(embedder: Any, texts: list[str], progress: Progress) -> Matrix:
+    import numpy as np
+
+    name = str(getattr(embedder, "name", embedder.cache_key))
+    progress(name, 0, len(texts))
+    parts = []
+    for start in range(0, len(texts), _PROGRESS_STEP):
+        parts.append(embedder.embed(texts[start : start + _PROGRESS_STEP]))
+        progress(name, min(start + _PROGRESS_STEP, len(texts)), len(texts))
+    out: Matrix = np.concatenate(parts)
+    return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolrig.search._vector_cache import cached_embed
+from toolrig.search._vector_cache import Progress, cached_embed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -123,10 +123,11 @@ class OwnedRows:
 class VectorTable:
     """Document, piece and sample-request vectors of one `Embedder`."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, progress: Progress | None = None) -> None:
         import numpy as np
 
         self.embedder = embedder
+        self.progress = progress
         self.name = embedder.name
         self._np = np
         self._docs: Matrix = np.zeros((0, 0), dtype=np.float32)
@@ -228,7 +229,7 @@ class VectorTable:
         for _, (pieces, examples) in pending:
             texts.extend(pieces[1:])
             texts.extend(examples)
-        vectors = cached_embed(self.embedder, texts)
+        vectors = cached_embed(self.embedder, texts, self.progress)
         dim = vectors.shape[1]
         top = max(slot for slot, _ in pending) + 1
         self._docs = _grown(np, self._docs, top, dim)
