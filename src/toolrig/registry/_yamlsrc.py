@@ -30,6 +30,7 @@ _STR = _TAG + "str"
 _PLAIN = "?plain"
 """Placeholder tag of untagged plain scalars, typed in `_scalar`."""
 _TRUE = frozenset({"true", "yes", "on"})
+_COLLECTIONS = frozenset({_TAG + "seq", _TAG + "map"})
 _IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
 _FALLBACK = yaml.SafeLoader("")
 
@@ -159,6 +160,8 @@ def _build(node: Node, room: int) -> Any:
             f"nested deeper than {MAX_DEPTH} levels of lists and mappings",
             node.start_mark.line + 1,
         )
+    if node.tag not in _COLLECTIONS:  # `!!python/tuple [..]`, `!thing {..}`
+        raise YamlSyntaxError(f"unsupported YAML tag {node.tag!r}", node.start_mark.line + 1)
     if kind is SequenceNode:
         return [_build(item, room) for item in node.value]
     if kind is MappingNode:
@@ -203,7 +206,7 @@ def _scalar(node: ScalarNode) -> Any:
             return int(value)
         return _FALLBACK.construct_yaml_int(node)  # 0x.., 0o.., 1_000, 1:30
     if kind == "float":
-        if "_" not in value and ":" not in value and value[:1] != ".":
+        if "_" not in value and ":" not in value and "." not in value[:2]:  # not .inf, -.5
             return float(value)
         return _FALLBACK.construct_yaml_float(node)
     if kind == "bool":
