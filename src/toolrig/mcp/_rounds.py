@@ -45,7 +45,7 @@ from toolrig.core.context._interaction import (
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._client_hooks import check_form
 
-__all__ = ["KEY_ENV", "InputRounds", "RoundHooks"]
+__all__ = ["KEY_ENV", "InputRounds", "RoundHooks", "recorded"]
 
 Kind = Literal["elicit", "sample", "roots"]
 
@@ -113,7 +113,7 @@ class InputRounds:
             if response is None:
                 break  # unanswered: the tool asks it again on this run
             try:
-                answers.append(_recorded(ask["kind"], response))
+                answers.append(recorded(ask["kind"], response))
             except ValueError:  # pydantic's ValidationError included
                 raise MCPError(
                     code=mcp_types.INVALID_PARAMS,
@@ -158,9 +158,14 @@ class InputRounds:
         }
 
 
-def _recorded(kind: Kind, response: Any) -> dict[str, Any]:
-    """What a client's answer to a question of ``kind`` is kept as in the state."""
-    data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+def recorded(kind: str, response: Any) -> dict[str, Any]:
+    """What a client's answer (a model or its JSON) to a question of ``kind`` is kept as;
+    `ValueError` when it does not answer such a question."""
+    data = (
+        response
+        if isinstance(response, dict)
+        else response.model_dump(mode="json", by_alias=True, exclude_none=True)
+    )
     if kind == "elicit":
         answer = mcp_types.ElicitResult.model_validate(data)
         return {"kind": kind, "action": answer.action, "content": answer.content}
@@ -198,6 +203,11 @@ class RoundHooks:
         self._base = base
         self._asked = 0
         self._lock = threading.Lock()
+
+    @property
+    def replaying(self) -> bool:
+        """Whether the next question has an answer recorded by an earlier round."""
+        return self._asked < len(self.answers)
 
     def interaction(self) -> Interaction:
         """``base`` (its log sink) with this round's elicitor and sampler."""

@@ -45,6 +45,7 @@ from toolrig.mcp._features import (
     mount,
 )
 from toolrig.mcp._rounds import InputRounds, RoundHooks
+from toolrig.mcp._tasks import ServerTasks, TaskPolicy
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
 from toolrig.registry._catalog import Catalog
@@ -100,6 +101,8 @@ class ToolServer:
     ``completion/complete`` on tool arguments (arguments with an ``enum`` need none).
     ``input_rounds``: how 2026-07-28 calls ask for input (the sealing key, the state's
     lifetime); by default a key made for this server (give one shared key to several workers).
+    ``tasks``: which tools are called as MCP tasks (see ``_tasks``; by default those placed in
+    child processes or on queues).
     """
 
     def __init__(
@@ -113,6 +116,7 @@ class ToolServer:
         resources: Any = None,
         completers: Mapping[str, Mapping[str, Completer]] | None = None,
         input_rounds: InputRounds | None = None,
+        tasks: TaskPolicy | None = None,
     ) -> None:
         from toolrig import __version__
 
@@ -161,6 +165,9 @@ class ToolServer:
         self.input_rounds: InputRounds = input_rounds or InputRounds()
         """Input-required rounds of 2026-07-28 calls (see ``_rounds``)."""
         self.server.middleware.append(self.input_rounds.boundary(name))
+        self.tasks = ServerTasks(tasks or TaskPolicy())
+        """The calls run as MCP tasks (the ``io.modelcontextprotocol/tasks`` extension)."""
+        self.tasks.install(self.server)
         self.recording: Recording | None = None
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
         ``None``: in the run open where the server runs, if any."""
@@ -203,6 +210,19 @@ class ToolServer:
     ) -> HandlerResult:
         listing = self._current()
         entry = _listed(params.name, listing)
+        spec = entry.tool
+        if self.tasks.route(
+            ctx, self.tasks.policy.support(spec.name, spec.isolation, spec.runs_on)
+        ):
+            return await self.tasks.start(
+                ctx,
+                params,
+                call_name=entry.call_name,
+                executor=self.executor,
+                scope=self.recording or current_recording(),
+                rounds=self.input_rounds,
+                answer=lambda result: call_result(result, listing.names),
+            )
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
         keywords = vars_of(hooks)
         rounds: RoundHooks | None = None

@@ -1,0 +1,354 @@
+"""MCP tasks (the ``io.modelcontextprotocol/tasks`` extension, SEP-2663) on a `ToolServer`.
+
+A tool that may run long is called as a task: when the client declares the extension (in its
+capabilities, or in one request's ``_meta``) a ``tools/call`` of such a tool answers at once
+with a handle (``CreateTaskResult``) and the call runs on in the server; ``tasks/get`` reports
+its status and, once ended, inlines its result (``completed``, a tool error included) or the
+protocol error that ended it (``failed``); ``tasks/cancel`` stops it (the call is cancelled,
+not left running); ``tasks/update`` answers the questions it waits on (``input_required``:
+the tool's ``ctx.elicit`` / ``ctx.sample`` inside a task are asked through the task and
+awaited, not replayed). Without the extension such a tool runs as an ordinary call, unless it
+requires a task (then the protocol's -32021 error).
+
+Which tools: those `TaskPolicy` names, and by default every tool placed away from the server's
+own threads (``isolation="process"``, ``runs_on``: a Celery queue). A tool listed in
+``ask_first`` gathers its opening questions in input-required rounds (SEP-2322) and becomes a
+task once it runs past them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import mcp_types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import HEADER_MISMATCH
+from pydantic import Field
+
+from toolrig.core.context._interaction import (
+    QUESTION_KEY,
+    Elicitation,
+    Root,
+    SampleMessage,
+    tool_interaction,
+)
+from toolrig.core.context._recording import Recording, recording
+from toolrig.core.result._result import ToolResult
+from toolrig.mcp._client_hooks import check_form
+from toolrig.mcp._rounds import InputRounds, RoundHooks, recorded
+from toolrig.mcp._task_state import Pending, TaskState, TaskStatus, TaskStore
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+    from toolrig.runtime._executor import ToolExecutor
+
+__all__ = ["EXTENSION", "TASK_FAILED", "ServerTasks", "TaskPolicy", "TaskSupport"]
+
+EXTENSION: Final = "io.modelcontextprotocol/tasks"
+TASK_FAILED: Final = "task_failed"
+"""The `ToolError` code that ends a task ``failed`` (the operation could not be carried out)
+rather than ``completed`` with a tool error."""
+_SETTLE: Final = 0.05
+"""Seconds an ``ask_first`` call runs before it becomes a task (when it asks nothing)."""
+
+TaskSupport = Literal["optional", "required"]
+logger = logging.getLogger("toolrig.mcp")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPolicy:
+    """Which tools are called as tasks, and the handles' timing.
+
+    ``tools``: ``{tool: "optional" | "required"}`` (``required``: a client without the
+    extension gets -32021). ``by_placement``: tools running in child processes or on queues
+    are ``optional`` tasks unless named. ``ask_first``: tools whose opening questions are
+    input-required rounds before the task is created. ``ttl_ms``: how long an ended task stays
+    readable; ``poll_interval_ms``: the polling pace suggested to clients.
+    """
+
+    tools: Mapping[str, TaskSupport] = field(default_factory=dict)
+    by_placement: bool = True
+    ask_first: Collection[str] = ()
+    ttl_ms: int = 3_600_000
+    poll_interval_ms: int = 500
+
+    def support(self, name: str, isolation: str, runs_on: str | None) -> TaskSupport | None:
+        """How the tool ``name`` (placed as given) is called as a task; ``None``: never."""
+        declared = self.tools.get(name)
+        if declared is not None:
+            return declared
+        if self.by_placement and (isolation == "process" or runs_on is not None):
+            return "optional"
+        return None
+
+
+class _TaskParams(mcp_types.RequestParams):
+    task_id: str = Field(alias="taskId")
+
+
+class _UpdateParams(_TaskParams):
+    input_responses: dict[str, Any] = Field(default_factory=dict, alias="inputResponses")
+
+
+def declares_tasks(ctx: ServerRequestContext[Any]) -> bool:
+    """Whether the request's client declared the extension (for the session or this call)."""
+    caps = ctx.session.client_capabilities
+    if caps is not None and EXTENSION in (caps.extensions or {}):
+        return True
+    meta = ctx.meta or {}
+    declared = meta.get(mcp_types.CLIENT_CAPABILITIES_META_KEY) if meta else None
+    extensions = declared.get("extensions") if isinstance(declared, dict) else None
+    return isinstance(extensions, dict) and EXTENSION in extensions
+
+
+def _needs_extension() -> MCPError:
+    return MCPError(
+        code=mcp_types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=f"this needs the client extension {EXTENSION}",
+        data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
+    )
+
+
+class _Questions:
+    """A task's elicitor, sampler and roots: answers replayed from earlier input-required
+    rounds first (``ask_first``), then questions the task waits on."""
+
+    def __init__(self, task: TaskState, caps: Any, rounds: RoundHooks | None) -> None:
+        self.task = task
+        self.caps = caps
+        self.rounds = rounds
+        self.handed_over = rounds is None
+        self.asked = 0
+        self.changed: Callable[[TaskState], None] = lambda _task: None
+
+    def _in_rounds(self) -> RoundHooks | None:
+        rounds = self.rounds
+        return rounds if rounds is not None and (not self.handed_over or rounds.replaying) else None
+
+    async def _ask(self, kind: str, request: dict[str, Any]) -> dict[str, Any]:
+        task = self.task
+        key = QUESTION_KEY.get() or f"q{self.asked}"
+        self.asked += 1
+        while key in task.pending:
+            key = f"{key}-{self.asked}"
+        slot: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        task.pending[key] = Pending(kind, request, slot)
+        if task.move("input_required"):
+            self.changed(task)
+        try:
+            return await slot
+        finally:
+            task.pending.pop(key, None)
+            if not task.pending and task.move("working"):
+                self.changed(task)
+
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
+        rounds = self._in_rounds()
+        if rounds is not None:
+            return await rounds.elicit(message, schema)
+        check_form(self.caps, message, schema)
+        params = {"mode": "form", "message": message, "requestedSchema": dict(schema)}
+        answer = await self._ask("elicit", {"method": "elicitation/create", "params": params})
+        return Elicitation(action=answer["action"], content=answer.get("content"))
+
+    async def sample(
+        self, messages: Sequence[SampleMessage], system: str | None, max_tokens: int
+    ) -> str:
+        rounds = self._in_rounds()
+        if rounds is not None:
+            return await rounds.sample(messages, system, max_tokens)
+        wire = [
+            {
+                "role": "assistant" if m.get("role") == "assistant" else "user",
+                "content": {"type": "text", "text": str(m.get("content", ""))},
+            }
+            for m in messages
+        ]
+        params: dict[str, Any] = {"messages": wire, "maxTokens": max_tokens}
+        if system is not None:
+            params["systemPrompt"] = system
+        answer = await self._ask("sample", {"method": "sampling/createMessage", "params": params})
+        return str(answer["text"])
+
+    async def roots(self) -> list[Root]:
+        rounds = self._in_rounds()
+        if rounds is not None:
+            return await rounds.roots()
+        answer = await self._ask("roots", {"method": "roots/list", "params": {}})
+        return list(answer["roots"])
+
+
+def _drop_log(level: str, message: str, data: Any = None) -> None:
+    logger.debug("task log (%s): %s", level, message)
+
+
+class ServerTasks:
+    """The tasks of one `ToolServer`: its ``tasks/*`` handlers and the calls run as tasks."""
+
+    def __init__(self, policy: TaskPolicy, store: TaskStore | None = None) -> None:
+        self.policy = policy
+        self.store: TaskStore = store or TaskStore()
+        """The tasks, running and ended."""
+        self.on_status: list[Callable[[TaskState], None]] = []
+        """Called on each status change (from the server's event loop)."""
+
+    def install(self, server: Server[Any]) -> None:
+        """Advertise the extension and serve ``tasks/get``, ``tasks/update``, ``tasks/cancel``."""
+        server.extensions[EXTENSION] = {}
+        server.add_request_handler("tasks/get", _TaskParams, self._get)
+        server.add_request_handler("tasks/update", _UpdateParams, self._update)
+        server.add_request_handler("tasks/cancel", _TaskParams, self._cancel)
+
+    def route(self, ctx: ServerRequestContext[Any], support: TaskSupport | None) -> bool:
+        """Whether this ``tools/call`` runs as a task (-32021 when the tool requires one and the
+        client did not declare the extension)."""
+        if support is None:
+            return False
+        if declares_tasks(ctx):
+            return True
+        if support == "required":
+            raise _needs_extension()
+        return False
+
+    async def start(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: mcp_types.CallToolRequestParams,
+        *,
+        call_name: str,
+        executor: ToolExecutor,
+        scope: Recording | None,
+        rounds: InputRounds,
+        answer: Callable[[ToolResult], dict[str, Any]],
+    ) -> dict[str, Any]:
+        """Run the call as a task; the ``CreateTaskResult`` (or, for ``ask_first`` tools, an
+        ``input_required`` round, or the result when it ended before becoming a task)."""
+        policy = self.policy
+        task = TaskState(call_name, policy.ttl_ms, policy.poll_interval_ms)
+        caps = ctx.session.client_capabilities
+        hooks = None
+        if call_name in policy.ask_first or params.name in policy.ask_first:
+            base = tool_interaction(log=_drop_log)
+            with base as interaction:
+                hooks = RoundHooks(rounds.resume(params), caps, interaction)
+        questions = _Questions(task, caps, hooks)
+        questions.changed = self._changed
+
+        async def run() -> None:
+            try:
+                with (
+                    tool_interaction(
+                        elicitor=questions.elicit,
+                        sampler=questions.sample,
+                        roots=questions.roots,
+                        log=_drop_log,
+                    ),
+                    recording(scope),
+                ):
+                    result = await executor.execute(call_name, params.arguments or {})
+            except asyncio.CancelledError:
+                if task.move("cancelled"):
+                    self._changed(task)
+                raise
+            except Exception as exc:  # the call's machinery failed: a protocol-level end
+                logger.exception("task %s of %s failed", task.task_id, call_name)
+                self._end(task, error={"code": mcp_types.INTERNAL_ERROR, "message": str(exc)})
+                return
+            error = result.error
+            if error is not None and error.code == TASK_FAILED:
+                self._end(task, error={"code": mcp_types.INTERNAL_ERROR, "message": error.message})
+            else:
+                self._end(task, result=answer(result))
+
+        if hooks is None:
+            self.store.add(task)  # durable before the handle is returned
+        job = task.job = asyncio.get_running_loop().create_task(run())
+        if hooks is not None:
+            # a question of the tool's opening ends its run (RoundHooks) within the wait
+            await asyncio.wait([job], timeout=_SETTLE)
+            if hooks.open:  # an opening question: asked as an input-required round
+                return rounds.ask(hooks)
+            questions.handed_over = True
+            self.store.add(task)
+        return task.created()
+
+    def _end(
+        self, task: TaskState, *, result: dict[str, Any] | None = None, error: Any = None
+    ) -> None:
+        status: TaskStatus = "failed" if error is not None else "completed"
+        if task.move(status):
+            task.result, task.error = result, error
+            self._changed(task)
+
+    def _changed(self, task: TaskState) -> None:
+        for listener in list(self.on_status):
+            try:
+                listener(task)
+            except Exception:
+                logger.exception("a task status listener failed")
+
+    def _task(self, ctx: ServerRequestContext[Any], params: _TaskParams) -> TaskState:
+        if not declares_tasks(ctx):
+            raise _needs_extension()
+        request = ctx.request
+        headers = getattr(request, "headers", None)
+        named = headers.get("mcp-name") if headers is not None else None
+        if named is not None and named.strip() != params.task_id:
+            raise MCPError(
+                code=HEADER_MISMATCH,
+                message=f"Mcp-Name header {named!r} does not match params.taskId",
+            )
+        task = self.store.get(params.task_id)
+        if task is None:
+            raise MCPError(
+                code=mcp_types.INVALID_PARAMS, message=f"no task {params.task_id!r} here"
+            )
+        return task
+
+    async def _get(self, ctx: ServerRequestContext[Any], params: _TaskParams) -> dict[str, Any]:
+        return self._task(ctx, params).detailed()
+
+    async def _update(
+        self, ctx: ServerRequestContext[Any], params: _UpdateParams
+    ) -> dict[str, Any]:
+        task = self._task(ctx, params)
+        for key, response in params.input_responses.items():
+            waiting = task.pending.get(key)
+            if waiting is None or waiting.answer.done():
+                continue  # not asked, or answered already: nothing waits on it
+            try:
+                value = recorded(waiting.kind, response)
+            except ValueError:  # pydantic's ValidationError included
+                raise MCPError(
+                    code=mcp_types.INVALID_PARAMS,
+                    message=f"inputResponses[{key!r}] does not answer its {waiting.kind} request",
+                ) from None
+            waiting.answer.set_result(value)
+            del task.pending[key]
+        if not task.pending and task.move("working"):
+            self._changed(task)
+        await asyncio.sleep(0)  # let the tool take its answers
+        return {"resultType": "complete"}
+
+    async def _cancel(self, ctx: ServerRequestContext[Any], params: _TaskParams) -> dict[str, Any]:
+        task = self._task(ctx, params)
+        if not task.ended:
+            task.move("cancelled")
+            self._changed(task)
+            if task.job is not None:
+                task.job.cancel()
+        return {"resultType": "complete"}
+
+    async def close(self) -> None:
+        """Cancel the tasks still running (the server is stopping)."""
+        jobs = [t.job for t in self.store.running() if t.job is not None]
+        for job in jobs:
+            job.cancel()
+        if jobs:
+            await asyncio.gather(*jobs, return_exceptions=True)
