@@ -10,12 +10,16 @@ wire shapes are the extension's (``ttlMs``, ``pollIntervalMs``, ISO-8601 times, 
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
+
+from toolrig.storage._tasks import LogTasks, TaskRow
 
 __all__ = ["TERMINAL", "Pending", "TaskState", "TaskStatus", "TaskStore"]
 
@@ -33,7 +37,8 @@ class Pending:
 
     kind: str
     request: dict[str, Any]
-    answer: asyncio.Future[dict[str, Any]]
+    answer: asyncio.Future[dict[str, Any]] | None
+    """``None`` for a question asked in another process (read from the log)."""
 
 
 @dataclass(slots=True)
@@ -96,27 +101,97 @@ class TaskState:
 
 
 class TaskStore:
-    """The tasks of one server process, each kept until its ``ttlMs`` after it ended."""
+    """The tasks of one server: those running in this process (live), and, with ``rows`` (an
+    execution log's tasks table), every task of every process sharing that log.
 
-    def __init__(self) -> None:
+    Without ``rows`` a task lives in this process only, until its ``ttlMs`` after it ended.
+    With them each change is written through; a task another process runs is read from its
+    row, and one whose owner stopped beating for ``stale`` seconds ends ``failed``.
+    """
+
+    def __init__(self, rows: LogTasks | None = None, *, stale: float = 10.0) -> None:
+        self.rows = rows
+        self.stale = stale
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        """This process, as the owner of the tasks it runs."""
         self._tasks: dict[str, TaskState] = {}
         self._lock = threading.Lock()
 
     def add(self, task: TaskState) -> None:
         with self._lock:
-            self._drop_expired()
+            now = time.time()
+            for key in [k for k, t in self._tasks.items() if t.expires_at() <= now]:
+                del self._tasks[key]
             self._tasks[task.task_id] = task
+        self.save(task)
 
-    def get(self, task_id: str) -> TaskState | None:
+    def save(self, task: TaskState) -> None:
+        """Write ``task``'s current state through to the rows (when kept there)."""
+        if self.rows is not None:
+            self.rows.save(_row(task, self.owner))
+
+    def local(self, task_id: str) -> TaskState | None:
+        """The task, when it runs (or ran) in this process."""
         with self._lock:
-            self._drop_expired()
-            return self._tasks.get(task_id)
+            task = self._tasks.get(task_id)
+        return task if task is not None and task.expires_at() > time.time() else None
 
     def running(self) -> list[TaskState]:
         with self._lock:
             return [t for t in self._tasks.values() if not t.ended]
 
-    def _drop_expired(self) -> None:
-        now = time.time()
-        for key in [k for k, t in self._tasks.items() if t.expires_at() <= now]:
-            del self._tasks[key]
+    def get(self, task_id: str) -> TaskState | None:
+        """The task, from this process or its row (``None``: no such task, or expired)."""
+        task = self.local(task_id)
+        if task is not None or self.rows is None:
+            return task
+        row = self.rows.load(task_id)
+        if row is None:
+            return None
+        found = _state(row)
+        if found.expires_at() <= time.time():
+            return None
+        if not found.ended and row.heartbeat < time.time() - self.stale:
+            found.move("failed")
+            found.error = {
+                "code": -32603,
+                "message": "the server process running this task stopped before it ended "
+                f"(no sign of it since {_iso(row.heartbeat)})",
+            }
+            self.rows.save(_row(found, row.owner, heartbeat=row.heartbeat))
+        return found
+
+
+def _row(task: TaskState, owner: str, heartbeat: float | None = None) -> TaskRow:
+    requests = {key: p.request for key, p in task.pending.items()}
+    return TaskRow(
+        task_id=task.task_id,
+        tool=task.tool,
+        status=task.status,
+        created_at=task.created_at,
+        updated_at=task.updated_at,
+        ttl_ms=task.ttl_ms,
+        poll_interval_ms=task.poll_interval_ms,
+        owner=owner,
+        heartbeat=time.time() if heartbeat is None else heartbeat,
+        result=task.result,
+        error=task.error,
+        input_requests=requests,
+    )
+
+
+def _state(row: TaskRow) -> TaskState:
+    task = TaskState(
+        row.tool,
+        row.ttl_ms,
+        row.poll_interval_ms,
+        task_id=row.task_id,
+        status=row.status,  # type: ignore[arg-type]  # written from TaskStatus only
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        result=row.result,
+        error=row.error,
+    )
+    for key, request in row.input_requests.items():
+        task.pending[key] = Pending(str(request.get("method", "")), request, None)
+    return task

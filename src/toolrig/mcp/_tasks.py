@@ -19,6 +19,7 @@ task once it runs past them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from toolrig.runtime._executor import ToolExecutor
+    from toolrig.storage._log import ExecutionLog
+    from toolrig.storage._tasks import LogTasks
 
 __all__ = ["EXTENSION", "TASK_FAILED", "ServerTasks", "TaskPolicy", "TaskSupport"]
 
@@ -197,6 +200,17 @@ class ServerTasks:
         """The tasks, running and ended."""
         self.on_status: list[Callable[[TaskState], None]] = []
         """Called on each status change (from the server's event loop)."""
+        self.follow_interval = 0.25
+        """Seconds between two looks at the log for what other processes asked of the tasks
+        running here (and this process's heartbeat)."""
+        self._watcher: asyncio.Task[None] | None = None
+
+    def keep_in(self, log: ExecutionLog) -> None:
+        """Keep the tasks in ``log`` (its ``mcp_tasks`` table), shared with every process
+        serving from it, instead of in this process alone."""
+        from toolrig.storage._tasks import LogTasks
+
+        self.store = TaskStore(LogTasks(log))
 
     def install(self, server: Server[Any]) -> None:
         """Advertise the extension and serve ``tasks/get``, ``tasks/update``, ``tasks/cancel``."""
@@ -268,6 +282,7 @@ class ServerTasks:
 
         if hooks is None:
             self.store.add(task)  # durable before the handle is returned
+            self._watch()
         job = task.job = asyncio.get_running_loop().create_task(run())
         if hooks is not None:
             # a question of the tool's opening ends its run (RoundHooks) within the wait
@@ -276,6 +291,7 @@ class ServerTasks:
                 return rounds.ask(hooks)
             questions.handed_over = True
             self.store.add(task)
+            self._watch()
         return task.created()
 
     def _end(
@@ -287,6 +303,7 @@ class ServerTasks:
             self._changed(task)
 
     def _changed(self, task: TaskState) -> None:
+        self.store.save(task)
         for listener in list(self.on_status):
             try:
                 listener(task)
@@ -318,9 +335,19 @@ class ServerTasks:
         self, ctx: ServerRequestContext[Any], params: _UpdateParams
     ) -> dict[str, Any]:
         task = self._task(ctx, params)
-        for key, response in params.input_responses.items():
+        if self.store.local(task.task_id) is None:  # another process runs it: through the log
+            if self.store.rows is not None and not task.ended:
+                self.store.rows.deliver(task.task_id, params.input_responses)
+        else:
+            self._answer(task, params.input_responses)
+            await asyncio.sleep(0)  # let the tool take its answers
+        return {"resultType": "complete"}
+
+    def _answer(self, task: TaskState, responses: Mapping[str, Any]) -> None:
+        """Give the task's waiting questions their answers (other keys are ignored)."""
+        for key, response in responses.items():
             waiting = task.pending.get(key)
-            if waiting is None or waiting.answer.done():
+            if waiting is None or waiting.answer is None or waiting.answer.done():
                 continue  # not asked, or answered already: nothing waits on it
             try:
                 value = recorded(waiting.kind, response)
@@ -333,17 +360,42 @@ class ServerTasks:
             del task.pending[key]
         if not task.pending and task.move("working"):
             self._changed(task)
-        await asyncio.sleep(0)  # let the tool take its answers
-        return {"resultType": "complete"}
 
     async def _cancel(self, ctx: ServerRequestContext[Any], params: _TaskParams) -> dict[str, Any]:
         task = self._task(ctx, params)
-        if not task.ended:
-            task.move("cancelled")
-            self._changed(task)
-            if task.job is not None:
-                task.job.cancel()
+        if self.store.local(task.task_id) is None:
+            if self.store.rows is not None:
+                self.store.rows.cancel(task.task_id)  # its owner stops it on seeing this
+        else:
+            self._stop(task)
         return {"resultType": "complete"}
+
+    def _stop(self, task: TaskState) -> None:
+        if task.move("cancelled"):
+            self._changed(task)
+        if task.job is not None:
+            task.job.cancel()
+
+    def _watch(self) -> None:
+        """With tasks in a log: follow the rows of the tasks running here (cancellations and
+        answers from other processes) and beat for them, while any runs."""
+        if self.store.rows is None or (self._watcher is not None and not self._watcher.done()):
+            return
+        self._watcher = asyncio.get_running_loop().create_task(self._follow(self.store.rows))
+
+    async def _follow(self, rows: LogTasks) -> None:
+        while running := self.store.running():
+            for task in running:
+                row = await asyncio.to_thread(rows.load, task.task_id)
+                if row is not None and row.status == "cancelled":
+                    self._stop(task)
+                    continue
+                responses = await asyncio.to_thread(rows.take, task.task_id)
+                if responses:
+                    with contextlib.suppress(MCPError):
+                        self._answer(task, responses)
+            await asyncio.to_thread(rows.beat, [t.task_id for t in running])
+            await asyncio.sleep(self.follow_interval)
 
     async def close(self) -> None:
         """Cancel the tasks still running (the server is stopping)."""
