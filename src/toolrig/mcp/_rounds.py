@@ -161,11 +161,12 @@ class InputRounds:
 def recorded(kind: str, response: Any) -> dict[str, Any]:
     """What a client's answer (a model or its JSON) to a question of ``kind`` is kept as;
     `ValueError` when it does not answer such a question."""
-    data = (
-        response
-        if isinstance(response, dict)
-        else response.model_dump(mode="json", by_alias=True, exclude_none=True)
-    )
+    if isinstance(response, dict):
+        data = response
+    elif hasattr(response, "model_dump"):
+        data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+    else:
+        raise ValueError("an answer is an object")
     if kind == "elicit":
         answer = mcp_types.ElicitResult.model_validate(data)
         return {"kind": kind, "action": answer.action, "content": answer.content}

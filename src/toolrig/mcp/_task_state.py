@@ -109,7 +109,7 @@ class TaskStore:
     row, and one whose owner stopped beating for ``stale`` seconds ends ``failed``.
     """
 
-    def __init__(self, rows: LogTasks | None = None, *, stale: float = 10.0) -> None:
+    def __init__(self, rows: LogTasks | None = None, *, stale: float = 5.0) -> None:
         self.rows = rows
         self.stale = stale
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
