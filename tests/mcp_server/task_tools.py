@@ -9,13 +9,17 @@ from toolrig import ToolContext, tool
 from toolrig.mcp import TaskPolicy
 
 
+def _mark(path: str, step: int) -> None:
+    with Path(path).open("a") as out:
+        out.write(f"{step}\n")
+
+
 @tool
 async def count_up(path: str, seconds: float = 30.0) -> str:
     """Append a line to ``path`` every 50 ms for ``seconds`` (the work a cancel must stop)."""
     steps = int(seconds / 0.05)
     for step in range(steps):
-        with Path(path).open("a") as out:
-            out.write(f"{step}\n")
+        _mark(path, step)  # a few bytes: the loop is not held up
         await asyncio.sleep(0.05)
     return f"counted {steps}"
 
