@@ -197,3 +197,46 @@ def test_every_worker_answers_for_every_task(tmp_path: Path) -> None:
             rpc(url, "tasks/update", {"taskId": asked, "inputResponses": {key: answer}})
         done = until(url, asked, "completed", "failed", "cancelled")
         assert done["result"]["content"][0]["text"] == "Ada likes red"
+
+
+async def test_a_lost_worker_or_an_impossible_operation_ends_the_task_failed() -> None:
+    """A call whose Celery worker was lost mid-call (the worker's reply carries
+    ``details.worker_lost``, see tests/distributed) and one the tool says cannot be carried out
+    end ``failed`` with the reason; an ordinary tool error ends ``completed`` with ``isError``."""
+    import asyncio
+
+    from mcp_support import serving
+
+    from toolrig import ToolError, tool
+    from toolrig.mcp import TASK_FAILED, TaskPolicy, ToolServer
+    from toolrig.registry import Catalog
+
+    @tool
+    def lost() -> str:
+        """Answers as a call whose worker was lost does."""
+        raise ToolError(
+            "The worker running `lost` was lost mid-call", details={"worker_lost": True}
+        )
+
+    @tool
+    def impossible() -> str:
+        """Cannot be done."""
+        raise ToolError("the disk is gone", code=TASK_FAILED)
+
+    @tool
+    def refused() -> str:
+        """A tool error."""
+        raise ToolError("no")
+
+    policy = TaskPolicy(tools=dict.fromkeys(("lost", "impossible", "refused"), "optional"))
+    server = ToolServer(Catalog([lost, impossible, refused]), tasks=policy)
+    async with serving(server) as url:
+        ends = {}
+        for name in ("lost", "impossible", "refused"):
+            task_id = (await asyncio.to_thread(call, url, name))["taskId"]
+            ends[name] = await asyncio.to_thread(until, url, task_id, "completed", "failed")
+    assert (
+        ends["lost"]["status"] == "failed" and "lost mid-call" in ends["lost"]["error"]["message"]
+    )
+    assert ends["impossible"]["error"] == {"code": -32603, "message": "the disk is gone"}
+    assert ends["refused"]["status"] == "completed" and ends["refused"]["result"]["isError"]

@@ -99,6 +99,18 @@ class _UpdateParams(_TaskParams):
     input_responses: dict[str, Any] = Field(default_factory=dict, alias="inputResponses")
 
 
+def _failed(code: str, details: Any) -> bool:
+    """Whether a call's error ends its task ``failed``: the tool said the operation could
+    not be carried out (`TASK_FAILED`), or the worker running it was lost mid-call."""
+    if code == TASK_FAILED:
+        return True
+    if not isinstance(details, dict):
+        return False
+    from toolrig.distributed._engine import WORKER_LOST  # here: the package loads Celery's glue
+
+    return bool(details.get(WORKER_LOST))
+
+
 def declares_tasks(ctx: ServerRequestContext[Any]) -> bool:
     """Whether the request's client declared the extension (for the session or this call)."""
     caps = ctx.session.client_capabilities
@@ -275,7 +287,7 @@ class ServerTasks:
                 self._end(task, error={"code": mcp_types.INTERNAL_ERROR, "message": str(exc)})
                 return
             error = result.error
-            if error is not None and error.code == TASK_FAILED:
+            if error is not None and _failed(error.code, error.details):
                 self._end(task, error={"code": mcp_types.INTERNAL_ERROR, "message": error.message})
             else:
                 self._end(task, result=answer(result))
