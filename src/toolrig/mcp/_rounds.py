@@ -42,10 +42,11 @@ from toolrig.core.context._interaction import (
     Root,
     SampleMessage,
 )
+from toolrig.core.context._recording import CallSink, Recording
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._client_hooks import check_form
 
-__all__ = ["KEY_ENV", "InputRounds", "RoundHooks", "recorded"]
+__all__ = ["KEY_ENV", "InputRounds", "RoundHooks", "UntilAnswered", "recorded"]
 
 Kind = Literal["elicit", "sample", "roots"]
 
@@ -288,3 +289,30 @@ class RoundHooks:
             )
         answer = await self._answer("roots", {"method": "roots/list", "params": {}})
         return list(answer["roots"])
+
+
+class UntilAnswered:
+    """A recording sink that holds a 2026-07-28 round's records until the round ends: the
+    call's own record is written only by the round that answers it (one that stopped at a
+    question answers nothing yet); the calls it made inside (``ctx.run_tool``) did run, and
+    are written whatever the round."""
+
+    def __init__(self, sink: CallSink) -> None:
+        self.sink = sink
+        self.kept: list[tuple[Any, ...]] = []
+
+    def record_call(
+        self,
+        scope: Recording,
+        result: Any,
+        arguments: Mapping[str, Any] | None,
+        tool_version: str | None,
+        status: str | None = None,
+    ) -> None:
+        self.kept.append((scope, result, arguments, tool_version, status))
+
+    def flush(self, *, asked: bool) -> None:
+        for scope, *rest in self.kept:
+            if not (asked and scope.parent_call_id is None):
+                self.sink.record_call(scope, *rest)
+        self.kept.clear()

@@ -34,7 +34,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core.context._interaction import tool_interaction
-from toolrig.core.context._recording import CallSink, Recording, current_recording, recording
+from toolrig.core.context._recording import Recording, current_recording, recording
 from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
@@ -44,7 +44,7 @@ from toolrig.mcp._features import (
     complete_tool_argument,
     mount,
 )
-from toolrig.mcp._rounds import InputRounds, RoundHooks
+from toolrig.mcp._rounds import InputRounds, RoundHooks, UntilAnswered
 from toolrig.mcp._tasks import ServerTasks, TaskPolicy
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
@@ -232,7 +232,7 @@ class ToolServer:
             keywords.update(elicitor=rounds.elicit, sampler=rounds.sample, roots=rounds.roots)
         scope, kept = self.recording or current_recording(), None
         if rounds is not None and scope is not None:
-            kept = _UntilAnswered(scope.sink)
+            kept = UntilAnswered(scope.sink)
             scope = scope.narrowed(sink=kept)
         try:
             with tool_interaction(**keywords), recording(scope):
@@ -397,30 +397,3 @@ def vars_of(hooks: ClientHooks) -> dict[str, Any]:
         "log": hooks.log,
         "roots": hooks.roots,
     }
-
-
-class _UntilAnswered:
-    """A recording sink that holds a 2026-07-28 round's records until the round ends: the
-    call's own record is written only by the round that answers it (one that stopped at a
-    question answers nothing yet); the calls it made inside (``ctx.run_tool``) did run, and
-    are written whatever the round."""
-
-    def __init__(self, sink: CallSink) -> None:
-        self.sink = sink
-        self.kept: list[tuple[Any, ...]] = []
-
-    def record_call(
-        self,
-        scope: Recording,
-        result: Any,
-        arguments: Mapping[str, Any] | None,
-        tool_version: str | None,
-        status: str | None = None,
-    ) -> None:
-        self.kept.append((scope, result, arguments, tool_version, status))
-
-    def flush(self, *, asked: bool) -> None:
-        for scope, *rest in self.kept:
-            if not (asked and scope.parent_call_id is None):
-                self.sink.record_call(scope, *rest)
-        self.kept.clear()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -32,17 +32,13 @@ from mcp_types.jsonrpc import HEADER_MISMATCH
 from pydantic import Field
 
 from toolrig.core.context._interaction import (
-    QUESTION_KEY,
-    Elicitation,
-    Root,
-    SampleMessage,
     tool_interaction,
 )
 from toolrig.core.context._recording import Recording, recording
 from toolrig.core.result._result import ToolResult
-from toolrig.mcp._client_hooks import check_form
 from toolrig.mcp._rounds import InputRounds, RoundHooks, recorded
-from toolrig.mcp._task_state import Pending, TaskState, TaskStatus, TaskStore
+from toolrig.mcp._task_questions import TaskQuestions
+from toolrig.mcp._task_state import TaskState, TaskStatus, TaskStore
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -130,75 +126,6 @@ def _needs_extension() -> MCPError:
     )
 
 
-class _Questions:
-    """A task's elicitor, sampler and roots: answers replayed from earlier input-required
-    rounds first (``ask_first``), then questions the task waits on."""
-
-    def __init__(self, task: TaskState, caps: Any, rounds: RoundHooks | None) -> None:
-        self.task = task
-        self.caps = caps
-        self.rounds = rounds
-        self.handed_over = rounds is None
-        self.asked = 0
-        self.changed: Callable[[TaskState], None] = lambda _task: None
-
-    def _in_rounds(self) -> RoundHooks | None:
-        rounds = self.rounds
-        return rounds if rounds is not None and (not self.handed_over or rounds.replaying) else None
-
-    async def _ask(self, kind: str, request: dict[str, Any]) -> dict[str, Any]:
-        task = self.task
-        key = QUESTION_KEY.get() or f"q{self.asked}"
-        self.asked += 1
-        while key in task.pending:
-            key = f"{key}-{self.asked}"
-        slot: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        task.pending[key] = Pending(kind, request, slot)
-        if task.move("input_required"):
-            self.changed(task)
-        try:
-            return await slot
-        finally:
-            task.pending.pop(key, None)
-            if not task.pending and task.move("working"):
-                self.changed(task)
-
-    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
-        rounds = self._in_rounds()
-        if rounds is not None:
-            return await rounds.elicit(message, schema)
-        check_form(self.caps, message, schema)
-        params = {"mode": "form", "message": message, "requestedSchema": dict(schema)}
-        answer = await self._ask("elicit", {"method": "elicitation/create", "params": params})
-        return Elicitation(action=answer["action"], content=answer.get("content"))
-
-    async def sample(
-        self, messages: Sequence[SampleMessage], system: str | None, max_tokens: int
-    ) -> str:
-        rounds = self._in_rounds()
-        if rounds is not None:
-            return await rounds.sample(messages, system, max_tokens)
-        wire = [
-            {
-                "role": "assistant" if m.get("role") == "assistant" else "user",
-                "content": {"type": "text", "text": str(m.get("content", ""))},
-            }
-            for m in messages
-        ]
-        params: dict[str, Any] = {"messages": wire, "maxTokens": max_tokens}
-        if system is not None:
-            params["systemPrompt"] = system
-        answer = await self._ask("sample", {"method": "sampling/createMessage", "params": params})
-        return str(answer["text"])
-
-    async def roots(self) -> list[Root]:
-        rounds = self._in_rounds()
-        if rounds is not None:
-            return await rounds.roots()
-        answer = await self._ask("roots", {"method": "roots/list", "params": {}})
-        return list(answer["roots"])
-
-
 def _drop_log(level: str, message: str, data: Any = None) -> None:
     logger.debug("task log (%s): %s", level, message)
 
@@ -263,7 +190,7 @@ class ServerTasks:
             base = tool_interaction(log=_drop_log)
             with base as interaction:
                 hooks = RoundHooks(rounds.resume(params), caps, interaction)
-        questions = _Questions(task, caps, hooks)
+        questions = TaskQuestions(task, caps, hooks)
         questions.changed = self._changed
 
         async def run() -> None:
