@@ -123,6 +123,8 @@ class TaskStore:
             for key in [k for k, t in self._tasks.items() if t.expires_at() <= now]:
                 del self._tasks[key]
             self._tasks[task.task_id] = task
+        if self.rows is not None:
+            self.rows.expire(now)
         self.save(task)
 
     def save(self, task: TaskState) -> None:
