@@ -5,10 +5,11 @@ suite (``--suite all``: the active ones and the pending ``json-schema-2020-12`` 
 ``server-sse-polling``), and every scenario the 2026-07-28 revision requires (the suite 0.2,
 ``--requirements 2026-07-28``), the tasks extension's scenarios included. Client:
 ``examples/conformance_client.py``, built on ``add_mcp_server``, answers every client scenario
-the suite lists (initialize, tools_call, elicitation defaults, sse-retry and the ``auth/*`` ones), each in a process of its own
-(forked from one that imported the client once: see ``warm_client.py``). A scenario fails
-when one of its checks does; the test fails on any failed scenario not listed, with its
-reason, in ``conformance-expected-failures.yml``, and on a listed one that now passes.
+the suite lists (initialize, tools_call, elicitation defaults, sse-retry and the ``auth/*``
+ones), each in a process of its own (forked from one that imported the client once: see
+``warm_client.py``). A scenario fails when one of its checks does; the test fails on any
+failed scenario not listed, with its reason, in ``conformance-expected-failures.yml``, and on
+a listed one that now passes.
 
 The suite and a Node.js 22 binary live outside the repository (``scripts/ensure-conformance.sh``
 installs them; CI runs it first). When they are missing the test runs that script; if it

@@ -10,7 +10,6 @@ import uuid
 from toolrig.storage import ExecutionLog
 from toolrig.storage._tasks import LogTasks, TaskRow
 
-
 RUN = uuid.uuid4().hex[:8]  # the PostgreSQL database is shared by the session's tests
 
 
