@@ -240,3 +240,61 @@ async def test_a_lost_worker_or_an_impossible_operation_ends_the_task_failed() -
     )
     assert ends["impossible"]["error"] == {"code": -32603, "message": "the disk is gone"}
     assert ends["refused"]["status"] == "completed" and ends["refused"]["result"]["isError"]
+
+
+# -- toolrig's own client: a remote tool the server runs as a task is awaited ---------------
+async def test_an_imported_tool_run_as_a_task_is_awaited_its_questions_answered(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+    import contextlib
+    from collections.abc import Mapping
+
+    from mcp_support import serving
+
+    from toolrig import ToolExecutor
+    from toolrig.cli._python_tools import load_python_tools
+    from toolrig.core import Elicitation
+    from toolrig.mcp import ToolServer, add_mcp_server_async
+    from toolrig.registry import Catalog, Registry
+
+    loaded = load_python_tools(TOOLS)
+    server = ToolServer(Catalog(loaded.tools), tasks=loaded.tasks)
+    created: list[str] = []
+    server.tasks.on_status.append(lambda task: created.append(task.status))
+
+    async def person(message: str, schema: Mapping[str, Any]) -> Elicitation:
+        return Elicitation(action="accept", content={"v": message.rstrip("?")})
+
+    marks = tmp_path / "marks"
+    registry = Registry()
+    try:
+        async with serving(server) as url:
+            await add_mcp_server_async(
+                registry, prefix="far", url=url, protocol="2026-07-28", elicitor=person
+            )
+            with ToolExecutor(registry) as executor:
+                done = await executor.execute("far__ask_twice", {})
+                assert done.output == "Name likes Colour", done.to_text()
+                assert "input_required" in created and created[-1] == "completed"
+                doubled = await executor.execute("far__double", {"x": 5})
+                assert doubled.success and doubled.output == 10, doubled.to_text()
+                # a call given up here cancels its task there: the work stops
+                running = asyncio.ensure_future(
+                    executor.execute("far__count_up", {"path": str(marks)})
+                )
+                await asyncio.to_thread(grows, marks, 2)
+                running.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await running
+                for _ in range(100):
+                    if created[-1] == "cancelled":
+                        break
+                    await asyncio.sleep(0.05)
+                assert created[-1] == "cancelled"
+                stopped = lines(marks)
+                await asyncio.sleep(0.4)
+                assert lines(marks) == stopped
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(registry.close)
