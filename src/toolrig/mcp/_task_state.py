@@ -62,8 +62,9 @@ class TaskState:
         return self.status in TERMINAL
 
     def move(self, status: TaskStatus) -> bool:
-        """Enter ``status``; ``False`` (and no change) once the task has ended."""
-        if self.ended:
+        """Enter ``status``; ``False`` (and no change) once the task has ended, or when it is
+        in that status already."""
+        if self.ended or self.status == status:
             return False
         self.status = status
         self.updated_at = time.time()
