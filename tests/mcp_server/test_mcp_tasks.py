@@ -167,6 +167,11 @@ def test_tasks_live_in_the_log_a_restart_keeps_them_a_dead_server_fails_them(
         ran = lines(marks)
         time.sleep(0.3)
         assert lines(marks) == ran  # and nothing ran it again
+    from toolrig.storage import open_log
+
+    with open_log(log) as opened:  # each task's call is a record of the serve run (the console)
+        records = opened.query(tool="double")
+    assert [r.status for r in records] == ["succeeded"] and records[0].run_id.startswith("serve-")
 
 
 def test_every_worker_answers_for_every_task(tmp_path: Path) -> None:

@@ -129,8 +129,9 @@ class TaskStore:
         self.save(task)
 
     def save(self, task: TaskState) -> None:
-        """Write ``task``'s current state through to the rows (when kept there)."""
-        if self.rows is not None:
+        """Write ``task``'s current state through to the rows (when kept there and the task
+        was added: the runs of input-required rounds before a task is made write nothing)."""
+        if self.rows is not None and task.task_id in self._tasks:
             self.rows.save(_row(task, self.owner))
 
     def local(self, task_id: str) -> TaskState | None:
