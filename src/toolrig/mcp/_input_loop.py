@@ -20,14 +20,13 @@ from typing import Any, TypeVar
 
 import mcp_types
 from mcp import ClientSession
-from mcp.client.session import ClientRequestContext
 from mcp.shared.dispatcher import ProgressFnT
-from mcp.shared.exceptions import MCPError
 
 from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.mcp._answers import answer_all
 from toolrig.mcp._task_client import CreatedTask, await_task
 
-__all__ = ["answer_all", "call_answering"]
+__all__ = ["call_answering"]
 
 T = TypeVar("T")
 
@@ -87,24 +86,6 @@ async def call_answering(
         responses, state = answers or None, result.request_state
         if not requests:  # state only: the server is busy; ask again shortly
             await asyncio.sleep(0.05)
-
-
-async def answer_all(
-    session: ClientSession, requests: dict[str, mcp_types.InputRequest]
-) -> mcp_types.InputResponses:
-    """Every question of one round answered through the session's callbacks, concurrently."""
-
-    async def one(key: str, request: mcp_types.InputRequest) -> mcp_types.InputResponse:
-        meta = request.params.meta if request.params is not None else None
-        context = ClientRequestContext(session=session, request_id=key, meta=meta)
-        answer = await session.dispatch_input_request(context, request)
-        if isinstance(answer, mcp_types.ErrorData):
-            raise MCPError.from_error_data(answer)
-        return answer
-
-    keys = list(requests)
-    answers = await asyncio.gather(*(one(key, requests[key]) for key in keys))
-    return dict(zip(keys, answers, strict=True))
 
 
 async def _bounded(coro: Awaitable[T], deadline: float | None, name: str, label: str) -> T:

@@ -20,6 +20,7 @@ from mcp.client.extension import ClaimContext, ResultClaim
 from pydantic import Field, TypeAdapter
 
 from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.mcp._answers import answer_all
 
 __all__ = ["EXTENSION", "CreatedTask", "await_task", "task_claims"]
 
@@ -82,8 +83,6 @@ async def await_task(
     session: ClientSession, created: CreatedTask, *, name: str, label: str
 ) -> mcp_types.CallToolResult:
     """The result of the task ``created`` once it ends (its questions answered meanwhile)."""
-    from toolrig.mcp._input_loop import answer_all  # it awaits tasks through this module
-
     task_id = created.task_id
     pace = (created.poll_interval_ms or 500) / 1000
     answered: set[str] = set()

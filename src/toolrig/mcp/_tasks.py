@@ -29,6 +29,7 @@ import mcp_types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import HEADER_MISMATCH
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
 from toolrig.core.context._interaction import (
@@ -161,8 +162,8 @@ class ServerTasks:
     def route(self, ctx: ServerRequestContext[Any], support: TaskSupport | None) -> bool:
         """Whether this ``tools/call`` runs as a task (-32021 when the tool requires one and the
         client did not declare the extension)."""
-        if support is None:
-            return False
+        if support is None or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return False  # the extension is a 2026-07-28 one: older sessions call as ever
         if declares_tasks(ctx):
             return True
         if support == "required":
