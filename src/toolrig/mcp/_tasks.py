@@ -325,16 +325,19 @@ class ServerTasks:
 
     async def _follow(self, rows: LogTasks) -> None:
         while running := self.store.running():
-            for task in running:
-                row = await asyncio.to_thread(rows.load, task.task_id)
-                if row is not None and row.status == "cancelled":
-                    self._stop(task)
-                    continue
-                responses = await asyncio.to_thread(rows.take, task.task_id)
-                if responses:
-                    with contextlib.suppress(MCPError):
-                        self._answer(task, responses)
-            await asyncio.to_thread(rows.beat, [t.task_id for t in running])
+            try:
+                for task in running:
+                    row = await asyncio.to_thread(rows.load, task.task_id)
+                    if row is not None and row.status == "cancelled":
+                        self._stop(task)
+                        continue
+                    responses = await asyncio.to_thread(rows.take, task.task_id)
+                    if responses:
+                        with contextlib.suppress(MCPError):  # a bad answer: asked again
+                            self._answer(task, responses)
+                await asyncio.to_thread(rows.beat, [t.task_id for t in running])
+            except Exception:  # the log failed this once: look again next time
+                logger.warning("cannot follow the MCP tasks in the log", exc_info=True)
             await asyncio.sleep(self.follow_interval)
 
     async def close(self) -> None:
