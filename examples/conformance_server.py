@@ -34,6 +34,7 @@ from mcp_types import EmbeddedResource as MCPResource
 
 from toolrig import Tool, ToolContext, ToolError, tool
 from toolrig.core import Audio, EmbeddedResource, Image, TextContent
+from toolrig.mcp import TASK_FAILED, TaskPolicy
 
 RED_PIXEL_PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -342,6 +343,74 @@ def test_logging_tool(ctx: ToolContext) -> str:
     return "logged"
 
 
+# -- the tasks extension (io.modelcontextprotocol/tasks): tools called as tasks ---------------
+@tool
+def greet(name: str) -> str:
+    """Greet someone (an ordinary call, never a task)."""
+    return f"Hello, {name}!"
+
+
+@tool
+async def slow_compute(seconds: float, label: str = "") -> str:
+    """Work for ``seconds``, then report (a task; cancelling it stops the work)."""
+    await asyncio.sleep(seconds)
+    return f"computed {label} in {seconds}s"
+
+
+@tool
+async def failing_job() -> str:
+    """Work a second, then fail as a tool (the task completes with ``isError``)."""
+    await asyncio.sleep(1)
+    raise ToolError("the job failed")
+
+
+@tool
+async def protocol_error_job() -> str:
+    """Fail the operation itself (the task ends ``failed``)."""
+    raise ToolError("the job could not be carried out", code=TASK_FAILED)
+
+
+@tool
+async def confirm_delete(filename: str, ctx: ToolContext) -> str:
+    """Ask for a confirmation inside the task, then report."""
+    answer = await ctx.elicit(f"Delete {filename}?", _form(confirm="boolean"), key="confirm")
+    return f"deleted {filename}" if (answer.content or {}).get("confirm") else "kept"
+
+
+@tool
+async def multi_input(ctx: ToolContext) -> str:
+    """Ask two questions at once inside the task."""
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "confirm": {"type": "boolean"}},
+    }
+    first, second = await asyncio.gather(
+        ctx.elicit("First?", schema, key="first"), ctx.elicit("Second?", schema, key="second")
+    )
+    return f"{(first.content or {}).get('name')} and {(second.content or {}).get('name')}"
+
+
+@tool
+async def test_tool_with_task(ctx: ToolContext) -> str:
+    """Ask the user's name in an input-required round, then run on as a task."""
+    answer = await ctx.elicit("What is your name?", _form(name="string"), key="user_name")
+    await asyncio.sleep(0.2)
+    return f"Hello, {(answer.content or {}).get('name')}!"
+
+
+tasks = TaskPolicy(
+    tools={
+        "slow_compute": "optional",
+        "failing_job": "required",
+        "protocol_error_job": "optional",
+        "confirm_delete": "optional",
+        "multi_input": "optional",
+        "test_tool_with_task": "required",
+    },
+    ask_first={"test_tool_with_task"},
+)
+
+
 tools = [
     test_simple_text,
     test_image_content,
@@ -367,6 +436,13 @@ tools = [
     test_missing_capability,
     test_streaming_elicitation,
     test_logging_tool,
+    greet,
+    slow_compute,
+    failing_job,
+    protocol_error_job,
+    confirm_delete,
+    multi_input,
+    test_tool_with_task,
 ]
 
 # -- resources and prompts: the SDK's own decorators, mounted beside the tools ------------------

@@ -215,6 +215,8 @@ SURFACES: dict[str, set[str]] = {
         "MemoryTokenStorage",
         "ServeOptions",
         "ServerParams",
+        "TASK_FAILED",
+        "TaskPolicy",
         "ToolServer",
         "UnsafeBindError",
         "add_mcp_server",

@@ -287,6 +287,7 @@ def test_worker_killed_mid_call_loses_nothing(
         assert len(lines) == 2 and survivor.owns(int(lines[1]))
     else:  # not idempotent: reported failed, never run a second time
         assert result.code == "execution_error" and "lost mid-call" in result.error.message
+        assert result.error.details == {"worker_lost": True}  # an MCP task ends `failed` on it
         assert len(lines) == 1
     assert result.metadata.extra["remote"]["worker"].startswith(survivor.name)
     one_record_per_call(log, run_id, 1)

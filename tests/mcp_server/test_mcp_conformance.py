@@ -3,12 +3,13 @@
 Server: ``toolrig serve examples/conformance_server.py`` answers every server scenario of the
 suite (``--suite all``: the active ones and the pending ``json-schema-2020-12`` and
 ``server-sse-polling``), and every scenario the 2026-07-28 revision requires (the suite 0.2,
-``--requirements 2026-07-28``). Client: ``examples/conformance_client.py``, built on
-``add_mcp_server``, answers every client scenario the suite lists (initialize, tools_call,
-elicitation defaults, sse-retry and the ``auth/*`` ones), each in a process of its own
-(forked from one that imported the client once: see ``warm_client.py``). A scenario fails
-when one of its checks does; the test fails on any failed scenario not listed, with its
-reason, in ``conformance-expected-failures.yml``, and on a listed one that now passes.
+``--requirements 2026-07-28``), the tasks extension's scenarios included. Client:
+``examples/conformance_client.py``, built on ``add_mcp_server``, answers every client scenario
+the suite lists (initialize, tools_call, elicitation defaults, sse-retry and the ``auth/*``
+ones), each in a process of its own (forked from one that imported the client once: see
+``warm_client.py``). A scenario fails when one of its checks does; the test fails on any
+failed scenario not listed, with its reason, in ``conformance-expected-failures.yml``, and on
+a listed one that now passes.
 
 The suite and a Node.js 22 binary live outside the repository (``scripts/ensure-conformance.sh``
 installs them; CI runs it first). When they are missing the test runs that script; if it
@@ -104,8 +105,8 @@ def test_toolrig_serve_passes_the_server_suite(suite: list[str], tmp_path: Path)
 
 def test_toolrig_serve_meets_the_2026_07_28_requirements(suite: list[str], tmp_path: Path) -> None:
     """The suite 0.2 (``--requirements 2026-07-28``): every scenario that revision requires
-    passes. The tasks extension and the pending scenarios are run and reported apart by the
-    suite; they are not toolrig's yet."""
+    passes, and so does every scenario of the tasks extension (``tasks-*``, reported apart by
+    the suite as extension scenarios). The pending ones are not scored."""
     index = SUITE_02 / "dist" / "index.js"
     if not index.exists():
         subprocess.run(
@@ -128,6 +129,9 @@ def test_toolrig_serve_meets_the_2026_07_28_requirements(suite: list[str], tmp_p
     assert {"input-required-result-tampered-state", "server-stateless"} <= set(scored)
     assert {name: failed for name, failed in scored.items() if failed} == {}, done.stdout[-4000:]
     assert done.returncode == 0, done.stdout[-3000:]
+    tasks = {name: failed for name, failed in ran.items() if name.startswith("tasks-")}
+    assert len(tasks) >= 10, sorted(ran)
+    assert {name: failed for name, failed in tasks.items() if failed} == {}, done.stdout[-4000:]
 
 
 def client_scenarios(suite: list[str]) -> list[str]:

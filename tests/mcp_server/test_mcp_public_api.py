@@ -17,6 +17,8 @@ EXPECTED = {
     "ServeOptions",
     "ServerParams",
     "ToolServer",
+    "TASK_FAILED",
+    "TaskPolicy",
     "UnsafeBindError",
     "add_mcp_server",
     "add_mcp_server_async",

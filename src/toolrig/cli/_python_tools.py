@@ -3,7 +3,8 @@
 The file is imported as a module (once per path). It defines ``tools``: a list of tools (or a
 catalogue); it may also define ``resources``, an MCP server (the SDK's ``MCPServer``) whose
 resources, prompts and completions are served beside the tools, and ``completers``
-(``{tool: {argument: completer}}``) for completing tool arguments.
+(``{tool: {argument: completer}}``) for completing tool arguments, and ``tasks`` (a
+``toolrig.mcp.TaskPolicy``: which tools MCP clients call as tasks).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class PythonTools:
     tools: list[Any]
     resources: Any = None
     completers: dict[str, Any] = field(default_factory=dict)
+    tasks: Any = None
 
 
 def is_python_file(path: str | Path) -> bool:
@@ -60,6 +62,7 @@ def load_python_tools(path: str | Path) -> PythonTools:
         tools=listed,
         resources=getattr(module, "resources", None),
         completers=dict(getattr(module, "completers", None) or {}),
+        tasks=getattr(module, "tasks", None),
     )
     _LOADED[resolved] = loaded
     return loaded
@@ -77,6 +80,8 @@ def python_server_options(paths: list[str]) -> dict[str, Any]:
         if loaded.resources is not None and "resources" not in options:
             options["resources"] = loaded.resources
         completers.update(loaded.completers)
+        if loaded.tasks is not None and "tasks" not in options:
+            options["tasks"] = loaded.tasks
     if completers:
         options["completers"] = completers
     return options

@@ -15,7 +15,18 @@ from typing import Any, Protocol
 from toolrig.core.model._errors import ErrorCode
 from toolrig.core.result._result import ErrorInfo
 
-__all__ = ["EngineUnavailable", "RemoteCall", "RemoteEngine", "error_reply", "reply_error"]
+__all__ = [
+    "WORKER_LOST",
+    "EngineUnavailable",
+    "RemoteCall",
+    "RemoteEngine",
+    "error_reply",
+    "reply_error",
+]
+
+WORKER_LOST = "worker_lost"
+"""The key, in an error's ``details``, of a call whose worker was lost mid-call and that was
+not run again (MCP tasks end ``failed`` on it)."""
 
 TASK_NAME = "toolrig.call"
 """The name of the one task every worker runs."""
@@ -78,10 +89,10 @@ class RemoteEngine(Protocol):
 
 
 def error_reply(
-    code: str, message: str, *, worker: str = "", retryable: bool = False
+    code: str, message: str, *, worker: str = "", retryable: bool = False, details: Any = None
 ) -> dict[str, Any]:
     """A failed reply, as a worker (or the engine on its behalf) answers."""
-    error = ErrorInfo(code=code, message=message, retryable=retryable)
+    error = ErrorInfo(code=code, message=message, retryable=retryable, details=details)
     return {"success": False, "output": None, "error": error.to_dict(), "worker": worker}
 
 

@@ -23,7 +23,7 @@ from toolrig.core.model._errors import ErrorCode
 from toolrig.core.model._names import ActionRef
 from toolrig.core.result._jsonable import to_jsonable
 from toolrig.distributed._celery import celery_app, default_backend, load_celery
-from toolrig.distributed._engine import TASK_NAME, RemoteCall, error_reply
+from toolrig.distributed._engine import TASK_NAME, WORKER_LOST, RemoteCall, error_reply
 from toolrig.distributed._ledger import CallLedger
 from toolrig.distributed._version import tool_fingerprint
 from toolrig.registry._catalog import Catalog
@@ -80,6 +80,7 @@ class WorkerHost:
                     "again because the tool is not marked idempotent or read-only, so its "
                     "effects may or may not have happened.",
                     worker=worker,
+                    details={WORKER_LOST: True},
                 )
                 self.ledger.finish(call.task_id, reply)
                 return reply

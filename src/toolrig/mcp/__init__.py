@@ -9,6 +9,8 @@ Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
   (OAuth through the SDK's flow, its tokens in a `MemoryTokenStorage`).
 - `InMemoryEventStore` keeps SSE events so a client can resume a broken stream.
 - `InputRounds`: how a server's 2026-07-28 calls ask for input (its sealing key).
+- `TaskPolicy`: which tools clients call as MCP tasks (``TASK_FAILED``: the error code that
+  ends a task ``failed``).
 """
 
 try:
@@ -27,6 +29,7 @@ from toolrig.mcp._rounds import InputRounds
 from toolrig.mcp._serve import ServeOptions, serve, serve_async
 from toolrig.mcp._server import ToolServer
 from toolrig.mcp._source import MCPToolSource, add_mcp_server, add_mcp_server_async
+from toolrig.mcp._tasks import TASK_FAILED, TaskPolicy
 from toolrig.mcp._transports import (
     BearerTokenMiddleware,
     UnsafeBindError,
@@ -39,6 +42,7 @@ from toolrig.providers._mcp_format import ERROR_META_KEY
 
 __all__ = [
     "ERROR_META_KEY",
+    "TASK_FAILED",
     "BearerTokenMiddleware",
     "InMemoryEventStore",
     "InputRounds",
@@ -46,6 +50,7 @@ __all__ = [
     "MemoryTokenStorage",
     "ServeOptions",
     "ServerParams",
+    "TaskPolicy",
     "ToolServer",
     "UnsafeBindError",
     "add_mcp_server",

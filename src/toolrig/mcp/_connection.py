@@ -30,6 +30,7 @@ from toolrig.core.context._interaction import Interaction, current_interaction
 from toolrig.core.model._errors import ToolError
 from toolrig.mcp._client_callbacks import ClientCallbacks
 from toolrig.mcp._params import Protocol, ServerParams
+from toolrig.mcp._task_client import task_claims
 
 __all__ = ["Connection", "first_error"]
 
@@ -157,6 +158,7 @@ class Connection:
                         elicitation_callback=self._callbacks.elicit,
                         sampling_callback=self._callbacks.sample,
                         logging_callback=self._callbacks.log,
+                        **task_claims(),  # calls run as MCP tasks are awaited
                     )
                 )
                 await _open(session, self.protocol)

@@ -5,7 +5,8 @@ questions (``inputRequests``: elicitation, sampling, roots) and an opaque ``requ
 `call_answering` fulfils every question of a round through the session's own callbacks (the
 same ones that answer a 2025-era server's requests: the elicitor and the sampler), all at
 once, and sends the call again with the answers and the state, echoed byte for byte, until
-the server gives the result. It is bounded: ``max_rounds`` rounds and ``timeout`` seconds for
+the server gives the result (a task handle instead is awaited: see ``_task_client``). It is
+bounded: ``max_rounds`` rounds and ``timeout`` seconds for
 them all (counted from the first round: a call that asks nothing is bound only by its
 own timeout), past which the call fails with a `ToolError` saying which bound was hit.
 """
@@ -19,11 +20,11 @@ from typing import Any, TypeVar
 
 import mcp_types
 from mcp import ClientSession
-from mcp.client.session import ClientRequestContext
 from mcp.shared.dispatcher import ProgressFnT
-from mcp.shared.exceptions import MCPError
 
 from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.mcp._answers import answer_all
+from toolrig.mcp._task_client import CreatedTask, await_task
 
 __all__ = ["call_answering"]
 
@@ -55,13 +56,21 @@ async def call_answering(
                 input_responses=responses,
                 request_state=state,
                 allow_input_required=True,
+                allow_claimed=True,
             ),
             deadline,
             name,
             label,
         )
-        if not isinstance(result, mcp_types.InputRequiredResult):
+        if isinstance(result, CreatedTask):  # the server runs it as a task: await its end
+            return await await_task(session, result, name=name, label=label)
+        if isinstance(result, mcp_types.CallToolResult):
             return result
+        if not isinstance(result, mcp_types.InputRequiredResult):
+            raise ToolError(
+                f"the MCP server {label} answered `{name}` with a result of an unknown kind",
+                code=ErrorCode.EXECUTION_ERROR,
+            )
         if deadline is None and timeout is not None:
             deadline = time.monotonic() + timeout
         rounds += 1
@@ -73,28 +82,10 @@ async def call_answering(
                 hint="raise `max_input_rounds` for this server if the tool needs more answers",
             )
         requests = result.input_requests or {}
-        answers = await _bounded(_answer_all(session, requests), deadline, name, label)
+        answers = await _bounded(answer_all(session, requests), deadline, name, label)
         responses, state = answers or None, result.request_state
         if not requests:  # state only: the server is busy; ask again shortly
             await asyncio.sleep(0.05)
-
-
-async def _answer_all(
-    session: ClientSession, requests: dict[str, mcp_types.InputRequest]
-) -> mcp_types.InputResponses:
-    """Every question of one round answered through the session's callbacks, concurrently."""
-
-    async def one(key: str, request: mcp_types.InputRequest) -> mcp_types.InputResponse:
-        meta = request.params.meta if request.params is not None else None
-        context = ClientRequestContext(session=session, request_id=key, meta=meta)
-        answer = await session.dispatch_input_request(context, request)
-        if isinstance(answer, mcp_types.ErrorData):
-            raise MCPError.from_error_data(answer)
-        return answer
-
-    keys = list(requests)
-    answers = await asyncio.gather(*(one(key, requests[key]) for key in keys))
-    return dict(zip(keys, answers, strict=True))
 
 
 async def _bounded(coro: Awaitable[T], deadline: float | None, name: str, label: str) -> T:

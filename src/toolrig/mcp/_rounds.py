@@ -42,10 +42,11 @@ from toolrig.core.context._interaction import (
     Root,
     SampleMessage,
 )
+from toolrig.core.context._recording import CallSink, Recording
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._client_hooks import check_form
 
-__all__ = ["KEY_ENV", "InputRounds", "RoundHooks"]
+__all__ = ["KEY_ENV", "InputRounds", "RoundHooks", "UntilAnswered", "recorded"]
 
 Kind = Literal["elicit", "sample", "roots"]
 
@@ -113,7 +114,7 @@ class InputRounds:
             if response is None:
                 break  # unanswered: the tool asks it again on this run
             try:
-                answers.append(_recorded(ask["kind"], response))
+                answers.append(recorded(ask["kind"], response))
             except ValueError:  # pydantic's ValidationError included
                 raise MCPError(
                     code=mcp_types.INVALID_PARAMS,
@@ -158,9 +159,15 @@ class InputRounds:
         }
 
 
-def _recorded(kind: Kind, response: Any) -> dict[str, Any]:
-    """What a client's answer to a question of ``kind`` is kept as in the state."""
-    data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+def recorded(kind: str, response: Any) -> dict[str, Any]:
+    """What a client's answer (a model or its JSON) to a question of ``kind`` is kept as;
+    `ValueError` when it does not answer such a question."""
+    if isinstance(response, dict):
+        data = response
+    elif hasattr(response, "model_dump"):
+        data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+    else:
+        raise ValueError("an answer is an object")
     if kind == "elicit":
         answer = mcp_types.ElicitResult.model_validate(data)
         return {"kind": kind, "action": answer.action, "content": answer.content}
@@ -198,6 +205,11 @@ class RoundHooks:
         self._base = base
         self._asked = 0
         self._lock = threading.Lock()
+
+    @property
+    def replaying(self) -> bool:
+        """Whether the next question has an answer recorded by an earlier round."""
+        return self._asked < len(self.answers)
 
     def interaction(self) -> Interaction:
         """``base`` (its log sink) with this round's elicitor and sampler."""
@@ -277,3 +289,30 @@ class RoundHooks:
             )
         answer = await self._answer("roots", {"method": "roots/list", "params": {}})
         return list(answer["roots"])
+
+
+class UntilAnswered:
+    """A recording sink that holds a 2026-07-28 round's records until the round ends: the
+    call's own record is written only by the round that answers it (one that stopped at a
+    question answers nothing yet); the calls it made inside (``ctx.run_tool``) did run, and
+    are written whatever the round."""
+
+    def __init__(self, sink: CallSink) -> None:
+        self.sink = sink
+        self.kept: list[tuple[Any, ...]] = []
+
+    def record_call(
+        self,
+        scope: Recording,
+        result: Any,
+        arguments: Mapping[str, Any] | None,
+        tool_version: str | None,
+        status: str | None = None,
+    ) -> None:
+        self.kept.append((scope, result, arguments, tool_version, status))
+
+    def flush(self, *, asked: bool) -> None:
+        for scope, *rest in self.kept:
+            if not (asked and scope.parent_call_id is None):
+                self.sink.record_call(scope, *rest)
+        self.kept.clear()

@@ -34,7 +34,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolrig.core.context._interaction import tool_interaction
-from toolrig.core.context._recording import CallSink, Recording, current_recording, recording
+from toolrig.core.context._recording import Recording, current_recording, recording
 from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
@@ -44,7 +44,8 @@ from toolrig.mcp._features import (
     complete_tool_argument,
     mount,
 )
-from toolrig.mcp._rounds import InputRounds, RoundHooks
+from toolrig.mcp._rounds import InputRounds, RoundHooks, UntilAnswered
+from toolrig.mcp._tasks import ServerTasks, TaskPolicy
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
 from toolrig.registry._catalog import Catalog
@@ -100,6 +101,8 @@ class ToolServer:
     ``completion/complete`` on tool arguments (arguments with an ``enum`` need none).
     ``input_rounds``: how 2026-07-28 calls ask for input (the sealing key, the state's
     lifetime); by default a key made for this server (give one shared key to several workers).
+    ``tasks``: which tools are called as MCP tasks (see ``_tasks``; by default those placed in
+    child processes or on queues).
     """
 
     def __init__(
@@ -113,6 +116,7 @@ class ToolServer:
         resources: Any = None,
         completers: Mapping[str, Mapping[str, Completer]] | None = None,
         input_rounds: InputRounds | None = None,
+        tasks: TaskPolicy | None = None,
     ) -> None:
         from toolrig import __version__
 
@@ -161,6 +165,9 @@ class ToolServer:
         self.input_rounds: InputRounds = input_rounds or InputRounds()
         """Input-required rounds of 2026-07-28 calls (see ``_rounds``)."""
         self.server.middleware.append(self.input_rounds.boundary(name))
+        self.tasks = ServerTasks(tasks or TaskPolicy())
+        """The calls run as MCP tasks (the ``io.modelcontextprotocol/tasks`` extension)."""
+        self.tasks.install(self.server)
         self.recording: Recording | None = None
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
         ``None``: in the run open where the server runs, if any."""
@@ -203,6 +210,19 @@ class ToolServer:
     ) -> HandlerResult:
         listing = self._current()
         entry = _listed(params.name, listing)
+        spec = entry.tool
+        if self.tasks.route(
+            ctx, self.tasks.policy.support(spec.name, spec.isolation, spec.runs_on)
+        ):
+            return await self.tasks.start(
+                ctx,
+                params,
+                call_name=entry.call_name,
+                executor=self.executor,
+                scope=self.recording or current_recording(),
+                rounds=self.input_rounds,
+                answer=lambda result: call_result(result, listing.names),
+            )
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
         keywords = vars_of(hooks)
         rounds: RoundHooks | None = None
@@ -212,7 +232,7 @@ class ToolServer:
             keywords.update(elicitor=rounds.elicit, sampler=rounds.sample, roots=rounds.roots)
         scope, kept = self.recording or current_recording(), None
         if rounds is not None and scope is not None:
-            kept = _UntilAnswered(scope.sink)
+            kept = UntilAnswered(scope.sink)
             scope = scope.narrowed(sink=kept)
         try:
             with tool_interaction(**keywords), recording(scope):
@@ -377,30 +397,3 @@ def vars_of(hooks: ClientHooks) -> dict[str, Any]:
         "log": hooks.log,
         "roots": hooks.roots,
     }
-
-
-class _UntilAnswered:
-    """A recording sink that holds a 2026-07-28 round's records until the round ends: the
-    call's own record is written only by the round that answers it (one that stopped at a
-    question answers nothing yet); the calls it made inside (``ctx.run_tool``) did run, and
-    are written whatever the round."""
-
-    def __init__(self, sink: CallSink) -> None:
-        self.sink = sink
-        self.kept: list[tuple[Any, ...]] = []
-
-    def record_call(
-        self,
-        scope: Recording,
-        result: Any,
-        arguments: Mapping[str, Any] | None,
-        tool_version: str | None,
-        status: str | None = None,
-    ) -> None:
-        self.kept.append((scope, result, arguments, tool_version, status))
-
-    def flush(self, *, asked: bool) -> None:
-        for scope, *rest in self.kept:
-            if not (asked and scope.parent_call_id is None):
-                self.sink.record_call(scope, *rest)
-        self.kept.clear()

@@ -11,6 +11,7 @@ from toolrig.storage._log import ExecutionLog
 from toolrig.storage._runs import POSTGRES_MIGRATION as RUNS_POSTGRES
 from toolrig.storage._sessions import POSTGRES_APPROVAL_MIGRATION as APPROVAL_POSTGRES
 from toolrig.storage._sessions import POSTGRES_MIGRATION as SESSIONS_POSTGRES
+from toolrig.storage._tasks import POSTGRES_TASKS_MIGRATION as TASKS_POSTGRES
 
 __all__ = ["PostgresExecutionLog"]
 
@@ -51,6 +52,8 @@ MIGRATIONS: tuple[str, ...] = (
     APPROVAL_POSTGRES,
     # 7: the hint sent with each error, parent calls, runs and decisions
     RUNS_POSTGRES,
+    # 8: MCP tasks (their handles, statuses, results and open questions)
+    TASKS_POSTGRES,
 )
 
 _LOCK_KEY = 0x746F6F6C726967  # advisory lock id used while migrating ("toolrig")

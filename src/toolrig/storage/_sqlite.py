@@ -16,6 +16,7 @@ from toolrig.storage._log import ExecutionLog
 from toolrig.storage._runs import SQLITE_MIGRATION as RUNS_SQLITE
 from toolrig.storage._sessions import SQLITE_APPROVAL_MIGRATION as APPROVAL_SQLITE
 from toolrig.storage._sessions import SQLITE_MIGRATION as SESSIONS_SQLITE
+from toolrig.storage._tasks import SQLITE_TASKS_MIGRATION as TASKS_SQLITE
 
 __all__ = ["SQLiteExecutionLog", "default_log_path"]
 
@@ -57,6 +58,8 @@ MIGRATIONS: tuple[str, ...] = (
     APPROVAL_SQLITE,
     # 7: the hint sent with each error, parent calls, runs and decisions
     RUNS_SQLITE,
+    # 8: MCP tasks (their handles, statuses, results and open questions)
+    TASKS_SQLITE,
 )
 
 
