@@ -44,11 +44,13 @@ from toolrig.mcp._features import (
     complete_tool_argument,
     mount,
 )
+from toolrig.mcp._results import serve_results
 from toolrig.mcp._rounds import InputRounds, RoundHooks
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
 from toolrig.registry._catalog import Catalog
 from toolrig.registry._events import ChangeEvent, ChangeKind
+from toolrig.runtime._budget import DEFAULT_RESULT_CHARS, result_budget
 from toolrig.runtime._executor import ToolExecutor
 
 if TYPE_CHECKING:
@@ -98,6 +100,7 @@ class ToolServer:
     ``resources``: an MCP server (``mcp.server.MCPServer``) whose resources, prompts and
     completions are served here too. ``completers``: ``{tool: {argument: completer}}`` for
     ``completion/complete`` on tool arguments (arguments with an ``enum`` need none).
+    ``max_result_chars``: each call's result budget (``None``: none; see docs/context.md).
     ``input_rounds``: how 2026-07-28 calls ask for input (the sealing key, the state's
     lifetime); by default a key made for this server (give one shared key to several workers).
     """
@@ -113,6 +116,7 @@ class ToolServer:
         resources: Any = None,
         completers: Mapping[str, Mapping[str, Completer]] | None = None,
         input_rounds: InputRounds | None = None,
+        max_result_chars: int | None = DEFAULT_RESULT_CHARS,
     ) -> None:
         from toolrig import __version__
 
@@ -154,6 +158,10 @@ class ToolServer:
         """Over HTTP: the reconnection delay suggested to clients (the SSE ``retry`` field)."""
         self._completers = dict(completers or {})
         self._mounted_completion = None if resources is None else mount(self.server, resources)
+        serve_results(self.server, lambda: self.recording or current_recording(), modern)
+        self.max_result_chars = max_result_chars
+        """Each call's result budget (a tool's own ``max_result_chars`` wins): a cut result
+        carries a ``resource_link`` to the whole, readable through ``resources/read``."""
         self.server.add_request_handler(
             "completion/complete", mcp_types.CompleteRequestParams, self._complete
         )
@@ -215,7 +223,11 @@ class ToolServer:
             kept = _UntilAnswered(scope.sink)
             scope = scope.narrowed(sink=kept)
         try:
-            with tool_interaction(**keywords), recording(scope):
+            with (
+                tool_interaction(**keywords),
+                recording(scope),
+                result_budget(self.max_result_chars),
+            ):
                 result = await self.executor.execute(
                     entry.call_name, params.arguments or {}, progress=hooks.progress
                 )
@@ -240,7 +252,10 @@ class ToolServer:
         `MCPError` (-32602) for an unknown tool, like ``tools/call``."""
         listing = self._current()
         entry = _listed(name, listing)
-        with recording(self.recording or current_recording()):
+        with (
+            recording(self.recording or current_recording()),
+            result_budget(self.max_result_chars),
+        ):
             result = await self.executor.execute(entry.call_name, arguments or {})
         return call_result(result, listing.names)
 
@@ -398,6 +413,13 @@ class _UntilAnswered:
         status: str | None = None,
     ) -> None:
         self.kept.append((scope, result, arguments, tool_version, status))
+
+    def keep_result(self, handle: str, text: str, **where: Any) -> None:
+        self.sink.keep_result(handle, text, **where)  # type: ignore[attr-defined]
+
+    def read_result(self, handle: str) -> str | None:
+        reader = getattr(self.sink, "read_result", None)
+        return None if reader is None else reader(handle)
 
     def flush(self, *, asked: bool) -> None:
         for scope, *rest in self.kept:

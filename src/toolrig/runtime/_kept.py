@@ -16,9 +16,11 @@ from typing import Final
 
 from toolrig.core.context._recording import RECORDING
 
-__all__ = ["MEMORY", "MemoryResults", "keep", "read_kept"]
+__all__ = ["HANDLE_PREFIX", "MEMORY", "RESULT_URI", "MemoryResults", "keep", "read_kept"]
 
 HANDLE_PREFIX: Final = "res_"
+RESULT_URI: Final = "toolrig://results/"
+"""The URI of a kept output is this and its handle (an MCP ``resource_link``)."""
 
 
 class MemoryResults:
