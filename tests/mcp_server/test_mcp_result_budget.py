@@ -10,7 +10,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_support import serving
 
-from toolrig import tool
+from toolrig import ToolExecutor, tool
 from toolrig.core import ResourceLink, TextContent
 from toolrig.mcp import ToolServer
 from toolrig.registry import Catalog
@@ -101,3 +101,29 @@ async def test_a_tools_own_resource_link_reaches_the_client() -> None:
             "report",
             "text/plain",
         )
+
+
+async def test_an_imported_mcp_tool_is_cut_like_any_other() -> None:
+    from toolrig.mcp import add_mcp_server_async
+    from toolrig.runtime._budget import result_budget
+    from toolrig.runtime._read_result import read_result
+
+    remote = _server(max_result_chars=None)  # the remote sends everything
+    local = Catalog()
+    async with serving(remote) as url:
+        source = await add_mcp_server_async(local, url=url, prefix="remote")
+        try:
+            with result_budget(3_000):
+                executor = ToolExecutor(local)
+                result = await executor.execute("remote__noisy", {})
+                meta = result.metadata
+                assert meta is not None and meta.result_handle
+                assert len(result.output) <= 3_000
+                part = await executor.run_tool(
+                    read_result, "read_result", {"handle": meta.result_handle, "length": 3_000}
+                )
+                assert part.output["text"] == WHOLE[:3_000]
+                small_result = await executor.execute("remote__small", {})
+                assert small_result.output == "fine" and small_result.metadata.result_handle is None
+        finally:
+            source.close()
