@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 from budget_tools import WHOLE
-from postgres_db import log_url, postgres_dsn  # noqa: F401 - fixtures used here
 
 from asgi_server import serve_asgi
 from toolrig import BaseTool, Tool, ToolExecutor, ToolResult, action, tool
@@ -24,7 +23,7 @@ from toolrig.registry import Registry
 from toolrig.runtime._budget import DEFAULT_RESULT_CHARS, cut_json, result_budget
 from toolrig.runtime._kept import MEMORY, MemoryResults
 from toolrig.runtime._read_result import read_result
-from toolrig.storage import SQLiteExecutionLog
+from toolrig.storage import LogWriteWarning, SQLiteExecutionLog
 
 BUDGET = 2_000
 
@@ -99,9 +98,7 @@ def openapi_url() -> Iterator[str]:
 def _forms(tmp_path: Path, openapi_url: str) -> dict[str, tuple[BaseTool, str]]:
     from toolrig.tools import NetPolicy, openapi_tool
 
-    api = openapi_tool(
-        OPENAPI_DOC, base_url=openapi_url, network=NetPolicy(allow=("127.0.0.1",))
-    )
+    api = openapi_tool(OPENAPI_DOC, base_url=openapi_url, network=NetPolicy(allow=("127.0.0.1",)))
     return {
         "sync": (sync_tool, "sync_tool"),
         "async": (async_tool, "async_tool"),
@@ -164,9 +161,7 @@ def test_every_form_over_budget_is_cut_and_read_back_exactly(
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_every_form_under_budget_is_unchanged(
-    form: str, tmp_path: Path, openapi_url: str
-) -> None:
+def test_every_form_under_budget_is_unchanged(form: str, tmp_path: Path, openapi_url: str) -> None:
     owner, name = _forms(tmp_path, openapi_url)[form]
     with ToolExecutor([owner]) as executor, result_budget(len(WHOLE) + 100):
         result = asyncio.run(executor.run_tool(owner, name, {}))
@@ -209,9 +204,8 @@ def test_bad_budgets_are_refused() -> None:
     from toolrig import ToolDefinitionError
 
     for bad in (0, -5):
-        with pytest.raises(ValueError):
-            with result_budget(bad):
-                pass
+        with pytest.raises(ValueError, match="at least 1"), result_budget(bad):
+            pass
         with pytest.raises(ToolDefinitionError):
 
             @tool(max_result_chars=bad)
@@ -356,8 +350,9 @@ def test_a_log_that_cannot_keep_the_whole_falls_back_to_memory(tmp_path: Path) -
     log = SQLiteExecutionLog(tmp_path / "log.db")
     with sqlite3.connect(tmp_path / "log.db") as conn:
         conn.execute("DROP TABLE results")
-    with pytest.warns(Warning), log.run("r"), result_budget(BUDGET):
-        handle = _cut_handle()
+    with log.run("r"), result_budget(BUDGET):
+        with pytest.warns(LogWriteWarning, match="could not record"):
+            handle = _cut_handle()
         assert _read_all(handle) == WHOLE
 
 

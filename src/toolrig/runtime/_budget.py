@@ -70,7 +70,7 @@ def budget_of(owner: BaseTool | None) -> int | None:
     if owner is not None:
         own = owner.spec.max_result_chars
         if own != "inherit":
-            return own  # type: ignore[return-value]
+            return own
     return RESULT_BUDGET.get()
 
 
