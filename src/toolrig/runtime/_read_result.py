@@ -8,10 +8,9 @@ budget in effect, so one part always fits.
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 from pydantic import Field
-from typing_extensions import TypedDict
 
 from toolrig.core.define._function_tool import Tool
 from toolrig.core.model._errors import ErrorCode, ToolError
@@ -19,23 +18,16 @@ from toolrig.core.model._spec import ToolAnnotations
 from toolrig.runtime._budget import DEFAULT_RESULT_CHARS, RESULT_BUDGET
 from toolrig.runtime._kept import HANDLE_PREFIX, read_kept
 
-__all__ = ["READ_RESULT_TOOL", "ResultPart", "read_result"]
+__all__ = ["READ_RESULT_TOOL", "read_result"]
 
 READ_RESULT_TOOL: Final = "read_result"
-
-
-class ResultPart(TypedDict):
-    text: str
-    offset: int
-    next_offset: int | None
-    total_chars: int
 
 
 def _read_result(
     handle: Annotated[str, Field(min_length=1, max_length=200)],
     offset: Annotated[int, Field(ge=0)] = 0,
     length: Annotated[int, Field(ge=1)] | None = None,
-) -> ResultPart:
+) -> dict[str, Any]:
     """Read part of a tool result that was cut because it was too long.
 
     A cut result says its handle and where the cut starts. Read on from there, part by
@@ -72,12 +64,12 @@ def _read_result(
             hint=f"Give an offset from 0 to {total:,}.",
         )
     end = min(offset + length, total)
-    return ResultPart(
-        text=text[offset:end],
-        offset=offset,
-        next_offset=end if end < total else None,
-        total_chars=total,
-    )
+    return {
+        "text": text[offset:end],
+        "offset": offset,
+        "next_offset": end if end < total else None,
+        "total_chars": total,
+    }
 
 
 read_result: Tool = Tool(
