@@ -22,6 +22,8 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
+from pydantic_core import to_json
+
 from toolrig.core.result._content import content_blocks
 from toolrig.core.result._jsonable import to_jsonable
 from toolrig.runtime._kept import keep
@@ -88,8 +90,8 @@ def apply_budget(result: ToolResult, owner: BaseTool | None) -> ToolResult:
     if isinstance(output, str):
         if len(output) <= limit:  # the text is never longer than the string
             return result
-    elif content_blocks(output) is not None:
-        return result
+    elif _fits(output, limit) or content_blocks(output) is not None:
+        return result  # small data is measured without being rendered
     full = result.to_text()
     total = len(full)
     if total <= limit:
@@ -103,6 +105,19 @@ def apply_budget(result: ToolResult, owner: BaseTool | None) -> ToolResult:
     if meta is not None:
         meta = replace(meta, result_handle=handle, result_chars=total)
     return replace(result, output=shown, metadata=meta)
+
+
+def _fits(value: Any, limit: int) -> bool:
+    """Whether plain data surely renders within ``limit`` characters, told without rendering
+    it: its compact JSON bytes (pydantic-core, about a microsecond for a small record) at
+    least halve any rendering's characters (the rendering adds a space after a separator,
+    and a character is at least a byte)."""
+    if type(value) not in (dict, list, tuple):
+        return False
+    try:
+        return 2 * len(to_json(value)) <= limit
+    except Exception:  # not plain data: measured by rendering it
+        return False
 
 
 def _note(cut: int, total: int, handle: str | None, offset: int) -> str:
