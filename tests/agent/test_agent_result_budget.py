@@ -126,3 +126,32 @@ def test_the_default_budget_is_finite_and_bad_ones_are_refused() -> None:
     for bad in (0, -1):
         with pytest.raises(ValueError, match="max_result_chars"):
             Agent("a", "r", FunctionModel(Reader("quiet")), [quiet], max_result_chars=bad)
+
+
+def test_a_toolset_budget_wins_over_the_agents_and_a_tools_own_over_both() -> None:
+    from toolrig.agent import CatalogToolset
+    from toolrig.registry import Catalog
+
+    @tool(max_result_chars=300)
+    def tight() -> str:
+        """Its own budget."""
+        return WHOLE
+
+    class Both:
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+
+        def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+            if messages[-1]["role"] == "user":
+                return ModelTurn(calls=[("noisy", {}), ("tight", {})])
+            self.seen = [m["content"] for m in messages if m["role"] == "tool"]
+            return ModelTurn(calls=[("attempt_completion", {"result": "done"})])
+
+    model = Both()
+    toolset = CatalogToolset(Catalog([noisy, tight])).with_budget(1_000)
+    Agent("a", "r", FunctionModel(model), [noisy, tight], toolsets=toolset).run("go")
+    noisy_seen, tight_seen = model.seen
+    assert len(noisy_seen) <= 1_000 and len(tight_seen) <= 300
+    assert f"{len(WHOLE):,}" in noisy_seen
+    with pytest.raises(ValueError, match="max_result_chars"):
+        toolset.with_budget(0)

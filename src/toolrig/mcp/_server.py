@@ -414,12 +414,8 @@ class _UntilAnswered:
     ) -> None:
         self.kept.append((scope, result, arguments, tool_version, status))
 
-    def keep_result(self, handle: str, text: str, **where: Any) -> None:
-        self.sink.keep_result(handle, text, **where)  # type: ignore[attr-defined]
-
-    def read_result(self, handle: str) -> str | None:
-        reader = getattr(self.sink, "read_result", None)
-        return None if reader is None else reader(handle)
+    def __getattr__(self, name: str) -> Any:  # the rest (kept results) goes to the sink
+        return getattr(self.sink, name)
 
     def flush(self, *, asked: bool) -> None:
         for scope, *rest in self.kept:
