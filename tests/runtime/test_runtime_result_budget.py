@@ -158,6 +158,8 @@ def test_every_form_over_budget_is_cut_and_read_back_exactly(
     html = _console_text(log, f"/results/{handle}")
     assert html.status_code == 200 and handle in html.text and "007999" in html.text
     assert _console_text(log, "/results/res_nothing").status_code == 404
+    run_page = _console_text(log, "/runs/r1")
+    assert f'href="/results/{handle}"' in run_page.text
 
 
 @pytest.mark.parametrize("form", FORMS)
