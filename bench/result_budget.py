@@ -134,7 +134,9 @@ async def agent_over_mcp(calls: int) -> None:
             source = await add_mcp_server_async(local, url=url, prefix="svc")
             sent: list[int] = []
 
-            def model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+            def model(
+                messages: list[dict[str, Any]], tools: list[dict[str, Any]], sent: list[int] = sent
+            ) -> Any:
                 sent.append(sum(len(str(m.get("content") or "")) for m in messages))
                 done = sum(1 for m in messages if m["role"] == "tool")
                 if done < calls:
