@@ -385,3 +385,38 @@ def test_both_backends_keep_and_read_the_whole(log_url: str) -> None:
         handle = _cut_handle()
         assert _read_all(handle) == WHOLE
     assert log.read_result(handle) == WHOLE
+
+
+# -- over MCP, every form ----------------------------------------------------------------------
+@pytest.mark.parametrize("form", FORMS)
+async def test_every_form_served_over_mcp_links_to_its_whole_text(
+    form: str, tmp_path: Path, openapi_url: str
+) -> None:
+    import contextlib
+
+    import mcp_types
+    from mcp import Client
+
+    from toolrig.mcp import ToolServer, serve_http
+    from toolrig.registry import Catalog
+
+    owner, _ = _forms(tmp_path, openapi_url)[form]
+    server = ToolServer(Catalog([owner]), max_result_chars=BUDGET)
+    (name,) = [t.name for t in server.list_tools()]
+    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(serve_http(server, port=0, on_ready=ready.set_result))
+    try:
+        url = await asyncio.wait_for(ready, 30)
+        async with Client(url) as client:
+            result = await client.call_tool(name, {})
+            text, link = result.content
+            assert isinstance(text, mcp_types.TextContent) and len(text.text) <= BUDGET
+            assert isinstance(link, mcp_types.ResourceLink) and link.size == len(WHOLE)
+            read = await client.read_resource(str(link.uri))
+            body = read.contents[0]
+            assert isinstance(body, mcp_types.TextResourceContents) and body.text == WHOLE
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        server.close()
