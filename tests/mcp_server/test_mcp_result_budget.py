@@ -127,3 +127,27 @@ async def test_an_imported_mcp_tool_is_cut_like_any_other() -> None:
                 assert small_result.output == "fine" and small_result.metadata.result_handle is None
         finally:
             source.close()
+
+
+ROWS = [{"id": i, "name": "n" * 50} for i in range(300)]
+
+
+@tool
+def rows() -> list[dict[str, object]]:
+    """Structured rows (an output schema the client checks)."""
+    return ROWS
+
+
+async def test_a_cut_structured_result_sends_its_text_cut_and_its_data_whole() -> None:
+    import json
+
+    server = ToolServer(Catalog([rows]), max_result_chars=2_000)
+    async with serving(server) as url, Client(url) as client:
+        result = await client.call_tool("rows", {})  # the SDK checks the output schema
+        text = result.content[0]
+        assert isinstance(text, mcp_types.TextContent) and len(text.text) <= 2_200
+        shown = json.loads(text.text)
+        assert shown["cut"]["total_chars"] > 2_000 and "items cut" in json.dumps(shown["value"])
+        assert result.structured_content == {"result": ROWS}
+        read = await client.read_resource(str(_link(result).uri))
+        assert json.loads(read.contents[0].text) == ROWS  # type: ignore[union-attr]

@@ -242,7 +242,8 @@ class ToolServer:
             return self.input_rounds.ask(rounds)
         if rounds is not None and rounds.missing and result.error is not None:
             raise self.input_rounds.missing_capability(rounds)
-        return modern(call_result(result, listing.names), ctx)
+        with recording(scope):  # a cut result's whole is read where it was kept
+            return modern(call_result(result, listing.names), ctx)
 
     async def call_without_channel(
         self, name: str, arguments: Mapping[str, Any] | None
@@ -257,7 +258,7 @@ class ToolServer:
             result_budget(self.max_result_chars),
         ):
             result = await self.executor.execute(entry.call_name, arguments or {})
-        return call_result(result, listing.names)
+            return call_result(result, listing.names)
 
     async def _complete(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CompleteRequestParams
