@@ -42,6 +42,7 @@ SURFACES: dict[str, set[str]] = {
         "register_tool",
     },
     "toolrig.runtime": {
+        "DEFAULT_RESULT_CHARS",
         "UNSET",
         "Call",
         "CallNext",
@@ -75,6 +76,8 @@ SURFACES: dict[str, set[str]] = {
         "default_executor",
         "disable_tracing",
         "enable_tracing",
+        "read_result",
+        "result_budget",
     },
     "toolrig.providers": {
         "ExportedAction",
@@ -289,6 +292,7 @@ SURFACES: dict[str, set[str]] = {
         "Elicitor",
         "EmbeddedResource",
         "Image",
+        "ResourceLink",
         "Interaction",
         "Listeners",
         "LogLevel",
@@ -337,6 +341,7 @@ LAZY: dict[str, set[str]] = {
         "register_tool",
     },
     "toolrig.runtime": {
+        "read_result",
         "Plan",
         "PlanCheck",
         "PlanError",

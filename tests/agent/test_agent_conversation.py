@@ -169,7 +169,7 @@ def test_an_older_log_gets_the_sessions_table_by_its_migration(tmp_path: Any) ->
     conn.commit()
     conn.close()
     log = SQLiteExecutionLog(path)
-    assert log.schema_version == len(MIGRATIONS) == 8
+    assert log.schema_version == len(MIGRATIONS) == 9
     LogSessionStore(log).save(SessionState(session_id="s", messages=[]))
     assert LogSessionStore(log).load("s") is not None
     log.close()

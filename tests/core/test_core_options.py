@@ -37,6 +37,7 @@ OPTIONS: dict[str, Any] = {
     "annotations": ToolAnnotations(read_only=True, idempotent=True),
     "timeout": 5.0,
     "max_retries": 2,
+    "max_result_chars": 1_000,
     "isolation": "process",
     "runs_on": "heavy",
     "dependencies": ("parser",),
@@ -57,6 +58,7 @@ tags: [sum, numbers]
 annotations: {read_only: true, idempotent: true}
 timeout: 5
 max_retries: 2
+max_result_chars: 1000
 isolation: process
 runs_on: heavy
 dependencies: [parser]

@@ -281,6 +281,8 @@ def test_results_built_slot_by_slot_equal_the_constructors() -> None:
             "cost",
             "extra",
             "decision",
+            "result_handle",
+            "result_chars",
         }
         assert {f.name for f in dataclasses.fields(ToolResult)} == {
             "success",

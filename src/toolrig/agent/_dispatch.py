@@ -19,8 +19,10 @@ from toolrig.core.model._ids import new_call_id
 from toolrig.core.model._suggest import not_found_among
 from toolrig.core.result._result import ToolResult, error_result
 from toolrig.providers._calls import ParsedCall
-from toolrig.runtime._executor import ToolExecutor
+from toolrig.runtime._budget import result_budget
+from toolrig.runtime._executor import ToolExecutor, default_executor
 from toolrig.runtime._guardrails import GUARDING
+from toolrig.runtime._read_result import read_result
 from toolrig.runtime._request import ToolCall
 
 __all__ = ["TurnCalls"]
@@ -114,9 +116,17 @@ class TurnCalls:
                     tool_call_id=call_id,
                 )
             )
-        return await self.executor.run_tool(
-            entry.tool, entry.action, call.arguments, tool_call_id=call_id
-        )
+        executor = self.executor
+        if entry.tool is read_result:  # approval-free: it reads only what the run was given
+            executor = default_executor()
+        if entry.max_result_chars == "inherit":
+            return await executor.run_tool(
+                entry.tool, entry.action, call.arguments, tool_call_id=call_id
+            )
+        with result_budget(entry.max_result_chars):  # this task's own context: this call only
+            return await executor.run_tool(
+                entry.tool, entry.action, call.arguments, tool_call_id=call_id
+            )
 
     def _stopped(self, call: ParsedCall) -> ToolResult:
         """The answer to a call cancelled because a guardrail tripped while it ran."""

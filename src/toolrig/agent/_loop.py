@@ -42,6 +42,7 @@ from toolrig.core.define._base import BaseTool
 from toolrig.core.result._result import ToolResult
 from toolrig.providers._names import NameMap
 from toolrig.registry._catalog import Catalog
+from toolrig.runtime._budget import DEFAULT_RESULT_CHARS
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._guardrails import InputGuardrail, OutputGuardrail
 from toolrig.runtime._tracing import agent_span
@@ -76,7 +77,8 @@ class Agent(Generic[DepsT, OutputT]):
     tool calls, tokens or cost (`RunLimits`; ``max_steps`` counts turns). ``log`` records
     every turn and call, and keeps sessions so that a conversation continues in another
     process. ``tools_per_turn`` offers only the tools that tool search finds for each turn,
-    ranked as ``tool_search`` says (e.g. ``SearchConfig.accurate()``). A failed run raises
+    ranked as ``tool_search`` says (e.g. ``SearchConfig.accurate()``). ``max_result_chars``
+    is each call's result budget (see docs/context.md). A failed run raises
     `AgentRunError` unless ``raise_on_error=False``. ``guardrails`` check every call the
     model makes (`InputGuardrail`, `OutputGuardrail`); a tripwire ends the run with
     ``GuardrailTripped`` (unless ``raise_on_error=False``). ``prepare(ctx, entries)`` changes
@@ -107,6 +109,7 @@ class Agent(Generic[DepsT, OutputT]):
         tool_search: SearchConfig | None = None,
         output_retries: int = 1,
         raise_on_error: bool = True,
+        max_result_chars: int | None = DEFAULT_RESULT_CHARS,
         **llm_settings: Any,
     ) -> None:
         if max_steps < 1:
@@ -118,6 +121,13 @@ class Agent(Generic[DepsT, OutputT]):
         self.name = name
         self.role = role
         self.max_steps = max_steps
+        if max_result_chars is not None and (
+            isinstance(max_result_chars, bool) or max_result_chars < 1
+        ):
+            raise ValueError("max_result_chars must be at least 1 (None: never cut)")
+        self.max_result_chars = max_result_chars
+        """The run's result budget: a longer output reaches the model cut, the whole kept
+        for ``read_result`` (a tool's own ``max_result_chars`` wins; ``None``: none)."""
         self.time_budget = time_budget
         self.limits = limits
         """The budget of each run (``RunLimits``); a stopped run is resumed by its session."""

@@ -39,8 +39,10 @@ from toolrig.core.context._recording import RECORDING, Recording
 from toolrig.core.result._result import ToolResult
 from toolrig.providers._calls import ParsedCall
 from toolrig.providers._names import NameMap
+from toolrig.runtime._budget import RESULT_BUDGET
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._guardrails import GUARDING, GuardrailScope, InputGuardrail, OutputGuardrail
+from toolrig.runtime._read_result import READ_RESULT_TOOL, read_result
 from toolrig.runtime._request import ToolCall
 from toolrig.runtime._tracing import chat_span
 from toolrig.storage._log import ExecutionLog
@@ -54,6 +56,11 @@ _COMPLETION_ENTRY = ToolEntry(
     name=COMPLETION_TOOL,
     tool=attempt_completion,
     action=next(iter(attempt_completion.spec.actions)),
+)
+_READ_RESULT_ENTRY = ToolEntry(
+    name=READ_RESULT_TOOL,
+    tool=read_result,
+    action=next(iter(read_result.spec.actions)),
 )
 
 
@@ -72,6 +79,7 @@ class RunHost(Protocol):
     limits: RunLimits | None
     guardrails: tuple[InputGuardrail | OutputGuardrail, ...]
     prepare: Prepare | None
+    max_result_chars: int | None
     _index: Any
 
     def _count_uses(self, results: list[ToolResult]) -> None: ...
@@ -141,6 +149,9 @@ class AgentRun(Generic[OutputT]):
         self.context.run(RECORDING.set, recording)
         self.context.run(RUN_DEPS.set, ctx.deps)
         self.context.run(SCOPE.set, self.scope)
+        self.context.run(RESULT_BUDGET.set, agent.max_result_chars)
+        self.cut = False
+        """Whether a result of this run was cut (``read_result`` is offered from then on)."""
         self.context.run(  # ctx.sample(...) asks the agent's model, ctx.elicit(...) its elicitor
             offer_hooks, sampler=client_sampler(agent.client), elicitor=agent.elicitor
         )
@@ -290,6 +301,8 @@ class AgentRun(Generic[OutputT]):
             if not all(isinstance(e, ToolEntry) for e in entries):
                 raise TypeError("prepare must return a list of ToolEntry")
         own = [e for e in entries if e.name == COMPLETION_TOOL]
+        if self.cut and not any(e.name == READ_RESULT_TOOL for e in entries):
+            entries = [*entries, _READ_RESULT_ENTRY]
         return [e for e in entries if e.name != COMPLETION_TOOL] + (own or [_COMPLETION_ENTRY])
 
     def _answer_calls(
@@ -302,6 +315,7 @@ class AgentRun(Generic[OutputT]):
         """Send the results back (under the ids the model sent); end the run when
         ``attempt_completion`` succeeded."""
         self.client.add_results(self.conversation, turn, to_wire(results, wire))
+        self.cut = self.cut or any(r.metadata and r.metadata.result_handle for r in results)
         self.agent._count_uses(results)
         for call, result in zip(calls, results, strict=True):
             if isinstance(call, ToolCall) and call.name == COMPLETION_TOOL and result.success:

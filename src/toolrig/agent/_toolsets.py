@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from toolrig.agent._result import RunContext
 from toolrig.core.define._base import BaseTool
@@ -57,6 +57,9 @@ class ToolEntry:
     strict: bool | None = None
     """OpenAI strict mode for this action's schema (``None``: the export's; set by
     ``prepare``)."""
+    max_result_chars: int | Literal["inherit"] | None = "inherit"
+    """The result budget of this action's calls (see `Toolset.with_budget`); ``"inherit"``:
+    the agent's. A tool's own ``max_result_chars`` wins over both."""
 
     @property
     def spec(self) -> ToolSpec:
@@ -111,6 +114,11 @@ class Toolset(ABC):
     def guarded(self, *guardrails: InputGuardrail | OutputGuardrail) -> Toolset:
         """The same actions, each call checked by ``guardrails`` too (after the agent's)."""
         return GuardedToolset(self, guardrails)
+
+    def with_budget(self, max_result_chars: int | None) -> Toolset:
+        """The same actions, their results cut to ``max_result_chars`` characters (``None``:
+        never) instead of the agent's budget."""
+        return BudgetedToolset(self, max_result_chars)
 
     def __add__(self, other: Toolset) -> Toolset:
         return CombinedToolset([self, other])
@@ -249,6 +257,24 @@ class DisabledToolset(Toolset):
             replace(entry, disabled=self.reason)
             if self.names is None or {entry.name, entry.spec.name} & self.names
             else entry
+            for entry in self.inner.entries(ctx)
+        ]
+
+
+class BudgetedToolset(Toolset):
+    """The actions of ``inner`` with a result budget of their own."""
+
+    def __init__(self, inner: Toolset, max_result_chars: int | None) -> None:
+        if max_result_chars is not None and (
+            isinstance(max_result_chars, bool) or max_result_chars < 1
+        ):
+            raise ValueError("max_result_chars must be at least 1 (None: never cut)")
+        self.inner = inner
+        self.max_result_chars = max_result_chars
+
+    def entries(self, ctx: RunContext[Any]) -> list[ToolEntry]:
+        return [
+            replace(entry, max_result_chars=self.max_result_chars)
             for entry in self.inner.entries(ctx)
         ]
 

@@ -13,6 +13,7 @@ from starlette.staticfiles import StaticFiles
 
 from toolrig.console._follow import FollowLog
 from toolrig.console._guard import ConsoleGuard, check_console_bind, new_token
+from toolrig.console._results_view import result
 from toolrig.console._state import HERE, Console, templates
 from toolrig.console._watch import LogWatch
 from toolrig.registry._catalog import Catalog
@@ -58,6 +59,7 @@ def app(
         Route("/catalog", _pages.catalog),
         Route("/catalog/{name}", _pages.tool, methods=["GET", "POST"]),
         Route("/health", _pages.health_page),
+        Route("/results/{handle}", result),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     guard = Middleware(ConsoleGuard, host=host, token=token, csrf=csrf)

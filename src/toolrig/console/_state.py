@@ -7,6 +7,7 @@ render times (in UTC, shown in the viewer's zone by the page's script), duration
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -89,6 +90,14 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
+def _handles(text: str) -> list[str]:
+    """The handles of cut results a record's output names (each links to its whole text)."""
+    return list(dict.fromkeys(_HANDLE.findall(text)))
+
+
+_HANDLE = re.compile(r"\bres_[0-9a-f]{24}\b")
+
+
 def _size(value: int | None) -> str:
     if value is None:
         return "—"
@@ -111,5 +120,5 @@ def templates() -> Jinja2Templates:
     env = Environment(
         loader=FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True
     )
-    env.filters.update(time=_time, ms=_ms, json=_json, ago=_ago, size=_size)
+    env.filters.update(time=_time, ms=_ms, json=_json, ago=_ago, size=_size, handles=_handles)
     return Jinja2Templates(env=env)

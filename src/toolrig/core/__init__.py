@@ -20,7 +20,14 @@ from toolrig.core.context._interaction import (
 from toolrig.core.context._runner import ToolRunner
 from toolrig.core.define._action import Action
 from toolrig.core.model._lazy import lazy_names as _lazy_names
-from toolrig.core.result._content import Audio, Content, EmbeddedResource, Image, TextContent
+from toolrig.core.result._content import (
+    Audio,
+    Content,
+    EmbeddedResource,
+    Image,
+    ResourceLink,
+    TextContent,
+)
 
 if _typing.TYPE_CHECKING:
     from toolrig.core.model._options import ActionOptions, ToolOptions
@@ -47,6 +54,7 @@ __all__ = [
     "LogLevel",
     "LogSink",
     "Outcome",
+    "ResourceLink",
     "Sampler",
     "TextContent",
     "ToolOptions",

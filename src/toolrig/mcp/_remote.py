@@ -18,7 +18,13 @@ from toolrig.core.context._context import ToolContext
 from toolrig.core.define._function_tool import Tool
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.core.model._spec import ToolAnnotations
-from toolrig.core.result._content import Audio, EmbeddedResource, Image, TextContent
+from toolrig.core.result._content import (
+    Audio,
+    EmbeddedResource,
+    Image,
+    ResourceLink,
+    TextContent,
+)
 from toolrig.providers._mcp_format import ERROR_META_KEY, WRAP_MARKER
 from toolrig.providers._names import provider_safe_name
 
@@ -148,6 +154,14 @@ def _content_of(block: mcp_types.ContentBlock) -> Any:
         if isinstance(res, mcp_types.TextResourceContents):
             return EmbeddedResource(uri=str(res.uri), mime_type=mime, text=res.text)
         return EmbeddedResource(uri=str(res.uri), mime_type=mime, blob=res.blob)
+    if isinstance(block, mcp_types.ResourceLink):
+        return ResourceLink(
+            uri=str(block.uri),
+            name=block.name,
+            mime_type=block.mime_type,
+            description=block.description,
+            size=block.size,
+        )
     return block.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 

@@ -44,12 +44,14 @@ from toolrig.mcp._features import (
     complete_tool_argument,
     mount,
 )
+from toolrig.mcp._results import serve_results
 from toolrig.mcp._rounds import InputRounds, RoundHooks, UntilAnswered
 from toolrig.mcp._tasks import ServerTasks, TaskPolicy
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
 from toolrig.registry._catalog import Catalog
 from toolrig.registry._events import ChangeEvent, ChangeKind
+from toolrig.runtime._budget import DEFAULT_RESULT_CHARS, result_budget
 from toolrig.runtime._executor import ToolExecutor
 
 if TYPE_CHECKING:
@@ -99,6 +101,7 @@ class ToolServer:
     ``resources``: an MCP server (``mcp.server.MCPServer``) whose resources, prompts and
     completions are served here too. ``completers``: ``{tool: {argument: completer}}`` for
     ``completion/complete`` on tool arguments (arguments with an ``enum`` need none).
+    ``max_result_chars``: each call's result budget (``None``: none; see docs/context.md).
     ``input_rounds``: how 2026-07-28 calls ask for input (the sealing key, the state's
     lifetime); by default a key made for this server (give one shared key to several workers).
     ``tasks``: which tools are called as MCP tasks (see ``_tasks``; by default those placed in
@@ -117,6 +120,7 @@ class ToolServer:
         completers: Mapping[str, Mapping[str, Completer]] | None = None,
         input_rounds: InputRounds | None = None,
         tasks: TaskPolicy | None = None,
+        max_result_chars: int | None = DEFAULT_RESULT_CHARS,
     ) -> None:
         from toolrig import __version__
 
@@ -158,6 +162,10 @@ class ToolServer:
         """Over HTTP: the reconnection delay suggested to clients (the SSE ``retry`` field)."""
         self._completers = dict(completers or {})
         self._mounted_completion = None if resources is None else mount(self.server, resources)
+        serve_results(self.server, lambda: self.recording or current_recording(), modern)
+        self.max_result_chars = max_result_chars
+        """Each call's result budget (a tool's own ``max_result_chars`` wins): a cut result
+        carries a ``resource_link`` to the whole, readable through ``resources/read``."""
         self.server.add_request_handler(
             "completion/complete", mcp_types.CompleteRequestParams, self._complete
         )
@@ -235,7 +243,11 @@ class ToolServer:
             kept = UntilAnswered(scope.sink)
             scope = scope.narrowed(sink=kept)
         try:
-            with tool_interaction(**keywords), recording(scope):
+            with (
+                tool_interaction(**keywords),
+                recording(scope),
+                result_budget(self.max_result_chars),
+            ):
                 result = await self.executor.execute(
                     entry.call_name, params.arguments or {}, progress=hooks.progress
                 )
@@ -250,7 +262,8 @@ class ToolServer:
             return self.input_rounds.ask(rounds)
         if rounds is not None and rounds.missing and result.error is not None:
             raise self.input_rounds.missing_capability(rounds)
-        return modern(call_result(result, listing.names), ctx)
+        with recording(scope):  # a cut result's whole is read where it was kept
+            return modern(call_result(result, listing.names), ctx)
 
     async def call_without_channel(
         self, name: str, arguments: Mapping[str, Any] | None
@@ -260,9 +273,12 @@ class ToolServer:
         `MCPError` (-32602) for an unknown tool, like ``tools/call``."""
         listing = self._current()
         entry = _listed(name, listing)
-        with recording(self.recording or current_recording()):
+        with (
+            recording(self.recording or current_recording()),
+            result_budget(self.max_result_chars),
+        ):
             result = await self.executor.execute(entry.call_name, arguments or {})
-        return call_result(result, listing.names)
+            return call_result(result, listing.names)
 
     async def _complete(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CompleteRequestParams

@@ -3,7 +3,7 @@
 Each provider carries what its API accepts and says the rest in words, so the model knows a
 result held something it cannot see:
 
-- MCP: every kind (``text``, ``image``, ``audio``, ``resource`` blocks).
+- MCP: every kind (``text``, ``image``, ``audio``, ``resource``, ``resource_link`` blocks).
 - Anthropic ``tool_result``: text and images (``image/jpeg``, ``png``, ``gif``, ``webp``, as
   base64 sources); audio, other image types and binary resources become a text notice.
 - OpenAI Responses ``function_call_output``: ``input_text`` and ``input_image`` (a data URL)
@@ -19,6 +19,7 @@ from toolrig.core.result._content import (
     Content,
     EmbeddedResource,
     Image,
+    ResourceLink,
     TextContent,
     content_notice,
 )
@@ -36,6 +37,16 @@ def mcp_blocks(blocks: list[Content]) -> list[dict[str, Any]]:
             out.append({"type": "text", "text": block.text})
         elif isinstance(block, Image | Audio):
             out.append({"type": block.type, "data": block.data, "mimeType": block.mime_type})
+        elif isinstance(block, ResourceLink):
+            link: dict[str, Any] = {"type": "resource_link", "uri": block.uri, "name": block.name}
+            for key, value in (
+                ("mimeType", block.mime_type),
+                ("description", block.description),
+                ("size", block.size),
+            ):
+                if value is not None:
+                    link[key] = value
+            out.append(link)
         else:
             resource: dict[str, Any] = {"uri": block.uri, "mimeType": block.mime_type}
             if block.text is not None:
@@ -46,7 +57,7 @@ def mcp_blocks(blocks: list[Content]) -> list[dict[str, Any]]:
     return out
 
 
-def _text_of(block: EmbeddedResource | Audio | Image, reason: str) -> dict[str, Any]:
+def _text_of(block: EmbeddedResource | ResourceLink | Audio | Image, reason: str) -> dict[str, Any]:
     return {"type": "text", "text": content_notice(block, reason=reason)}
 
 

@@ -10,6 +10,7 @@ give back the plain value: ``3``, not ``{"result": 3}``.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any, Final
 
 from toolrig.core.model._spec import ActionSpec
@@ -18,6 +19,7 @@ from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.providers._calls import ParsedCall, get_field, make_call
 from toolrig.providers._content_blocks import mcp_blocks
 from toolrig.providers._names import ExportedAction, NameMap, ToolSource
+from toolrig.runtime._kept import RESULT_URI, read_kept
 
 __all__ = [
     "ERROR_META_KEY",
@@ -104,10 +106,27 @@ def format_mcp_result(result: ToolResult, *, tools: ToolSource | None = None) ->
         "content": [{"type": "text", "text": result.to_text()}],
         "isError": not result.success,
     }
+    meta = result.metadata
+    if meta is not None and meta.result_handle:  # cut to its budget: where the whole is
+        out["content"].append(
+            {
+                "type": "resource_link",
+                "uri": RESULT_URI + meta.result_handle,
+                "name": f"{meta.tool} result {meta.tool_call_id}"[:200],
+                "description": f"The whole output ({meta.result_chars:,} characters).",
+                "mimeType": "text/plain",
+                "size": meta.result_chars,
+            }
+        )
     if result.success and tools is not None:
         entry = NameMap.from_tools(tools).for_result(result)
         if entry is not None and entry.action.output_schema is not None:
             value = to_jsonable(result.output)
+            if meta is not None and meta.result_handle and not isinstance(value, str):
+                # cut data: clients check structured content against the output schema, which
+                # the cut's shape breaks, so the data goes whole (a cut text is still a text)
+                whole = read_kept(meta.result_handle)
+                value = value if whole is None else json.loads(whole)
             if entry.action.output_schema.get("type") == "object" and isinstance(value, dict):
                 out["structuredContent"] = value
             else:

@@ -7,6 +7,7 @@ The pipeline and the executor load with the package; plans load on first use of 
 import typing as _typing
 
 from toolrig.core.model._lazy import lazy_names as _lazy_names
+from toolrig.runtime._budget import DEFAULT_RESULT_CHARS, result_budget
 from toolrig.runtime._call import Call, CallNext, Middleware, PostHook, PreHook, Unset
 from toolrig.runtime._events import EventKind, Listener, ToolEvent
 from toolrig.runtime._executor import UNSET, ToolExecutor, default_executor
@@ -28,6 +29,7 @@ if _typing.TYPE_CHECKING:
     from toolrig.runtime._plan import Plan, PlanError, PlanStep
     from toolrig.runtime._plan_check import PlanCheck
     from toolrig.runtime._plan_run import PlanResult, PlanRunner, StepEvent, StepStatus
+    from toolrig.runtime._read_result import read_result
 
 _LAZY = {
     "Plan": "toolrig.runtime._plan",
@@ -38,6 +40,7 @@ _LAZY = {
     "PlanStep": "toolrig.runtime._plan",
     "StepEvent": "toolrig.runtime._plan_run",
     "StepStatus": "toolrig.runtime._plan_run",
+    "read_result": "toolrig.runtime._read_result",
 }
 
 
@@ -45,6 +48,7 @@ __getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __all__ = [
+    "DEFAULT_RESULT_CHARS",
     "UNSET",
     "Call",
     "CallNext",
@@ -76,6 +80,8 @@ __all__ = [
     "default_executor",
     "disable_tracing",
     "enable_tracing",
+    "read_result",
+    "result_budget",
     "secret_scanner",
     "size_check",
 ]

@@ -46,7 +46,7 @@ class Reporting:
 
     async def __call__(self, call: Call, call_next: CallNext) -> ToolResult:
         result = await call_next(call)
-        report(
+        return report(
             self.listeners,
             call.target,
             values_or(call.raw),
@@ -54,7 +54,6 @@ class Reporting:
             call,
             call.owner,
         )
-        return result
 
 
 class PostHooks:

@@ -72,6 +72,8 @@ def make_result(
     meta.cost = None
     meta.extra = None
     meta.decision = None
+    meta.result_handle = None
+    meta.result_chars = None
     result = _new(ToolResult)
     result.success = error is None
     result.output = None if error is not None else output

@@ -19,6 +19,7 @@ from toolrig.core.define._base import BaseTool
 from toolrig.core.model._errors import ErrorCode
 from toolrig.core.model._on_first_use import asyncio, lazy_logger, logging
 from toolrig.core.result._result import ErrorInfo, ResultMetadata, ToolResult
+from toolrig.runtime._budget import apply_budget
 from toolrig.runtime._call import Call
 from toolrig.runtime._events import EventKind, ToolEvent
 from toolrig.runtime._outcome import AttemptFailed, CallTimedOut, make_result, raised, with_timeout
@@ -156,9 +157,11 @@ def report(
     result: ToolResult,
     call: Call | None,
     owner: BaseTool | None = None,
-) -> None:
-    """The call's one exit: its record (in the current recording scope), the outcome event
-    and a log line. ``owner`` is the tool that ran (its version is recorded)."""
+) -> ToolResult:
+    """The call's one exit: its result budget (`._budget`: the result returned may be cut),
+    its record (in the current recording scope), the outcome event and a log line.
+    ``owner`` is the tool that ran (its version is recorded)."""
+    result = apply_budget(result, owner)
     scope = RECORDING.get()
     if scope is not None:
         scope.record(result, values, None if owner is None else owner.spec.version)
@@ -187,6 +190,7 @@ def report(
             )
     elif logger.isEnabledFor(logging.DEBUG):
         logger.debug("%s succeeded", action.name, extra=log_fields(result))
+    return result
 
 
 def not_found(

@@ -84,8 +84,7 @@ class StraightLine:
         else:
             error = checked(action, output, self.validate_output)
         result = make_result(action, output, error, call_id, started_at, t0, 1)
-        report(self.listeners, action, values, result, call, tool)
-        return result
+        return report(self.listeners, action, values, result, call, tool)
 
     async def run_async(
         self,
@@ -128,8 +127,7 @@ class StraightLine:
         else:
             error = checked(action, output, self.validate_output)
         result = make_result(action, output, error, call_id, started_at, t0, 1)
-        report(self.listeners, action, values, result, call, tool)
-        return result
+        return report(self.listeners, action, values, result, call, tool)
 
     def _refused(
         self,
@@ -156,8 +154,7 @@ class StraightLine:
                 started_at=started_at,
                 t0=t0,
             )
-        report(self.listeners, action, values_or(args), result, call, tool)
-        return result
+        return report(self.listeners, action, values_or(args), result, call, tool)
 
     def _announced(
         self,

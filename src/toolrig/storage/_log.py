@@ -28,6 +28,7 @@ from toolrig.core.result._result import ToolResult
 from toolrig.storage._encode import storable_text
 from toolrig.storage._failures import LogWriteWarning, WriteFailure
 from toolrig.storage._record import ExecutionRecord, RecordStatus, status_of
+from toolrig.storage._results import insert_result, select_result, select_result_of_call
 from toolrig.storage._rows import COLUMNS, from_row, to_row
 from toolrig.storage._runs import RunInfo, RunStatus, finish_run, run_info, start_run
 from toolrig.storage._summary import summarise
@@ -204,6 +205,25 @@ class ExecutionLog(ABC):
                 tool_version=tool_version,
                 parent_call_id=scope.parent_call_id,
             )
+
+    def keep_result(
+        self, handle: str, text: str, *, run_id: str, tool: str, tool_call_id: str | None
+    ) -> None:
+        """Keep the whole output of a result cut to its budget (``results`` table); raises
+        when the log cannot write it (the budget then keeps it in memory)."""
+        try:
+            insert_result(self, handle, text, run_id=run_id, tool=tool, tool_call_id=tool_call_id)
+        except Exception as exc:
+            self._lost(run_id, tool, tool_call_id, None, exc)
+            raise
+
+    def read_result(self, handle: str) -> str | None:
+        """The whole output kept under ``handle`` (``None``: no such handle in this log)."""
+        return select_result(self, handle)
+
+    def result_handle(self, run_id: str, tool_call_id: str) -> str | None:
+        """The handle of a call's whole output, when its result was cut."""
+        return select_result_of_call(self, run_id, tool_call_id)
 
     def record_turn(
         self,

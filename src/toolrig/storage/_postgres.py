@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._results import POSTGRES_MIGRATION as RESULTS_POSTGRES
 from toolrig.storage._runs import POSTGRES_MIGRATION as RUNS_POSTGRES
 from toolrig.storage._sessions import POSTGRES_APPROVAL_MIGRATION as APPROVAL_POSTGRES
 from toolrig.storage._sessions import POSTGRES_MIGRATION as SESSIONS_POSTGRES
@@ -54,6 +55,8 @@ MIGRATIONS: tuple[str, ...] = (
     RUNS_POSTGRES,
     # 8: MCP tasks (their handles, statuses, results and open questions)
     TASKS_POSTGRES,
+    # 9: the whole outputs of results cut to a budget (read back by handle)
+    RESULTS_POSTGRES,
 )
 
 _LOCK_KEY = 0x746F6F6C726967  # advisory lock id used while migrating ("toolrig")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._results import SQLITE_MIGRATION as RESULTS_SQLITE
 from toolrig.storage._runs import SQLITE_MIGRATION as RUNS_SQLITE
 from toolrig.storage._sessions import SQLITE_APPROVAL_MIGRATION as APPROVAL_SQLITE
 from toolrig.storage._sessions import SQLITE_MIGRATION as SESSIONS_SQLITE
@@ -60,6 +61,8 @@ MIGRATIONS: tuple[str, ...] = (
     RUNS_SQLITE,
     # 8: MCP tasks (their handles, statuses, results and open questions)
     TASKS_SQLITE,
+    # 9: the whole outputs of results cut to a budget (read back by handle)
+    RESULTS_SQLITE,
 )
 
 

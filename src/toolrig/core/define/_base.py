@@ -98,6 +98,7 @@ class BaseTool:
     annotations: ClassVar[ToolAnnotations]
     timeout: ClassVar[float | None]
     max_retries: ClassVar[int]
+    max_result_chars: ClassVar[int | str | None]
     isolation: ClassVar[str]
     runs_on: ClassVar[str | None]
     dependencies: ClassVar[Sequence[str]]

@@ -30,6 +30,7 @@ class ToolOptionsDict(TypedDict, total=False):
     annotations: "ToolAnnotations | None"
     timeout: float | None
     max_retries: int
+    max_result_chars: 'int | Literal["inherit"] | None'
     isolation: Literal["thread", "process"]
     runs_on: str | None
     dependencies: Sequence[str]

@@ -99,6 +99,10 @@ class ToolOptions(FrozenModel):
     """Seconds before a call is abandoned; ``None`` means no limit."""
     max_retries: int = Field(0, ge=0, le=100)
     """Extra attempts after a retryable failure (timeouts, transient errors)."""
+    max_result_chars: int | Literal["inherit"] | None = "inherit"
+    """The most characters of output a call hands on before it is cut to a head and a tail
+    (the whole kept for ``read_result``); ``"inherit"``: the caller's budget (an agent's, an
+    MCP server's); ``None``: never cut."""
     isolation: Literal["thread", "process"] = "thread"
     """Where a sync call runs: a worker thread, or a child process killed at its timeout."""
     runs_on: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-]+$")
@@ -111,6 +115,13 @@ class ToolOptions(FrozenModel):
     """Sample requests this tool answers (used by prompts and tool search)."""
 
     _sequences = field_validator("tags", "dependencies", "examples", mode="before")(_not_one_string)
+
+    @field_validator("max_result_chars")
+    @classmethod
+    def _budget(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and value < 1:
+            raise ValueError("max_result_chars must be at least 1 (None: never cut)")
+        return value
 
     @field_validator("version")
     @classmethod

@@ -101,7 +101,7 @@ class ToolSpec(ToolOptions):
 def tool_options(name: str, options: Mapping[str, Any]) -> ToolOptions:
     """``options`` as given (keywords, class attributes) checked together with the tool's
     ``name``: every problem comes out in one `ToolDefinitionError`. A ``None`` value
-    means the option's default."""
+    means the option's default, except for ``max_result_chars`` (``None``: never cut)."""
     problems: list[str] = []
     try:
         check_name(name)
@@ -109,7 +109,9 @@ def tool_options(name: str, options: Mapping[str, Any]) -> ToolOptions:
         problems.append(Problem(f"name: {exc}", ("name",)))
     checked = None
     try:
-        checked = ToolOptions(**{k: v for k, v in options.items() if v is not None})
+        checked = ToolOptions(
+            **{k: v for k, v in options.items() if v is not None or k == "max_result_chars"}
+        )
     except ValidationError as exc:
         problems.extend(validation_problems(exc))
     if problems or checked is None:

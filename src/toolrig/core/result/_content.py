@@ -26,6 +26,7 @@ __all__ = [
     "Content",
     "EmbeddedResource",
     "Image",
+    "ResourceLink",
     "TextContent",
     "content_blocks",
     "content_notice",
@@ -122,10 +123,28 @@ class EmbeddedResource:
             _checked_base64(self.blob, "EmbeddedResource")
 
 
-Content: TypeAlias = TextContent | Image | Audio | EmbeddedResource
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResourceLink:
+    """A pointer to a resource the client can read (MCP ``resource_link``), not its content:
+    a cut result's whole output (``toolrig://results/<handle>``), a file, a report."""
+
+    uri: str
+    name: str
+    mime_type: str | None = None
+    description: str | None = None
+    size: int | None = None
+    """The resource's size in bytes, when known."""
+    type: Literal["resource_link"] = field(default="resource_link", init=False)
+
+    def __post_init__(self) -> None:
+        if not self.uri or not self.name:
+            raise ValueError("ResourceLink: `uri` and `name` must not be empty")
+
+
+Content: TypeAlias = TextContent | Image | Audio | EmbeddedResource | ResourceLink
 """One block of rich output."""
 
-_KINDS = (TextContent, Image, Audio, EmbeddedResource)
+_KINDS = (TextContent, Image, Audio, EmbeddedResource, ResourceLink)
 
 
 def content_blocks(output: Any) -> list[Content] | None:
@@ -161,6 +180,9 @@ def content_notice(block: Content, *, reason: str = "not shown here") -> str:
     """A text stand-in for a block an edge cannot carry (so the model knows it exists)."""
     if isinstance(block, TextContent):
         return block.text
+    if isinstance(block, ResourceLink):
+        what = ", ".join(x for x in (block.mime_type, block.description) if x)
+        return f"[resource link {block.uri} ({block.name}{': ' + what if what else ''})]"
     if isinstance(block, EmbeddedResource):
         if block.text is not None:
             return f"[resource {block.uri} ({block.mime_type})]\n{block.text}"

@@ -77,6 +77,11 @@ class ResultMetadata:
     decision: str | None = None
     """How a person decided a call held for approval: ``held`` (not yet), ``denied`` or
     ``answered``; ``None`` for a call that ran (approved or never held)."""
+    result_handle: str | None = None
+    """Set when the output was cut to the call's result budget: the handle ``read_result``
+    reads the whole output by (``toolrig://results/<handle>`` over MCP)."""
+    result_chars: int | None = None
+    """With ``result_handle``: the length of the whole output's text, in characters."""
 
     def to_dict(self, *, drop_empty: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = to_jsonable(
@@ -90,6 +95,11 @@ class ResultMetadata:
                 "cost": self.cost,
                 "extra": self.extra,
                 **({"decision": self.decision} if self.decision else {}),
+                **(
+                    {"result_handle": self.result_handle, "result_chars": self.result_chars}
+                    if self.result_handle
+                    else {}
+                ),
             }
         )
         if drop_empty:
