@@ -311,6 +311,9 @@ class UntilAnswered:
     ) -> None:
         self.kept.append((scope, result, arguments, tool_version, status))
 
+    def __getattr__(self, name: str) -> Any:  # the rest (kept results) goes to the sink
+        return getattr(self.sink, name)
+
     def flush(self, *, asked: bool) -> None:
         for scope, *rest in self.kept:
             if not (asked and scope.parent_call_id is None):
