@@ -9,6 +9,8 @@ Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
   (OAuth through the SDK's flow, its tokens in a `MemoryTokenStorage`).
 - `InMemoryEventStore` keeps SSE events so a client can resume a broken stream.
 - `InputRounds`: how a server's 2026-07-28 calls ask for input (its sealing key).
+- `ResourceAuth`: serve as an OAuth 2.1 resource server (JWT access tokens of an issuer,
+  checked against its JWKS); `ScopePolicy`: the scopes tools need by their annotations.
 """
 
 try:
@@ -20,10 +22,12 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"({exc.name or exc} is missing)"
     ) from exc
 
+from toolrig.mcp._auth import ResourceAuth
 from toolrig.mcp._event_store import InMemoryEventStore
 from toolrig.mcp._oauth import MemoryTokenStorage
 from toolrig.mcp._params import ServerParams
 from toolrig.mcp._rounds import InputRounds
+from toolrig.mcp._scopes import ScopePolicy
 from toolrig.mcp._serve import ServeOptions, serve, serve_async
 from toolrig.mcp._server import ToolServer
 from toolrig.mcp._source import MCPToolSource, add_mcp_server, add_mcp_server_async
@@ -44,6 +48,8 @@ __all__ = [
     "InputRounds",
     "MCPToolSource",
     "MemoryTokenStorage",
+    "ResourceAuth",
+    "ScopePolicy",
     "ServeOptions",
     "ServerParams",
     "ToolServer",

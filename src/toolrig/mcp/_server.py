@@ -38,13 +38,9 @@ from toolrig.core.context._recording import CallSink, Recording, current_recordi
 from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
-from toolrig.mcp._features import (
-    Completer,
-    LogLevels,
-    complete_tool_argument,
-    mount,
-)
+from toolrig.mcp._features import Completer, LogLevels, complete_tool_argument, mount
 from toolrig.mcp._rounds import InputRounds, RoundHooks
+from toolrig.mcp._scopes import ScopeCheck
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
 from toolrig.registry._catalog import Catalog
@@ -69,8 +65,7 @@ class _Listing:
 
 
 class _Server(Server[Any]):
-    """The low-level server, advertising ``tools.listChanged`` on every transport (the
-    streamable-HTTP manager builds its initialization options without arguments)."""
+    """The low-level server, advertising ``tools.listChanged`` on every transport."""
 
     def create_initialization_options(
         self,
@@ -164,6 +159,7 @@ class ToolServer:
         self.recording: Recording | None = None
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
         ``None``: in the run open where the server runs, if any."""
+        self.scopes = ScopeCheck()  # OAuth scopes checked on listing and calls (see _auth)
         self._listener = self._on_change  # one bound method, to remove the same object later
         self.catalog.add_change_listener(self._listener)
         self._closed = False
@@ -196,13 +192,16 @@ class ToolServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams
     ) -> HandlerResult:
-        return modern({"tools": list(self._current().listing["tools"])}, ctx, cacheable=True)
+        listing = self._current()  # a caller sees only what it may call:
+        tools = self.scopes.visible(list(listing.listing["tools"]), listing.names, ctx)
+        return modern({"tools": tools}, ctx, cacheable=True)
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> HandlerResult:
         listing = self._current()
         entry = _listed(params.name, listing)
+        self.scopes.check(entry, ctx)
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
         keywords = vars_of(hooks)
         rounds: RoundHooks | None = None
@@ -240,6 +239,7 @@ class ToolServer:
         `MCPError` (-32602) for an unknown tool, like ``tools/call``."""
         listing = self._current()
         entry = _listed(name, listing)
+        self.scopes.check(entry)  # the caller of this request (the SDK's auth context)
         with recording(self.recording or current_recording()):
             result = await self.executor.execute(entry.call_name, arguments or {})
         return call_result(result, listing.names)

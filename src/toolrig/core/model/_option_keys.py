@@ -35,6 +35,7 @@ class ToolOptionsDict(TypedDict, total=False):
     dependencies: Sequence[str]
     cost: "ToolCost | None"
     examples: Sequence[str]
+    scopes: Sequence[str]
 
 
 class ActionOptionsDict(TypedDict, total=False):

@@ -109,8 +109,13 @@ class ToolOptions(FrozenModel):
     """What a call costs, when known."""
     examples: tuple[str, ...] = ()
     """Sample requests this tool answers (used by prompts and tool search)."""
+    scopes: tuple[str, ...] = ()
+    """OAuth scopes a caller needs to see and call it over MCP (``()``: derived from the
+    annotations when the server checks scopes)."""
 
-    _sequences = field_validator("tags", "dependencies", "examples", mode="before")(_not_one_string)
+    _sequences = field_validator("tags", "dependencies", "examples", "scopes", mode="before")(
+        _not_one_string
+    )
 
     @field_validator("version")
     @classmethod
