@@ -213,6 +213,8 @@ SURFACES: dict[str, set[str]] = {
         "InputRounds",
         "MCPToolSource",
         "MemoryTokenStorage",
+        "ResourceAuth",
+        "ScopePolicy",
         "ServeOptions",
         "ServerParams",
         "ToolServer",

@@ -42,6 +42,7 @@ OPTIONS: dict[str, Any] = {
     "dependencies": ("parser",),
     "cost": ToolCost(base_cost=0.5),
     "examples": ("add 1 and 2",),
+    "scopes": ("math:add",),
 }
 """A value other than the default for every option."""
 
@@ -62,6 +63,7 @@ runs_on: heavy
 dependencies: [parser]
 cost: {base_cost: 0.5}
 examples: [add 1 and 2]
+scopes: [math:add]
 parameters:
   - {name: a, type: integer}
   - {name: b, type: integer}

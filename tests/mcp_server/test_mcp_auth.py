@@ -24,7 +24,7 @@ from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.shared.exceptions import MCPError
-from mcp_support import WAIT, serving, session
+from mcp_support import WAIT, http_server, serve_argv, server_env, serving, session
 
 from toolrig import BaseTool, ToolAnnotations, action, tool
 from toolrig.mcp import ResourceAuth, ScopePolicy, ServeOptions, ToolServer, serve_http
@@ -375,3 +375,37 @@ def test_settings_refuse_what_would_weaken_them() -> None:
         @tool(scopes="tools:read")  # type: ignore[arg-type]
         def one_string() -> None:
             """A scope list given as one string."""
+
+
+async def test_toolrig_serve_auth_issuer(issuer: Issuer) -> None:
+    """The command line: ``--auth-issuer`` (keys found through the issuer's metadata)."""
+    with http_server("--demo", "--auth-issuer", issuer.url) as (url, _proc):
+        assert (await post(url, {"jsonrpc": "2.0", "id": 1, "method": "ping"})).status_code == 401
+        every = issuer.token(audience=url)
+        async with session("http", url, token=every) as client:
+            all_tools = {t.name: t for t in (await client.list_tools()).tools}
+        reading = issuer.token(audience=url, scope="tools:read")
+        async with session("http", url, token=reading) as client:
+            shown = {t.name for t in (await client.list_tools()).tools}
+        read_only = {
+            n for n, t in all_tools.items() if t.annotations and t.annotations.read_only_hint
+        }
+        assert shown == read_only
+        assert read_only and shown < set(all_tools)
+
+
+def test_toolrig_serve_auth_options_are_checked() -> None:
+    import subprocess
+
+    for argv, said in [
+        (["--auth-issuer", "http://127.0.0.1:9", "--token", "t"], "replaces --token"),
+        (["--auth-issuer", "http://127.0.0.1:9"], "--transport http"),
+        (["--jwks-url", "http://127.0.0.1:9/jwks", "--transport", "http"], "need --auth-issuer"),
+        (["--auth-issuer", "ftp://x", "--transport", "http"], "http(s) URL"),
+    ]:
+        done = subprocess.run(
+            serve_argv("--demo", *argv), capture_output=True, text=True, env=server_env(),
+            timeout=WAIT, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2, (argv, done.stderr)
+        assert said in done.stderr, (argv, done.stderr)
