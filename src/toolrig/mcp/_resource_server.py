@@ -144,6 +144,9 @@ class ResourceServer:
             resource_name=self.auth.resource_name,
         )
         data = metadata.model_dump(mode="json", exclude_none=True)
+        # as configured: pydantic writes "https://id.example" as "https://id.example/", and
+        # clients compare the issuer's identifier as a string
+        data.update(resource=self.auth.resource, authorization_servers=[self.auth.issuer])
         await _send_json(send, 200, data, [(b"access-control-allow-origin", b"*")])
 
     async def _refuse(
