@@ -81,6 +81,7 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:ApprovalPolicy
           'toolrig.core.model._on_first_use:logging',
           'toolrig.core.model._options:ActionOptions',
           'toolrig.core.model._options:ToolAnnotations',
+          'toolrig.core.model._options:ToolIcon',
           'toolrig.core.model._options:ToolOptions',
           'toolrig.core.model._prompt:render_tool',
           'toolrig.core.model._prompt:render_tools',

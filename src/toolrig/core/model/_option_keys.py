@@ -35,6 +35,7 @@ class ToolOptionsDict(TypedDict, total=False):
     dependencies: Sequence[str]
     cost: "ToolCost | None"
     examples: Sequence[str]
+    icons: Sequence[Any]
     scopes: Sequence[str]
 
 
