@@ -408,3 +408,43 @@ def test_toolrig_serve_auth_options_are_checked() -> None:
         )  # fmt: skip
         assert done.returncode == 2, (argv, done.stderr)
         assert said in done.stderr, (argv, done.stderr)
+
+
+async def test_each_request_of_a_session_is_judged_by_its_own_token(issuer: Issuer) -> None:
+    """A session opened with a wide token, then used with a narrower one of the same user:
+    the list and the calls follow the token of each request, not the session's first."""
+    async with protected(issuer) as url:
+        wide, narrow = issuer.token(audience=url), issuer.token(audience=url, scope="tools:read")
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        headers = {**HEADERS, "authorization": f"Bearer {wide}"}
+        async with httpx.AsyncClient(timeout=WAIT) as client:
+            opened = await client.post(url, json=init, headers=headers)
+            assert opened.status_code == 200
+            headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+            headers["mcp-protocol-version"] = "2025-06-18"
+            done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            assert (await client.post(url, json=done, headers=headers)).status_code == 202
+            headers["authorization"] = f"Bearer {narrow}"
+            listed = await client.post(
+                url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers
+            )
+            assert listed.status_code == 200
+            assert '"read_notes"' in listed.text and '"wipe"' not in listed.text
+            refused = await client.post(url, json=call("wipe", rid=3), headers=headers)
+            assert refused.status_code == 403
+            other = {
+                **headers,
+                "authorization": f"Bearer {issuer.token(audience=url, sub='mallory')}",
+            }
+            stolen = await client.post(url, json=call("read_notes", rid=4), headers=other)
+            assert stolen.status_code == 404  # another user cannot use the session (the SDK's rule)
+        assert runs == []
