@@ -268,6 +268,9 @@ async def test_stateless_direct_calls_check_scopes_too(issuer: Issuer) -> None:
         assert good.json()["result"]["content"][0]["text"] == "notes"
         listed = await post(url, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, narrow)
         assert [t["name"] for t in listed.json()["result"]["tools"]] == ["read_notes"]
+        unknown = (await post(url, call("wip"), narrow)).json()["error"]
+        assert "read_notes" in unknown["message"]  # the names it may call, no other
+        assert "wipe" not in unknown["message"] and "write_note" not in unknown["message"]
         assert runs == ["read_notes"]
 
 

@@ -12,8 +12,8 @@ direct stateless path). No grant where one is required means no tool: the check 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, replace
+from typing import Any, Final, Protocol, TypeVar
 
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -22,6 +22,14 @@ from mcp.shared.exceptions import MCPError
 from toolrig.providers._names import ExportedAction, NameMap
 
 __all__ = ["FORBIDDEN", "ScopeCheck", "ScopePolicy", "caller_scopes"]
+
+
+class _Listed(Protocol):
+    @property
+    def names(self) -> NameMap: ...
+
+
+_L = TypeVar("_L", bound=_Listed)
 
 FORBIDDEN: Final = -32003
 """The JSON-RPC error code of a call refused for want of a scope (outside the HTTP answer)."""
@@ -70,6 +78,24 @@ class ScopeCheck:
                 message=f"insufficient_scope: tool {entry.provider_name!r} needs scope "
                 f"{' '.join(sorted(lacking))}",
             )
+
+    def admit(self, name: str, listing: _L, ctx: Any = None) -> _L:
+        """The listing to look ``name`` up in for the caller of ``ctx``: the whole one for a
+        tool it may call, `MCPError` (`FORBIDDEN`) for a listed tool it may not, and for any
+        other name the tools it may call only (so the not-found message names no other)."""
+        entry = listing.names.lookup(name)
+        if entry is not None and entry.provider_name == name:
+            self.check(entry, ctx)
+            return listing
+        return self.narrowed(listing, ctx)
+
+    def narrowed(self, listing: _L, ctx: Any = None) -> _L:
+        """``listing`` (a dataclass with ``names``) reduced to the tools the caller may call."""
+        if self.policy is None:
+            return listing
+        granted = caller_scopes(ctx)
+        names = NameMap(e for e in listing.names if not self.missing(e, granted))
+        return replace(listing, names=names)  # type: ignore[type-var]
 
     def visible(self, tools: list[Any], names: NameMap, ctx: Any) -> list[Any]:
         """The ``tools/list`` entries the caller of ``ctx`` may call."""

@@ -199,9 +199,8 @@ class ToolServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> HandlerResult:
-        listing = self._current()
+        listing = self.scopes.admit(params.name, self._current(), ctx)  # FORBIDDEN, or shrunk
         entry = _listed(params.name, listing)
-        self.scopes.check(entry, ctx)
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
         keywords = vars_of(hooks)
         rounds: RoundHooks | None = None
@@ -237,9 +236,8 @@ class ToolServer:
         """The ``CallToolResult`` of one call whose client cannot be spoken to during it (the
         stateless JSON path: no progress, logs, elicitation or sampling reach it). Raises
         `MCPError` (-32602) for an unknown tool, like ``tools/call``."""
-        listing = self._current()
+        listing = self.scopes.admit(name, self._current())  # the caller: the SDK's auth context
         entry = _listed(name, listing)
-        self.scopes.check(entry)  # the caller of this request (the SDK's auth context)
         with recording(self.recording or current_recording()):
             result = await self.executor.execute(entry.call_name, arguments or {})
         return call_result(result, listing.names)
@@ -248,7 +246,7 @@ class ToolServer:
         self, ctx: ServerRequestContext[Any], params: mcp_types.CompleteRequestParams
     ) -> HandlerResult:
         ref, argument = params.ref, params.argument
-        listing = self._current()
+        listing = self.scopes.narrowed(self._current(), ctx)  # hidden tools are not completed
         if isinstance(ref, mcp_types.PromptReference) and _is_listed(ref.name, listing):
             others = params.context.arguments or {} if params.context is not None else {}
             values = complete_tool_argument(
