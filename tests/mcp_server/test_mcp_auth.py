@@ -451,3 +451,15 @@ async def test_each_request_of_a_session_is_judged_by_its_own_token(issuer: Issu
             stolen = await client.post(url, json=call("read_notes", rid=4), headers=other)
             assert stolen.status_code == 404  # another user cannot use the session (the SDK's rule)
         assert runs == []
+
+
+async def test_toolrig_serve_workers_verify_tokens_in_each_process(issuer: Issuer) -> None:
+    args = ("--demo", "--auth-issuer", issuer.url, "--workers", "2")
+    with http_server(*args) as (url, _proc):
+        narrow, wide = issuer.token(audience=url, scope="tools:read"), issuer.token(audience=url)
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        for _ in range(4):  # any worker may answer
+            assert (await post(url, listing)).status_code == 401
+            few = (await post(url, listing, narrow)).json()["result"]["tools"]
+            every = (await post(url, listing, wide)).json()["result"]["tools"]
+            assert 0 < len(few) < len(every)

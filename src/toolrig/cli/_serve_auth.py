@@ -55,8 +55,6 @@ def auth_from_args(args: argparse.Namespace, token: str | None) -> Any:
         raise CliError("--auth-issuer replaces --token: give one of them")
     if args.transport != "http":
         raise CliError("--auth-issuer guards HTTP: add --transport http")
-    if args.workers != 1:
-        raise CliError("--auth-issuer serves from one process: drop --workers")
     from toolrig.mcp._auth import ResourceAuth
 
     try:
