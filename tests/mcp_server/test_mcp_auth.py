@@ -145,6 +145,12 @@ async def test_no_token_is_401_pointing_at_the_resource_metadata(issuer: Issuer)
             metadata["scopes_supported"]
         )
         assert stream.status_code == 401  # the SSE stream too
+        async with httpx.AsyncClient() as client:
+            preflight = await client.options(
+                metadata_url, headers={"origin": "http://localhost:3000"}
+            )
+        assert preflight.status_code == 204
+        assert preflight.headers["access-control-allow-origin"] == "*"
         assert runs == []
 
 
@@ -159,6 +165,15 @@ def _hs256_forgery(claims: dict[str, Any], secret: bytes, kid: str) -> str:
     body = part(json.dumps(claims).encode())
     mac = hmac.new(secret, f"{header}.{body}".encode(), hashlib.sha256).digest()
     return f"{header}.{body}.{part(mac)}"
+
+
+def _part(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _raw(header: Any, claims: Any) -> str:
+    """A token whose parts are given as is (signed by nothing)."""
+    return f"{_part(json.dumps(header).encode())}.{_part(json.dumps(claims).encode())}.c2ln"
 
 
 def _refused_tokens(issuer: Issuer, audience: str) -> dict[str, str]:
@@ -188,6 +203,14 @@ def _refused_tokens(issuer: Issuer, audience: str) -> dict[str, str]:
             headers={"kid": issuer.kid},
         ),
         "not a JWT": "not-a-jwt",
+        "a header that is a list": _raw(["RS256"], {"aud": audience}),
+        "a numeric key id": _raw({"alg": "RS256", "kid": 7}, {"aud": audience}),
+        "a list for alg": _raw({"alg": ["RS256"], "kid": issuer.kid}, {"aud": audience}),
+        "a payload that is not JSON": _part(b'{"alg":"RS256","kid":"k1"}')
+        + "."
+        + _part(b"\xff")
+        + ".x",
+        "five parts": issuer.token(audience=audience) + ".x.y",
         "a scope claim of numbers": issuer.token(audience=audience, scope=7),  # type: ignore[arg-type]
     }
 

@@ -71,8 +71,8 @@ class ResourceServer:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["path"] in self._metadata_paths and scope["method"] in ("GET", "HEAD"):
-            await self._metadata(send)
+        if scope["path"] in self._metadata_paths and scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self._metadata(send, preflight=scope["method"] == "OPTIONS")
             return
         given = _bearer(scope)
         if given is None:
@@ -135,8 +135,14 @@ class ResourceServer:
                 needed |= self.auth.scopes.required(entry)
         return needed
 
-    async def _metadata(self, send: Send) -> None:
+    async def _metadata(self, send: Send, *, preflight: bool = False) -> None:
         assert self.auth.resource is not None
+        cors = [(b"access-control-allow-origin", b"*")]
+        if preflight:  # browsers ask first; the metadata is public
+            cors += [(b"access-control-allow-methods", b"GET, OPTIONS"), (b"content-length", b"0")]
+            await send({"type": "http.response.start", "status": 204, "headers": cors})
+            await send({"type": "http.response.body", "body": b""})
+            return
         metadata = ProtectedResourceMetadata(
             resource=AnyHttpUrl(self.auth.resource),
             authorization_servers=[AnyHttpUrl(self.auth.issuer)],
@@ -147,7 +153,7 @@ class ResourceServer:
         # as configured: pydantic writes "https://id.example" as "https://id.example/", and
         # clients compare the issuer's identifier as a string
         data.update(resource=self.auth.resource, authorization_servers=[self.auth.issuer])
-        await _send_json(send, 200, data, [(b"access-control-allow-origin", b"*")])
+        await _send_json(send, 200, data, cors)
 
     async def _refuse(
         self, send: Send, status: int, description: str, *, error: str | None, scope: str = ""
