@@ -216,6 +216,8 @@ SURFACES: dict[str, set[str]] = {
         "InputRounds",
         "MCPToolSource",
         "MemoryTokenStorage",
+        "ResourceAuth",
+        "ScopePolicy",
         "ServeOptions",
         "ServerParams",
         "TASK_FAILED",

@@ -25,7 +25,7 @@ from toolrig import (
     tool,
 )
 from toolrig.core.model._option_keys import ActionOptionsDict, ToolOptionsDict
-from toolrig.core.model._options import ActionOptions, ToolOptions
+from toolrig.core.model._options import ActionOptions, ToolIcon, ToolOptions
 
 OPTIONS: dict[str, Any] = {
     "display_name": "Adder",
@@ -43,6 +43,10 @@ OPTIONS: dict[str, Any] = {
     "dependencies": ("parser",),
     "cost": ToolCost(base_cost=0.5),
     "examples": ("add 1 and 2",),
+    "scopes": ("math:add",),
+    "icons": (
+        ToolIcon(src="https://example.com/add.png", mime_type="image/png", sizes=("48x48",)),
+    ),
 }
 """A value other than the default for every option."""
 
@@ -64,6 +68,8 @@ runs_on: heavy
 dependencies: [parser]
 cost: {base_cost: 0.5}
 examples: [add 1 and 2]
+scopes: [math:add]
+icons: [{src: "https://example.com/add.png", mimeType: image/png, sizes: [48x48]}]
 parameters:
   - {name: a, type: integer}
   - {name: b, type: integer}

@@ -14,6 +14,8 @@ EXPECTED = {
     "InputRounds",
     "MCPToolSource",
     "MemoryTokenStorage",
+    "ResourceAuth",
+    "ScopePolicy",
     "ServeOptions",
     "ServerParams",
     "ToolServer",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
 from toolrig.cli._remote_opts import add_broker_options, attach_remote
+from toolrig.cli._serve_auth import add_auth_options, auth_from_args
 
 if TYPE_CHECKING:
     from toolrig.registry._registry import Registry
@@ -119,6 +120,7 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="N",
         help="HTTP: serve from N processes sharing the port (implies --stateless)",
     )
+    add_auth_options(serve)
     add_broker_options(serve)
     add_json_option(serve)
     serve.set_defaults(handler=run_serve)
@@ -170,6 +172,7 @@ def run_serve(args: argparse.Namespace) -> int:
         raise CliError("--head-timeout must be a positive number of seconds")
     if args.max_connections < 1:
         raise CliError("--max-connections must be at least 1")
+    auth = auth_from_args(args, token)
     if args.workers > 1:
         from toolrig.cli._serve_workers import run_workers
 
@@ -185,6 +188,7 @@ def run_serve(args: argparse.Namespace) -> int:
                 host=args.host,
                 port=args.port,
                 token=token,
+                auth=auth,
                 allow_remote=args.allow_remote,
                 path=args.path,
                 name=args.name,

@@ -22,6 +22,7 @@ __all__ = ["worker_app"]
 def worker_app() -> ASGIApp:
     """The app of one worker process (uvicorn calls it in each spawned worker)."""
     from toolrig.cli._serve import http_limits, open_server
+    from toolrig.cli._serve_auth import auth_from_args
     from toolrig.mcp._transports import http_app
 
     args = argparse.Namespace(**json.loads(os.environ[ENV]))
@@ -40,6 +41,7 @@ def worker_app() -> ASGIApp:
             stateless=True,
             allowed_hosts=limits["allowed_hosts"],
             allowed_origins=limits["allowed_origins"],
+            auth=auth_from_args(args, token),
         )
     except BaseException:
         stack.close()

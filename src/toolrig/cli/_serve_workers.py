@@ -36,7 +36,8 @@ def run_workers(args: argparse.Namespace, token: str | None) -> int:
     from toolrig.mcp._transports import UnsafeBindError, announce, check_bind
 
     try:
-        check_bind(args.host, token=token, allow_remote=args.allow_remote)
+        guarded = args.auth_issuer is not None
+        check_bind(args.host, token=token, allow_remote=args.allow_remote, auth=guarded)
     except UnsafeBindError as exc:
         raise CliError(str(exc)) from None
     sock = _bind(args.host, args.port)
@@ -45,6 +46,8 @@ def run_workers(args: argparse.Namespace, token: str | None) -> int:
     given = {k: v for k, v in vars(args).items() if k != "handler"}
     # A token read from a variable stays there (the workers read the same variable), so the
     # secret is not copied into another one.
+    if args.auth_issuer is not None:  # each worker names the URL the parent listens at
+        given["auth_resource"] = args.auth_resource or url
     os.environ[ENV] = json.dumps({**given, "stateless": True})
     os.environ.setdefault(KEY_ENV, secrets.token_hex(32))  # one requestState key for all
     config = ServeConfig(

@@ -11,6 +11,8 @@ Needs the ``mcp`` extra: ``pip install 'toolrig[mcp]'``.
 - `InputRounds`: how a server's 2026-07-28 calls ask for input (its sealing key).
 - `TaskPolicy`: which tools clients call as MCP tasks (``TASK_FAILED``: the error code that
   ends a task ``failed``).
+- `ResourceAuth`: serve as an OAuth 2.1 resource server (JWT access tokens of an issuer,
+  checked against its JWKS); `ScopePolicy`: the scopes tools need by their annotations.
 """
 
 try:
@@ -22,10 +24,12 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"({exc.name or exc} is missing)"
     ) from exc
 
+from toolrig.mcp._auth import ResourceAuth
 from toolrig.mcp._event_store import InMemoryEventStore
 from toolrig.mcp._oauth import MemoryTokenStorage
 from toolrig.mcp._params import ServerParams
 from toolrig.mcp._rounds import InputRounds
+from toolrig.mcp._scopes import ScopePolicy
 from toolrig.mcp._serve import ServeOptions, serve, serve_async
 from toolrig.mcp._server import ToolServer
 from toolrig.mcp._source import MCPToolSource, add_mcp_server, add_mcp_server_async
@@ -48,6 +52,8 @@ __all__ = [
     "InputRounds",
     "MCPToolSource",
     "MemoryTokenStorage",
+    "ResourceAuth",
+    "ScopePolicy",
     "ServeOptions",
     "ServerParams",
     "TaskPolicy",

@@ -72,7 +72,7 @@ class Connection:
         self._headers = params.http_headers
         self._on_tools_changed = on_tools_changed
         self._auth = params.auth
-        self._callbacks = ClientCallbacks(hooks, params.label)
+        self._callbacks = ClientCallbacks(hooks, params.label, params.url_consent)
         self._loop = asyncio.new_event_loop()
         self.thread = threading.Thread(
             target=self._loop.run_forever, name=f"toolrig-mcp-{name}", daemon=True

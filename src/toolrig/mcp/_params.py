@@ -8,13 +8,17 @@ instead of each repeating a dozen keywords. Those still take the keywords
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypedDict
 
 from toolrig.core.context._interaction import Elicitor, Sampler
 
-__all__ = ["Protocol", "ServerKeywords", "ServerParams"]
+UrlConsent: TypeAlias = Callable[[str, str], Awaitable[bool]]
+"""``(message, url) -> agreed``: shows the user why and where a server asks them to go (the
+whole URL), opens it if they agree, and says whether they did; ``False`` declines."""
+
+__all__ = ["Protocol", "ServerKeywords", "ServerParams", "UrlConsent"]
 
 Protocol: TypeAlias = Literal["handshake", "auto", "2026-07-28"]
 """How a connection picks its protocol era: ``"handshake"`` (``initialize``, the 2025
@@ -62,6 +66,9 @@ class ServerParams:
     sampler: Sampler | None = field(default=None, repr=False)
     """Answers the server's ``sampling/createMessage`` requests (default: the sampler of the
     call in flight)."""
+    url_consent: UrlConsent | None = field(default=None, repr=False)
+    """Asks the user to visit the page of a URL-mode ``elicitation/create`` (``(message, url)
+    -> agreed``; see ``_client_callbacks``); ``None``: such requests are declined."""
 
     protocol: Protocol = "handshake"
     """The protocol era to speak (see `Protocol`): on 2026-07-28 the server asks for input
@@ -124,6 +131,7 @@ class ServerKeywords(TypedDict, total=False):
     auth: Any
     elicitor: Elicitor | None
     sampler: Sampler | None
+    url_consent: UrlConsent | None
     protocol: Protocol
     max_input_rounds: int
     input_timeout: float | None

@@ -17,6 +17,7 @@ import mcp_types
 from toolrig.core.context._context import ToolContext
 from toolrig.core.define._function_tool import Tool
 from toolrig.core.model._errors import ErrorCode, ToolError
+from toolrig.core.model._options import ToolIcon
 from toolrig.core.model._spec import ToolAnnotations
 from toolrig.core.result._content import (
     Audio,
@@ -74,6 +75,17 @@ def _annotations(remote: mcp_types.Tool) -> ToolAnnotations | None:
     )
 
 
+def _icons(remote: mcp_types.Tool) -> tuple[ToolIcon, ...]:
+    """The remote tool's icons that toolrig would serve itself (https or data:image/)."""
+    kept = []
+    for icon in remote.icons or ():
+        try:
+            kept.append(ToolIcon.model_validate(icon.model_dump(by_alias=True, exclude_none=True)))
+        except ValueError:
+            continue
+    return tuple(kept)
+
+
 def build_remote_tool(
     remote: mcp_types.Tool,
     *,
@@ -108,6 +120,7 @@ def build_remote_tool(
         output_schema=output_schema,
         func=forward,
         annotations=_annotations(remote),
+        icons=_icons(remote),
         timeout=timeout,
         max_retries=max_retries,
         tags=("mcp",),

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypedDict, Unpack
 
+from toolrig.mcp._auth import ResourceAuth
 from toolrig.mcp._limits import DEFAULT_HEAD_TIMEOUT, DEFAULT_MAX_CONNECTIONS
 from toolrig.mcp._server import ToolServer
 from toolrig.mcp._transports import DEFAULT_HOST, DEFAULT_PATH, check_bind, serve_http, serve_stdio
@@ -36,6 +37,9 @@ class ServeOptions:
     """HTTP: the port to bind (``0``: any free one)."""
     token: str | None = field(default=None, repr=False)
     """HTTP: the bearer token every request must carry."""
+    auth: ResourceAuth | None = None
+    """HTTP: serve as an OAuth 2.1 resource server (JWT access tokens of an issuer, scopes
+    per tool; see `ResourceAuth`), instead of one static ``token``."""
     allow_remote: bool = False
     """HTTP: bind a non-loopback address without a token all the same."""
     path: str = DEFAULT_PATH
@@ -67,6 +71,8 @@ class ServeOptions:
             raise ValueError(f"head_timeout must be positive seconds, got {self.head_timeout!r}")
         if self.max_connections < 1:
             raise ValueError(f"max_connections must be at least 1, got {self.max_connections!r}")
+        if self.auth is not None and (self.token is not None or self.transport != "http"):
+            raise ValueError("OAuth (auth=) is an HTTP mode, and replaces a static token")
 
 
 class ServeKeywords(TypedDict, total=False):
@@ -77,6 +83,7 @@ class ServeKeywords(TypedDict, total=False):
     host: str
     port: int
     token: str | None
+    auth: ResourceAuth | None
     allow_remote: bool
     path: str
     name: str
@@ -101,7 +108,8 @@ async def serve_async(
     """
     how = ServeOptions(**keywords) if options is None else replace(options, **keywords)
     if how.transport == "http":
-        check_bind(how.host, token=how.token, allow_remote=how.allow_remote)  # before anything
+        guarded = how.auth is not None
+        check_bind(how.host, token=how.token, allow_remote=how.allow_remote, auth=guarded)
     server = source if isinstance(source, ToolServer) else ToolServer(source, name=how.name)
     try:
         if how.transport == "stdio":
@@ -120,6 +128,7 @@ async def serve_async(
                 allowed_origins=how.allowed_origins,
                 head_timeout=how.head_timeout,
                 max_connections=how.max_connections,
+                auth=how.auth,
             )
     finally:
         if server is not source:

@@ -38,14 +38,10 @@ from toolrig.core.context._recording import Recording, current_recording, record
 from toolrig.core.result._result import ToolResult, to_jsonable
 from toolrig.mcp._client_hooks import ClientHooks
 from toolrig.mcp._event_store import InMemoryEventStore
-from toolrig.mcp._features import (
-    Completer,
-    LogLevels,
-    complete_tool_argument,
-    mount,
-)
+from toolrig.mcp._features import Completer, LogLevels, complete_tool_argument, mount
 from toolrig.mcp._results import serve_results
 from toolrig.mcp._rounds import InputRounds, RoundHooks, UntilAnswered
+from toolrig.mcp._scopes import ScopeCheck
 from toolrig.mcp._tasks import ServerTasks, TaskPolicy
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
@@ -72,8 +68,7 @@ class _Listing:
 
 
 class _Server(Server[Any]):
-    """The low-level server, advertising ``tools.listChanged`` on every transport (the
-    streamable-HTTP manager builds its initialization options without arguments)."""
+    """The low-level server, advertising ``tools.listChanged`` on every transport."""
 
     def create_initialization_options(
         self,
@@ -179,6 +174,7 @@ class ToolServer:
         self.recording: Recording | None = None
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
         ``None``: in the run open where the server runs, if any."""
+        self.scopes = ScopeCheck()  # OAuth scopes checked on listing and calls (see _auth)
         self._listener = self._on_change  # one bound method, to remove the same object later
         self.catalog.add_change_listener(self._listener)
         self._closed = False
@@ -211,12 +207,14 @@ class ToolServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams
     ) -> HandlerResult:
-        return modern({"tools": list(self._current().listing["tools"])}, ctx, cacheable=True)
+        listing = self._current()  # a caller sees only what it may call:
+        tools = self.scopes.visible(list(listing.listing["tools"]), listing.names, ctx)
+        return modern({"tools": tools}, ctx, cacheable=True)
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> HandlerResult:
-        listing = self._current()
+        listing = self.scopes.admit(params.name, self._current(), ctx)  # FORBIDDEN, or shrunk
         entry = _listed(params.name, listing)
         spec = entry.tool
         if self.tasks.route(
@@ -271,7 +269,7 @@ class ToolServer:
         """The ``CallToolResult`` of one call whose client cannot be spoken to during it (the
         stateless JSON path: no progress, logs, elicitation or sampling reach it). Raises
         `MCPError` (-32602) for an unknown tool, like ``tools/call``."""
-        listing = self._current()
+        listing = self.scopes.admit(name, self._current())  # the caller: the SDK's auth context
         entry = _listed(name, listing)
         with (
             recording(self.recording or current_recording()),
@@ -284,7 +282,7 @@ class ToolServer:
         self, ctx: ServerRequestContext[Any], params: mcp_types.CompleteRequestParams
     ) -> HandlerResult:
         ref, argument = params.ref, params.argument
-        listing = self._current()
+        listing = self.scopes.narrowed(self._current(), ctx)  # hidden tools are not completed
         if isinstance(ref, mcp_types.PromptReference) and _is_listed(ref.name, listing):
             others = params.context.arguments or {} if params.context is not None else {}
             values = complete_tool_argument(

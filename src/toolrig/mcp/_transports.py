@@ -15,7 +15,7 @@ import json
 import socket
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import uvicorn
 from mcp.server.stdio import stdio_server
@@ -26,6 +26,9 @@ from toolrig.mcp._hosts import HostCheck, HostPolicy
 from toolrig.mcp._limits import DEFAULT_HEAD_TIMEOUT, DEFAULT_MAX_CONNECTIONS, ServeConfig
 from toolrig.mcp._server import ToolServer
 from toolrig.runtime._sockets import listening_socket
+
+if TYPE_CHECKING:
+    from toolrig.mcp._auth import ResourceAuth
 
 __all__ = [
     "DEFAULT_HOST",
@@ -58,10 +61,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, *, token: str | None, allow_remote: bool) -> None:
-    """Raise `UnsafeBindError` when ``host`` is reachable from other machines, no token
-    guards the server and ``allow_remote`` was not given."""
-    if token is None and not allow_remote and not is_loopback(host):
+def check_bind(host: str, *, token: str | None, allow_remote: bool, auth: bool = False) -> None:
+    """Raise `UnsafeBindError` when ``host`` is reachable from other machines, no token (nor
+    OAuth, ``auth``) guards the server and ``allow_remote`` was not given."""
+    if token is None and not auth and not allow_remote and not is_loopback(host):
         raise UnsafeBindError(
             f"refusing to serve on {host!r} without a token: anyone who can reach it could run "
             "the tools. Give a token (--token / --token-env), bind to 127.0.0.1, or pass "
@@ -124,17 +127,22 @@ def http_app(
     stateless: bool = False,
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
+    auth: ResourceAuth | None = None,
 ) -> ASGIApp:
     """The streamable-HTTP ASGI app of ``server`` at ``path``, behind the bearer-token check
-    when ``token`` is given. Every request's ``Host`` and ``Origin`` must fit the bind address
-    ``host`` or be listed in ``allowed_hosts`` / ``allowed_origins`` (DNS-rebinding
-    protection, on for every bind address; see ``_hosts``).
+    when ``token`` is given, or serving as an OAuth resource server by ``auth`` (whose
+    ``resource`` URL must be set; see ``_resource_server``). Every request's ``Host`` and
+    ``Origin`` must fit the bind address ``host`` or be listed in ``allowed_hosts`` /
+    ``allowed_origins`` (DNS-rebinding protection, on for every bind address; see ``_hosts``).
 
     ``stateless``: no sessions, every POST answered with one JSON body, so any of several
     processes or hosts behind one address can answer any request (see ``_stateless``).
     ``GET /healthz`` answers load balancers in both modes (see ``_health``)."""
     from toolrig.mcp._health import HealthCheck
     from toolrig.mcp._stateless import DirectCalls
+
+    if token is not None and auth is not None:
+        raise ValueError("give a static token or OAuth settings, not both")
 
     app: ASGIApp = server.server.streamable_http_app(
         streamable_http_path=path,
@@ -152,6 +160,10 @@ def http_app(
         app = DirectCalls(app, server, path=path, security=security)
     if token is not None:
         app = BearerTokenMiddleware(app, token)
+    if auth is not None:
+        from toolrig.mcp._resource_server import ResourceServer
+
+        app = ResourceServer(app, server, auth)
     app = HostCheck(app, HostPolicy.for_bind(host, hosts=allowed_hosts, origins=allowed_origins))
     app = HealthCheck(app, server)
     return app
@@ -180,14 +192,16 @@ async def serve_http(
     allowed_origins: Sequence[str] = (),
     head_timeout: float = DEFAULT_HEAD_TIMEOUT,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    auth: ResourceAuth | None = None,
 ) -> None:
-    """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled.
+    """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled
+    (as an OAuth resource server by ``auth``, its resource URL that one unless set).
 
     ``port=0`` picks a free port; ``on_ready(url)`` is called with the actual URL once the
     socket is bound. A request head must arrive within ``head_timeout`` seconds, and at most
     ``max_connections`` connections stay open (see ``_limits``).
     """
-    check_bind(host, token=token, allow_remote=allow_remote)
+    check_bind(host, token=token, allow_remote=allow_remote, auth=auth is not None)
     sock = listening_socket(host, port)
     try:
         bind_host = host.strip("[]")
@@ -202,6 +216,7 @@ async def serve_http(
             stateless=stateless,
             allowed_hosts=allowed_hosts,
             allowed_origins=allowed_origins,
+            auth=None if auth is None else auth.at(url),
         )
         config = ServeConfig(
             app,

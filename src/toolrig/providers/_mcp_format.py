@@ -63,7 +63,7 @@ def _annotations(entry: ExportedAction) -> dict[str, Any] | None:
 
 def to_mcp_tools(source: ToolSource) -> list[dict[str, Any]]:
     """MCP tool definitions: ``name``, ``title``, ``description``, ``inputSchema``,
-    ``outputSchema`` and ``annotations`` (the last ones when known)."""
+    ``outputSchema``, ``annotations`` and ``icons`` (the last ones when known)."""
     tools = []
     for entry in NameMap.from_tools(source):
         tool: dict[str, Any] = {"name": entry.provider_name}
@@ -80,6 +80,10 @@ def to_mcp_tools(source: ToolSource) -> list[dict[str, Any]]:
         annotations = _annotations(entry)
         if annotations is not None:
             tool["annotations"] = annotations
+        if entry.tool.icons:
+            tool["icons"] = [
+                i.model_dump(by_alias=True, exclude_defaults=True) for i in entry.tool.icons
+            ]
         tools.append(tool)
     return tools
 

@@ -104,6 +104,8 @@ class BaseTool:
     dependencies: ClassVar[Sequence[str]]
     cost: ClassVar[ToolCost | None]
     examples: ClassVar[Sequence[str]]
+    icons: ClassVar[Sequence[Any]]
+    scopes: ClassVar[Sequence[str]]
     actions: ClassVar[Sequence[ActionSchema]] = ()
     """Explicitly declared actions (the explicit style)."""
 

@@ -36,6 +36,8 @@ class ToolOptionsDict(TypedDict, total=False):
     dependencies: Sequence[str]
     cost: "ToolCost | None"
     examples: Sequence[str]
+    icons: Sequence[Any]
+    scopes: Sequence[str]
 
 
 class ActionOptionsDict(TypedDict, total=False):

@@ -20,6 +20,7 @@ __all__ = [
     "FrozenModel",
     "ToolAnnotations",
     "ToolCost",
+    "ToolIcon",
     "ToolOptions",
     "check_version",
 ]
@@ -70,6 +71,32 @@ class ToolAnnotations(FrozenModel):
         return self.model_copy(update=override.model_dump(exclude_unset=True, by_alias=False))
 
 
+class ToolIcon(FrozenModel):
+    """An icon for user interfaces (MCP's ``icons``): an ``https:`` URL or a ``data:image/``
+    URI (other schemes are refused: clients fetch them)."""
+
+    src: str = Field(min_length=1, max_length=100_000)
+    mime_type: str | None = Field(None, alias="mimeType")
+    sizes: tuple[str, ...] = ()
+    """``WxH`` (``48x48``) or ``any``; none: any size."""
+    theme: Literal["light", "dark"] | None = None
+
+    @field_validator("src")
+    @classmethod
+    def _safe_source(cls, value: str) -> str:
+        if not value.startswith(("https://", "data:image/")):
+            raise ValueError("an icon's src must be an https: URL or a data:image/ URI")
+        return value
+
+    @field_validator("sizes")
+    @classmethod
+    def _sizes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for size in value:
+            if size != "any" and not re.fullmatch(r"[1-9]\d{0,4}x[1-9]\d{0,4}", size):
+                raise ValueError(f"icon size {size!r} is neither WxH (48x48) nor 'any'")
+        return value
+
+
 class ToolCost(FrozenModel):
     """What a call costs: ``base_cost + per_item_cost x items`` (items: the first array given)."""
 
@@ -113,8 +140,16 @@ class ToolOptions(FrozenModel):
     """What a call costs, when known."""
     examples: tuple[str, ...] = ()
     """Sample requests this tool answers (used by prompts and tool search)."""
+    icons: tuple[ToolIcon, ...] = ()
+    """Icons for user interfaces, sent to MCP clients (``[{"src": "https://...",
+    "mimeType": "image/png", "sizes": ["48x48"]}]``)."""
+    scopes: tuple[str, ...] = ()
+    """OAuth scopes a caller needs to see and call it over MCP (``()``: derived from the
+    annotations when the server checks scopes)."""
 
-    _sequences = field_validator("tags", "dependencies", "examples", mode="before")(_not_one_string)
+    _sequences = field_validator("tags", "dependencies", "examples", "scopes", mode="before")(
+        _not_one_string
+    )
 
     @field_validator("max_result_chars")
     @classmethod
