@@ -286,3 +286,37 @@ def test_the_console_records_an_edit_with_the_proposed_arguments(tmp_path: Path)
     assert kept.decided_by == "console:bob"
     assert Deny() != found["c1"]
     log.close()
+
+
+def test_an_edited_call_meets_the_agents_guardrails_like_the_models(tmp_path: Path) -> None:
+    """The edit goes through the same pipeline: an input guardrail refusing the edited
+    arguments keeps the call from running, and the model reads both the refusal and the note."""
+    from toolrig.runtime import InputGuardrail, Verdict
+    from toolrig.testing import ModelTurn, ScriptedModel
+
+    drops.clear()
+
+    def no_system_tables(call: Any) -> Verdict:
+        if str(call.arguments.get("name", "")).startswith("sys"):
+            return Verdict.reject("system tables are never dropped")
+        return Verdict.allow()
+
+    log = SQLiteExecutionLog(tmp_path / "log.sqlite3")
+
+    def agent(*turns: Any) -> Agent:
+        script = list(turns) or [ModelTurn(calls=[("drop_table", {"name": "users"}, "c1")])]
+        return Agent(
+            "DBA", "db", ScriptedModel(script), [drop_table],
+            approval=ApprovalPolicy(tools=["drop_table"]), log=log,
+            guardrails=[InputGuardrail(no_system_tables)],
+        )  # fmt: skip
+
+    agent().run("drop", session_id="s")
+    done = agent("ok").run(session_id="s", approvals={"c1": Edit(arguments={"name": "sys_a"})})
+    assert drops == []
+    result = done.steps[0].results[0]
+    assert result.code == "guardrail" and "system tables" in result.to_text()
+    sent = str(done.all_messages)
+    assert "A person edited the arguments" in sent and "system tables" in sent
+    assert "it ran with" not in sent  # it did not run
+    log.close()

@@ -74,27 +74,30 @@ class DecidedTurn:
         return out
 
 
-def edit_note(edit: Edit, *, ran: bool) -> str:
-    """What the model is told of an edit of its call."""
+def edit_note(edit: Edit, *, outcome: str) -> str:
+    """What the model is told of an edit of its call: ``outcome`` is ``ran``, ``refused``
+    (the arguments were invalid) or ``failed`` (its result is an error, said after it)."""
     why = f" ({edit.reason})" if edit.reason else ""
     shown = json.dumps(edit.arguments, ensure_ascii=False, sort_keys=True, default=str)
-    if ran:
+    if outcome == "ran":
         return f"[A person edited the arguments of this call{why}; it ran with {shown}.]"
-    return (
-        f"[A person edited the arguments of this call{why} to {shown}; they were refused, "
-        "so the call did not run.]"
-    )
+    if outcome == "refused":
+        return (
+            f"[A person edited the arguments of this call{why} to {shown}; they were refused, "
+            "so the call did not run.]"
+        )
+    return f"[A person edited the arguments of this call{why} to {shown}.]"
 
 
 def noted(result: ToolResult, edit: Edit) -> ToolResult:
     """``result`` with the note of ``edit`` ahead of what the model reads."""
     if result.error is not None:
         refused = result.error.code == ErrorCode.INVALID_ARGUMENTS
-        note = edit_note(edit, ran=not refused)
+        note = edit_note(edit, outcome="refused" if refused else "failed")
         return replace(
             result, error=replace(result.error, message=f"{note} {result.error.message}")
         )
-    note = edit_note(edit, ran=True)
+    note = edit_note(edit, outcome="ran")
     if isinstance(result.output, str):
         return replace(result, output=f"{note}\n{result.output}")
     return replace(result, output={"note": note, "result": result.output})
