@@ -278,3 +278,25 @@ def test_a_held_call_is_run_with_edited_arguments_from_a_second_process(tmp_path
     started = next(e for e in events if e["event"] == "tool_call_started")
     assert started["arguments"] == {"note_id": 2}  # the edited arguments ran
     assert events[-1]["output"] == "Deleted note 2 instead."
+
+
+def test_allow_for_session_lets_the_tools_later_calls_pass(tmp_path: Path) -> None:
+    log = tmp_path / "log.db"
+    first = _script(tmp_path, "first.json", [{"calls": [["notes.delete", {"note_id": 1}]]}])
+    held = toolrig(
+        "agent", "delete note 1", "--script", first, "--approve-destructive",
+        "--log", log, "--session", "s-a", "--json",
+    )  # fmt: skip
+    assert held.returncode == 1, held.stderr
+    second = _script(
+        tmp_path, "second.json", [{"calls": [["notes.delete", {"note_id": 2}, "n2"]]}, "Done."]
+    )
+    resumed = toolrig(
+        "agent", "--script", second, "--log", log, "--session", "s-a",
+        "--allow-for-session", "call_1", "--json",
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    events = _events(resumed.stdout)
+    finished = [e["id"] for e in events if e["event"] == "tool_call_finished"]
+    assert finished == ["call_1", "n2"]  # the later delete passed without asking
+    assert events[-1]["output"] == "Done."

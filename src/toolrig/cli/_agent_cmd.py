@@ -105,20 +105,30 @@ def add_agent_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="CALL_ID=JSON",
         help="run a held call with these arguments (a JSON object) instead of the model's",
     )
+    approval.add_argument(
+        "--allow-for-session",
+        action="append",
+        default=[],
+        metavar="CALL_ID",
+        help="run a held call, and every later call of its tool in this session",
+    )
     add_catalog_options(agent, demo_default=True)
     add_json_option(agent)
     agent.set_defaults(handler=run_agent)
 
 
 def decisions(
-    allow: Sequence[str], deny: Sequence[str], edit: Sequence[str] = ()
+    allow: Sequence[str],
+    deny: Sequence[str],
+    edit: Sequence[str] = (),
+    for_session: Sequence[str] = (),
 ) -> dict[str, Decision] | None:
-    """The decisions ``--allow`` / ``--deny`` / ``--edit`` give, by call id (``None`` when
-    none); `CliError` for an edit that is not ``CALL_ID=`` and a JSON object, or a call
-    decided twice."""
-    from toolrig.agent._approval import Deny, Edit
+    """The decisions ``--allow`` / ``--deny`` / ``--edit`` / ``--allow-for-session`` give, by
+    call id (``None`` when none); `CliError` for an edit that is not ``CALL_ID=`` and a JSON
+    object, or a call decided twice."""
+    from toolrig.agent._approval import AllowForSession, Deny, Edit
 
-    if not allow and not deny and not edit:
+    if not allow and not deny and not edit and not for_session:
         return None
     chosen: dict[str, Decision] = {}
 
@@ -129,6 +139,8 @@ def decisions(
 
     for call_id in allow:
         add(call_id, True)
+    for call_id in for_session:
+        add(call_id, AllowForSession())
     for item in deny:
         call_id, sep, reason = item.partition("=")
         add(call_id, Deny(reason=reason) if sep and reason else Deny())
@@ -163,9 +175,12 @@ def run_agent(args: argparse.Namespace) -> int:
     if args.max_steps < 1:
         raise CliError("--max-steps must be at least 1")
     limits = _limits(args)
-    chosen = decisions(args.allow, args.deny, args.edit)
+    chosen = decisions(args.allow, args.deny, args.edit, args.allow_for_session)
     if chosen and not args.session:
-        raise CliError("--allow/--deny/--edit decide the calls a stored run holds: add --session")
+        raise CliError(
+            "--allow/--deny/--edit/--allow-for-session decide the calls a stored run holds: "
+            "add --session"
+        )
     model: Any
     if args.script:
         if args.model or args.base_url or args.provider:
