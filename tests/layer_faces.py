@@ -4,6 +4,7 @@ reviewed: a new entry is a new dependency between layers)."""
 
 FACES: dict[str, list[str]] = {
     "agent": [
+        "toolrig.agent._approval:AllowForSession",
         "toolrig.agent._approval:ApprovalPolicy",
         "toolrig.agent._approval:Decision",
         "toolrig.agent._approval:Deny",
