@@ -242,3 +242,61 @@ def test_a_run_stops_at_its_tool_call_budget_and_resumes_with_a_larger_one(
     assert resumed.returncode == 0, resumed.stderr
     assert "✓ 4" in resumed.stdout and "✓ 6" in resumed.stdout
     assert "done (answer): Done: 2, 4 and 6." in resumed.stdout
+
+
+def test_a_held_call_is_run_with_edited_arguments_from_a_second_process(tmp_path: Path) -> None:
+    log = tmp_path / "log.db"
+    first = _script(tmp_path, "first.json", [{"calls": [["notes.delete", {"note_id": 1}]]}])
+    held = toolrig(
+        "agent", "delete note 1", "--script", first, "--approve-destructive",
+        "--log", log, "--session", "s-e", "--json",
+    )  # fmt: skip
+    assert held.returncode == 1, held.stderr
+    second = _script(tmp_path, "second.json", ["Deleted note 2 instead."])
+    for bad, expected in (
+        ("call_1", "CALL_ID=JSON"),
+        ("call_1=[2]", "a JSON object"),
+        ("call_1={nope", "not JSON"),
+        ('={"note_id": 2}', "CALL_ID=JSON"),
+    ):
+        refused = toolrig(
+            "agent", "--script", second, "--log", log, "--session", "s-e", "--edit", bad,
+        )  # fmt: skip
+        assert refused.returncode == 2
+        assert expected in one_line_error(refused, "agent"), bad
+    twice = toolrig(
+        "agent", "--script", second, "--log", log, "--session", "s-e",
+        "--allow", "call_1", "--edit", 'call_1={"note_id": 2}',
+    )  # fmt: skip
+    assert "decided twice" in one_line_error(twice, "agent")
+    resumed = toolrig(
+        "agent", "--script", second, "--log", log, "--session", "s-e",
+        "--edit", 'call_1={"note_id": 2}', "--json",
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    events = _events(resumed.stdout)
+    started = next(e for e in events if e["event"] == "tool_call_started")
+    assert started["arguments"] == {"note_id": 2}  # the edited arguments ran
+    assert events[-1]["output"] == "Deleted note 2 instead."
+
+
+def test_allow_for_session_lets_the_tools_later_calls_pass(tmp_path: Path) -> None:
+    log = tmp_path / "log.db"
+    first = _script(tmp_path, "first.json", [{"calls": [["notes.delete", {"note_id": 1}]]}])
+    held = toolrig(
+        "agent", "delete note 1", "--script", first, "--approve-destructive",
+        "--log", log, "--session", "s-a", "--json",
+    )  # fmt: skip
+    assert held.returncode == 1, held.stderr
+    second = _script(
+        tmp_path, "second.json", [{"calls": [["notes.delete", {"note_id": 2}, "n2"]]}, "Done."]
+    )
+    resumed = toolrig(
+        "agent", "--script", second, "--log", log, "--session", "s-a",
+        "--allow-for-session", "call_1", "--json",
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    events = _events(resumed.stdout)
+    finished = [e["id"] for e in events if e["event"] == "tool_call_finished"]
+    assert finished == ["call_1", "n2"]  # the later delete passed without asking
+    assert events[-1]["output"] == "Done."

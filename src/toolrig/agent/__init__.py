@@ -1,6 +1,14 @@
 """Agent: LLM clients over the official SDKs, and the loop in which a model chooses tools."""
 
-from toolrig.agent._approval import Answer, ApprovalPolicy, Decision, Deny, PendingCall
+from toolrig.agent._approval import (
+    AllowForSession,
+    Answer,
+    ApprovalPolicy,
+    Decision,
+    Deny,
+    Edit,
+    PendingCall,
+)
 from toolrig.agent._claim import AlreadyDecided
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, StreamEvent, TextDelta, Usage
 from toolrig.agent._completion import attempt_completion
@@ -28,6 +36,7 @@ __all__ = [
     "AgentResult",
     "AgentRunError",
     "AgentStep",
+    "AllowForSession",
     "AlreadyDecided",
     "Answer",
     "ApprovalPolicy",
@@ -36,6 +45,7 @@ __all__ = [
     "Conversation",
     "Decision",
     "Deny",
+    "Edit",
     "FallbackModel",
     "FinalOutput",
     "GuardrailTripped",

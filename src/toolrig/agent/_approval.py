@@ -5,8 +5,9 @@ annotated ``destructive``, or any call a function picks. `approval_gate` is a
 middleware of the agent's own pipeline (``executor.with_middleware(approval_gate)``: the
 caller's executor is left as it was); during an agent run it holds each such call that
 was not approved yet, notes it as pending in the run's scope, and answers it without running.
-The run then stops with the pending calls; a later run decides each (`Deny`,
-`Answer`, or ``True``) and the approved ones go through the same pipeline again.
+The run then stops with the pending calls (unless the agent's ``on_approval`` decides them
+at once); a later run decides each (``True``, `Deny`, `Answer`, `Edit` or
+`AllowForSession`) and the approved ones go through the same pipeline again.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from toolrig.core.result._result import ToolResult, error_result, success_result
 from toolrig.runtime._call import Call, CallNext
 
 __all__ = [
+    "AllowForSession",
     "Answer",
     "ApprovalPolicy",
     "Decision",
     "Deny",
+    "Edit",
     "PendingCall",
     "RunScope",
     "approval_gate",
@@ -67,9 +70,42 @@ class Answer:
     output: Any
 
 
-Decision: TypeAlias = bool | Deny | Answer
-"""``True`` runs the call, ``False`` or `Deny` refuses it, `Answer` answers it
-by hand."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Edit:
+    """Run a pending call with ``arguments`` instead of the model's.
+
+    The arguments are validated like a model's (a refusal runs nothing, and the model reads
+    it); the model's own turn is left as it sent it, and the tool message it reads starts with
+    a note giving the arguments that ran and ``reason``."""
+
+    arguments: dict[str, Any]
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AllowForSession:
+    """Run a pending call, and every later call of the same tool in this session without
+    asking: a standing rule, stored with the session's policy (other tools are still held)."""
+
+
+Decision: TypeAlias = bool | Deny | Answer | Edit | AllowForSession
+"""``True`` runs the call, ``False`` or `Deny` refuses it, `Answer` answers it by hand,
+`Edit` runs it with other arguments, `AllowForSession` runs it and its tool's later calls."""
+
+DECISION_TYPES = (bool, Deny, Answer, Edit, AllowForSession)
+"""The types a decision may have."""
+
+
+def decision_problem(decision: object) -> str | None:
+    """Why ``decision`` is not one (``None`` when it is)."""
+    if not isinstance(decision, DECISION_TYPES):
+        return (
+            f"{type(decision).__name__} is not a decision (True, False, Deny, Answer, Edit or "
+            "AllowForSession)"
+        )
+    if isinstance(decision, Edit) and not isinstance(decision.arguments, dict):
+        return f"an Edit's arguments are a dict, not {type(decision.arguments).__name__}"
+    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,6 +129,8 @@ class RunScope:
     """Held calls a person denied or answered: the gate gives them their decision's result
     (so they are reported and recorded like every call) instead of running them."""
     held: dict[str, Call] = field(default_factory=dict)
+    allowed: set[str] = field(default_factory=set)
+    """Tools a person allowed for the session (`AllowForSession`): their calls pass."""
 
 
 SCOPE: ContextVar[RunScope | None] = ContextVar("toolrig_agent_scope", default=None)
@@ -110,6 +148,7 @@ async def approval_gate(call: Call, call_next: CallNext) -> ToolResult:
     if (
         scope.policy is None
         or call.tool_call_id in scope.approved
+        or call.tool in scope.allowed
         or not scope.policy.requires(call)
     ):
         return await call_next(call)
@@ -129,7 +168,7 @@ async def approval_gate(call: Call, call_next: CallNext) -> ToolResult:
 
 def as_decided(decision: Decision) -> Deny | Answer | None:
     """The decision as the gate applies it (``None``: run the call)."""
-    if decision is True:
+    if decision is True or isinstance(decision, (Edit, AllowForSession)):
         return None
     if isinstance(decision, (Deny, Answer)):
         return decision

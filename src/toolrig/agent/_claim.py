@@ -13,16 +13,19 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
-from toolrig.agent._approval import Answer, Decision, Deny, PendingCall
+from toolrig.agent._approval import AllowForSession, Answer, Decision, Deny, Edit, PendingCall
 from toolrig.storage._runs import DecisionTaken, StoredDecision
 from toolrig.storage._sessions import SessionConflict, SessionState, SessionStore
 
 __all__ = [
+    "PAST",
     "AlreadyDecided",
     "as_decision",
     "check_not_decided",
     "claim_held",
+    "edit_record",
     "record_decisions",
     "stored",
 ]
@@ -109,7 +112,9 @@ def record_decisions(
     for pending in held:
         decision = decisions[pending.tool_call_id]
         try:
-            kept = store.decide(stored(session_id, pending.tool_call_id, decision, by))
+            kept = store.decide(
+                stored(session_id, pending.tool_call_id, decision, by, pending.arguments)
+            )
         except DecisionTaken as taken:
             first = taken.existing
             raise AlreadyDecided(
@@ -127,16 +132,35 @@ def as_decision(kept: StoredDecision) -> Decision:
     """A stored decision as ``approvals=`` takes it."""
     if kept.kind == "allow":
         return True
+    if kept.kind == "allow_session":
+        return AllowForSession()
     if kept.kind == "answer":
         return Answer(output=kept.output)
+    if kept.kind == "edit":
+        return Edit(arguments=dict(kept.output["arguments"]), reason=kept.reason or "")
     return Deny(reason=kept.reason) if kept.reason else Deny()
 
 
-def stored(session_id: str, call_id: str, decision: Decision, by: str) -> StoredDecision:
-    """A decision as the store keeps it."""
-    if decision is True:
+def stored(
+    session_id: str,
+    call_id: str,
+    decision: Decision,
+    by: str,
+    proposed: dict[str, Any] | None = None,
+) -> StoredDecision:
+    """A decision as the store keeps it (an `Edit` with the model's ``proposed`` arguments
+    beside the ones that run)."""
+    if decision is True or isinstance(decision, AllowForSession):
+        kind = "allow" if decision is True else "allow_session"
+        return StoredDecision(session_id=session_id, tool_call_id=call_id, kind=kind, decided_by=by)
+    if isinstance(decision, Edit):
         return StoredDecision(
-            session_id=session_id, tool_call_id=call_id, kind="allow", decided_by=by
+            session_id=session_id,
+            tool_call_id=call_id,
+            kind="edit",
+            reason=decision.reason or None,
+            output=edit_record(decision.arguments, proposed),
+            decided_by=by,
         )
     if isinstance(decision, Answer):
         return StoredDecision(
@@ -152,12 +176,31 @@ def stored(session_id: str, call_id: str, decision: Decision, by: str) -> Stored
     )
 
 
+def edit_record(arguments: dict[str, Any], proposed: dict[str, Any] | None) -> dict[str, Any]:
+    """What the decisions table keeps of an edit: the arguments that run and the model's."""
+    return {"arguments": arguments, "proposed": proposed}
+
+
+PAST = {
+    "allow": "approved",
+    "allow_session": "approved for the session",
+    "deny": "denied",
+    "answer": "answered",
+    "edit": "edited",
+}
+"""Each stored decision kind as people read it."""
+
+
 def _past(kind: str) -> str:
-    return {"allow": "approved", "deny": "denied", "answer": "answered"}.get(kind, kind)
+    return PAST.get(kind, kind)
 
 
 def _word(decision: Decision) -> str:
     """How a decision is recorded in the claim."""
     if decision is True:
         return "approved"
+    if isinstance(decision, AllowForSession):
+        return PAST["allow_session"]
+    if isinstance(decision, Edit):
+        return "edited"
     return "answered" if isinstance(decision, Answer) else "denied"

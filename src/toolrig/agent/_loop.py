@@ -22,12 +22,13 @@ from toolrig.agent._config import LLMConfig
 from toolrig.agent._events import AgentEvent, FinalOutput
 from toolrig.agent._factory import make_client
 from toolrig.agent._guards import GuardrailTripped
+from toolrig.agent._inline import OnApproval
 from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputSpec
 from toolrig.agent._pending import HeldTurn, check_decisions
 from toolrig.agent._result import AgentResult, AgentRunError, RunContext
 from toolrig.agent._run import AgentRun
-from toolrig.agent._session_policy import policy_data, session_policy
+from toolrig.agent._session_policy import policy_data, session_policy, standing_allows
 from toolrig.agent._toolsets import (
     CatalogToolset,
     Prepare,
@@ -72,17 +73,19 @@ class Agent(Generic[DepsT, OutputT]):
     offered (by default every tool of ``tools``); a run may replace it again.
     ``output_type`` types the final answer (a pydantic model, a dataclass, a scalar);
     ``deps_type`` names the type of the ``deps`` each run hands its tools. ``approval`` holds
-    the calls it names until a person decides; ``elicitor`` answers a tool that asks for input
-    during its call (``ctx.elicit``), as an MCP client would. ``limits`` is each run's budget of
-    tool calls, tokens or cost (`RunLimits`; ``max_steps`` counts turns). ``log`` records
-    every turn and call, and keeps sessions so that a conversation continues in another
-    process. ``tools_per_turn`` offers only the tools that tool search finds for each turn,
-    ranked as ``tool_search`` says (e.g. ``SearchConfig.accurate()``). ``max_result_chars``
-    is each call's result budget (see docs/context.md). A failed run raises
-    `AgentRunError` unless ``raise_on_error=False``. ``guardrails`` check every call the
-    model makes (`InputGuardrail`, `OutputGuardrail`); a tripwire ends the run with
-    ``GuardrailTripped`` (unless ``raise_on_error=False``). ``prepare(ctx, entries)`` changes
-    the tools of each step: another description, OpenAI schema strictness, or hidden (`Prepare`).
+    the calls it names until a person decides, or ``on_approval`` (a function or coroutine
+    function of a `PendingCall`) decides them during the run; ``elicitor`` answers a tool
+    that asks for input during its call (``ctx.elicit``), as an MCP client would. ``limits``
+    is each run's budget of tool calls, tokens or cost (`RunLimits`; ``max_steps`` counts
+    turns). ``log`` records every turn and call, and keeps sessions so that a conversation
+    continues in another process. ``tools_per_turn`` offers only the tools that tool search
+    finds for each turn, ranked as ``tool_search`` says (e.g. ``SearchConfig.accurate()``).
+    ``max_result_chars`` is each call's result budget (see docs/context.md).
+    A failed run raises `AgentRunError` unless ``raise_on_error=False``. ``guardrails`` check
+    every call the model makes (`InputGuardrail`, `OutputGuardrail`); a tripwire ends the run
+    with ``GuardrailTripped`` (unless ``raise_on_error=False``). ``prepare(ctx, entries)``
+    changes the tools of each step: another description, OpenAI schema strictness, or hidden
+    (`Prepare`).
     """
 
     def __init__(
@@ -98,6 +101,7 @@ class Agent(Generic[DepsT, OutputT]):
         approval: ApprovalPolicy | None = None,
         guardrails: Sequence[InputGuardrail | OutputGuardrail] = (),
         prepare: Prepare | None = None,
+        on_approval: OnApproval | None = None,
         elicitor: Elicitor | None = None,
         max_steps: int = 10,
         time_budget: float | None = None,
@@ -143,6 +147,8 @@ class Agent(Generic[DepsT, OutputT]):
         """Changes what each step offers (see `Prepare`)."""
         if not all(isinstance(g, (InputGuardrail, OutputGuardrail)) for g in self.guardrails):
             raise TypeError("guardrails takes InputGuardrail and OutputGuardrail objects")
+        self.on_approval = on_approval
+        """Decides held calls during a run (``None`` for a call leaves it to a person)."""
         self.elicitor = elicitor
         """Answers a tool's ``ctx.elicit(...)`` during a run (unless the application set one)."""
         self.sessions: SessionStore = sessions or session_store(log)
@@ -374,6 +380,7 @@ class Agent(Generic[DepsT, OutputT]):
                 call_ids=CallIds(state.call_ids),
                 executor=self._executor_for(policy),
                 recording=recording,
+                allowed=standing_allows(state.policy),
             )
             try:
                 async for event in run.events():
@@ -399,7 +406,7 @@ class Agent(Generic[DepsT, OutputT]):
                     session_id=session_id,
                     messages=conversation.messages,
                     pending=None if run.held is None else run.held.to_data(),
-                    policy=policy_data(policy),
+                    policy=policy_data(policy, run.scope.allowed),
                     call_ids=run.call_ids.used,
                     version=state.version,
                 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolrig.agent._approval import Decision, PendingCall
+from toolrig.agent._approval import Decision, PendingCall, decision_problem
 from toolrig.core.result._result import ErrorInfo, ToolResult, error_result, success_result
 from toolrig.providers._calls import ParsedCall
 from toolrig.runtime._request import ToolCall
@@ -72,7 +72,12 @@ class HeldTurn:
 
 
 def check_decisions(held: Sequence[PendingCall], decisions: Mapping[str, Decision]) -> None:
-    """Raise ``ValueError`` unless ``decisions`` decides exactly the held calls."""
+    """Raise ``ValueError`` unless ``decisions`` decides exactly the held calls, each with a
+    decision."""
+    for call_id, decision in decisions.items():
+        problem = decision_problem(decision)
+        if problem is not None:
+            raise ValueError(f"the decision for call {call_id}: {problem}")
     ids = {p.tool_call_id for p in held}
     missing = sorted(ids - set(decisions))
     unknown = sorted(set(decisions) - ids)

@@ -14,18 +14,22 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from typing import Any, Generic, Protocol
 
 from typing_extensions import TypeVar
 
-from toolrig.agent._approval import SCOPE, ApprovalPolicy, Decision, RunScope, as_decided
+from toolrig.agent._approval import SCOPE, ApprovalPolicy, Decision, RunScope
+from toolrig.agent._ask import ask_model
 from toolrig.agent._call_ids import CallIds, to_wire
+from toolrig.agent._claim import AlreadyDecided, record_decisions
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, TextDelta, Usage
 from toolrig.agent._completion import COMPLETION_TOOL, attempt_completion
+from toolrig.agent._decided import DecidedTurn
 from toolrig.agent._dispatch import TurnCalls
 from toolrig.agent._events import AgentEvent, ApprovalRequired
 from toolrig.agent._guards import scope_for
+from toolrig.agent._inline import OnApproval, ask_handler
 from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputInvalid, OutputSpec
 from toolrig.agent._partial import PartialJson
@@ -33,6 +37,7 @@ from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
 from toolrig.agent._toolsets import Prepare, ToolEntry, Toolset
+from toolrig.agent._turn_log import TurnLog, describe
 from toolrig.core.context._context import RUN_DEPS
 from toolrig.core.context._interaction import Elicitor, offer_hooks
 from toolrig.core.context._recording import RECORDING, Recording
@@ -44,9 +49,8 @@ from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._guardrails import GUARDING, GuardrailScope, InputGuardrail, OutputGuardrail
 from toolrig.runtime._read_result import READ_RESULT_TOOL, read_result
 from toolrig.runtime._request import ToolCall
-from toolrig.runtime._tracing import chat_span
 from toolrig.storage._log import ExecutionLog
-from toolrig.storage._turn_input import redact, schema_hash, secret_parameters, turn_input
+from toolrig.storage._sessions import SessionStore
 
 __all__ = ["AgentRun", "RunHost"]
 
@@ -80,6 +84,8 @@ class RunHost(Protocol):
     guardrails: tuple[InputGuardrail | OutputGuardrail, ...]
     prepare: Prepare | None
     max_result_chars: int | None
+    on_approval: OnApproval | None
+    sessions: SessionStore
     _index: Any
 
     def _count_uses(self, results: list[ToolResult]) -> None: ...
@@ -106,6 +112,7 @@ class AgentRun(Generic[OutputT]):
         call_ids: CallIds | None = None,
         executor: ToolExecutor | None = None,
         recording: Recording | None = None,
+        allowed: Collection[str] = (),
     ) -> None:
         self.agent = agent
         self.client = agent.client
@@ -128,7 +135,7 @@ class AgentRun(Generic[OutputT]):
         self.result: AgentResult[OutputT] | None = None
         loop_now, budget = asyncio.get_running_loop().time(), agent.time_budget
         self.deadline = None if budget is None else loop_now + budget
-        self.scope = RunScope(policy=policy)
+        self.scope = RunScope(policy=policy, allowed=set(allowed))
         """The gate's view of this run: the session's policy, which the caller joined with
         the agent's (see ``_session_policy``)."""
         self.executor = executor or agent.executor
@@ -137,12 +144,13 @@ class AgentRun(Generic[OutputT]):
         """The ids the session has used: a call repeating one is renamed, never merged."""
         self.recording = recording
         """The run's recording scope (``None``: the agent has no log); each turn narrows it."""
-        self._sent = 0
-        self._secrets: frozenset[str] = frozenset()
-        """The offered tools' secret parameter names (redacted in the turns' records)."""
-        """Messages already recorded as some turn's input."""
+        self.turn_log = TurnLog(agent.log, recording, agent.client, conversation, streaming)
+        """Records each model turn (what it was given, what it answered) in the log."""
         self.output_rejected = False
         """Whether the run ended because its final answer did not match the output type."""
+        self.approval_error: str | None = None
+        """Why ``on_approval`` decided nothing (it raised, returned no decision, timed out)."""
+        self._inline: tuple[DecidedTurn, TurnCalls] | None = None
         self.guards = GuardrailScope()
         """What the run's guardrails decided (its calls are checked in this scope)."""
         self.context = contextvars.copy_context()
@@ -188,11 +196,13 @@ class AgentRun(Generic[OutputT]):
         self.ctx.step = index
         entries = self._entries()
         offered = self.agent.offer(entries)
-        given = self._turn_input(entries) if self.recording is not None else None
+        given = self.turn_log.given(entries)
         turn: LLMTurn | None = None
         partial = PartialJson.for_output(self.output, self.streaming)
         try:
-            async for item in self._ask(offered):
+            async for item in ask_model(
+                self.client, self.conversation, offered, self.streaming, self.deadline
+            ):
                 if isinstance(item, TextDelta):
                     yield item
                     told = partial.feed(item.text) if partial is not None else None
@@ -205,26 +215,26 @@ class AgentRun(Generic[OutputT]):
             return
         except Exception as exc:  # the SDK already retried: the run fails with the reason
             message = f"{type(exc).__name__}: {exc}"
-            self._record_turn(index, given, None, message, t0)
+            self.turn_log.record(index, given, None, message, t0)
             self._stop("error", error=message)
             return
         if turn is None:
             self._stop("error", error="the client's stream ended without a turn")
             return
         self.usage.add(turn.usage)
-        asked = sum(1 for c in turn.calls if _describe(c)["name"] != COMPLETION_TOOL)
+        asked = sum(1 for c in turn.calls if describe(c)["name"] != COMPLETION_TOOL)
         over = limits.before_calls(self.calls_made, asked) if limits is not None else None
         if over is not None:  # neither run nor kept: a resumed run asks the model again
-            self._record_turn(index, given, turn, None, t0)
+            self.turn_log.record(index, given, turn, None, t0)
             self._stop("usage_limit", error=over)
             return
         self.calls_made += asked
         self.last_text = turn.text or self.last_text
         self.client.add_turn(self.conversation, turn)
-        self._record_turn(index, given, turn, None, t0)
+        self.turn_log.record(index, given, turn, None, t0)
         own, wire = self.call_ids.unique(turn.calls)  # the model's ids stay in the conversation
         step = AgentStep(
-            index=index, text=turn.text, usage=turn.usage, calls=[_describe(c) for c in own]
+            index=index, text=turn.text, usage=turn.usage, calls=[describe(c) for c in own]
         )
         self.steps.append(step)
         if not turn.calls:
@@ -236,54 +246,25 @@ class AgentRun(Generic[OutputT]):
         calls = TurnCalls(self.executor, entries, self.context, self.scope)
         async for event in calls.run(own):
             yield event
+        decided: DecidedTurn | None = None
+        if calls.held and self.agent.on_approval is not None:
+            async for inline_event in self._decide_inline(own, calls, entries):
+                yield inline_event
+            decided, calls = self._inline or (None, calls)
+        results = calls.results if decided is None else decided.model_view(calls.results)
         step.results = calls.results
         step.duration_ms = (time.perf_counter() - t0) * 1000
         if self.guards.tripped is not None:  # no further model turn
-            self.client.add_results(self.conversation, turn, to_wire(calls.results, wire))
+            self.client.add_results(self.conversation, turn, to_wire(results, wire))
             self._stop("guardrail", error=self.guards.tripped.message)
             return
         if calls.held:
-            self.held = HeldTurn(turn.text, own, calls.results, calls.held, wire)
-            self._stop("approval")
+            self.held = HeldTurn(turn.text, own, results, calls.held, wire)
+            self._stop("approval", error=self.approval_error)
             return
-        self._answer_calls(turn, own, calls.results, wire)
+        self._answer_calls(turn, own, results, wire)
 
     # -- steps of a turn ----------------------------------------------------------------------
-    async def _ask(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
-        """The model's turn (streamed or not), each wait bounded by the time budget, in a
-        ``chat {model}`` span when tracing is on."""
-        client = self.client
-        server = getattr(client.config, "base_url", None)
-        with chat_span(client.model, provider=client.provider, server=server) as span:
-            async for item in self._request(offered):
-                if isinstance(item, LLMTurn):
-                    span.record_usage(item.usage.input_tokens, item.usage.output_tokens)
-                    if item.stop_reason:
-                        span.set("gen_ai.response.finish_reasons", (item.stop_reason,))
-                    span.set("gen_ai.response.model", item.model)  # a fallback model's name
-                    if item.fallbacks:
-                        span.set("toolrig.model.fallbacks", [str(f) for f in item.fallbacks])
-                yield item
-
-    async def _request(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
-        """The model's turn as the client gives it (see `_ask`)."""
-        if not self.streaming:
-            async with asyncio.timeout_at(self.deadline):
-                yield await self.client.complete(self.conversation, offered)
-            return
-        stream = self.client.stream(self.conversation, offered)
-        try:
-            while True:
-                async with asyncio.timeout_at(self.deadline):
-                    item = await anext(stream, None)
-                if item is None:
-                    return
-                yield item
-        finally:
-            close = getattr(stream, "aclose", None)
-            if close is not None:
-                await close()
-
     def _entries(self) -> list[ToolEntry]:
         """What the model is offered this turn: the toolset (narrowed by tool search when
         ``tools_per_turn`` is set, then by the agent's ``prepare``) and ``attempt_completion``."""
@@ -327,32 +308,72 @@ class AgentRun(Generic[OutputT]):
     async def _finish_held(self, held: HeldTurn) -> AsyncIterator[AgentEvent]:
         """Decide the held calls of a stopped turn, run the approved ones, answer the turn."""
         t0 = time.perf_counter()
-        for pending in held.held:  # each goes through the pipeline, with its decision
-            decision = as_decided(self.decisions[pending.tool_call_id])
-            if decision is None:
-                self.scope.approved.add(pending.tool_call_id)
-            else:
-                self.scope.decided[pending.tool_call_id] = decision
         self._open_step(0)
         entries = self._entries()
         self._guard(entries)
+        decided = DecidedTurn(self.scope, held.held, self.decisions)
         calls = TurnCalls(self.executor, entries, self.context, self.scope)
-        try:
-            async for event in calls.run(held.calls, dict(held.known)):
-                yield event
-        finally:  # a decision is for the call it was given to, never for a later one
-            self.scope.approved.clear()
-            self.scope.decided.clear()
-        step = AgentStep(index=0, text=held.text, calls=[_describe(c) for c in held.calls])
+        ran = decided.calls(held.calls)
+        async for event in self._run_decided(calls, ran, dict(held.known), None):
+            yield event
+        step = AgentStep(index=0, text=held.text, calls=[describe(c) for c in ran])
         step.results = calls.results
         step.duration_ms = (time.perf_counter() - t0) * 1000
         self.steps.append(step)
         # the turn as stored (its raw SDK object stays with the process that received it)
         self._answer_calls(
-            LLMTurn(text=held.text, calls=held.calls), held.calls, calls.results, held.wire
+            LLMTurn(text=held.text, calls=held.calls),
+            held.calls,
+            decided.model_view(calls.results),
+            held.wire,
         )
         if self.guards.tripped is not None and self.result is None:
             self._stop("guardrail", error=self.guards.tripped.message)
+
+    async def _decide_inline(
+        self, own: list[ParsedCall], calls: TurnCalls, entries: list[ToolEntry]
+    ) -> AsyncIterator[AgentEvent]:
+        """Ask ``on_approval`` about the calls ``calls`` held and run those it decided, in this
+        turn (`_inline` is then the decisions and the calls as they ran); the calls it left,
+        or every one when it failed, stay held."""
+        self._inline = None
+        handler = self.agent.on_approval
+        assert handler is not None
+        chosen, self.approval_error = await ask_handler(handler, calls.held, self.deadline)
+        asked = [p for p in calls.held if p.tool_call_id in chosen]
+        if not asked:
+            return
+        try:  # claimed before anything runs: the first decision recorded stands
+            chosen = record_decisions(
+                self.agent.sessions, self.ctx.session_id, asked, chosen, "on_approval"
+            )
+        except AlreadyDecided as exc:
+            self.approval_error = str(exc)
+            return
+        decided = DecidedTurn(self.scope, asked, chosen)
+        again = TurnCalls(self.executor, entries, self.context, self.scope)
+        held_ids = {p.tool_call_id for p in calls.held}
+        known = {_id(r): r for r in calls.results if _id(r) not in held_ids}
+        async for event in self._run_decided(again, decided.calls(own), known, set(chosen)):
+            yield event
+        self._inline = (decided, again)
+
+    async def _run_decided(
+        self,
+        runner: TurnCalls,
+        calls: list[ParsedCall],
+        known: dict[str, ToolResult],
+        told: set[str] | None,
+    ) -> AsyncIterator[AgentEvent]:
+        """Run a turn's ``calls`` but the ``known`` ones again with the scope's decisions,
+        telling the events of ``told`` call ids (``None``: all)."""
+        try:
+            async for event in runner.run(calls, known):
+                if told is None or event.tool_call_id in told:
+                    yield event
+        finally:  # a decision is for the call it was given to, never for a later one
+            self.scope.approved.clear()
+            self.scope.decided.clear()
 
     def _final(self, text: str | None, reason: StopReason) -> None:
         """End with the typed output, or give the model its one precise retry."""
@@ -395,80 +416,9 @@ class AgentRun(Generic[OutputT]):
         if self.recording is not None:
             self.context.run(RECORDING.set, self.recording.narrowed(step_id=f"turn{index}"))
 
-    def _turn_input(self, entries: Sequence[ToolEntry]) -> dict[str, Any]:
-        """What the model is given this turn: the messages new since the last turn, the
-        tools offered and the settings (see ``storage._turn_input``)."""
-        messages = self.conversation.messages
-        first, self._sent = self._sent, len(messages)
-        config = self.client.config
-        settings = {
-            "model": self.client.model,
-            "provider": self.client.provider,
-            "max_tokens": getattr(config, "max_tokens", None),
-            "temperature": getattr(config, "temperature", None),
-            "streaming": self.streaming,
-            **dict(getattr(config, "settings", None) or {}),
-        }
-        tools = [
-            {
-                "name": e.name,
-                "schema_hash": schema_hash([e.action_spec.description, e.action_spec.parameters]),
-            }
-            for e in entries
-        ]
-        self._secrets = secret_parameters([e.action_spec.parameters for e in entries])
-        return turn_input(
-            messages=messages,
-            first=first,
-            system=self.conversation.system,
-            tools=tools,
-            settings={k: v for k, v in settings.items() if v is not None},
-            secret_keys=self._secrets,
-        )
 
-    def _record_turn(
-        self,
-        index: int,
-        given: Mapping[str, Any] | None,
-        turn: LLMTurn | None,
-        error: str | None,
-        t0: float,
-    ) -> None:
-        scope = self.recording
-        log = self.agent.log
-        if scope is None or log is None:
-            return
-        output = (
-            None
-            if turn is None
-            else {
-                "text": turn.text,
-                "tool_calls": [_describe(c) for c in turn.calls],
-                "input_tokens": turn.usage.input_tokens,
-                "output_tokens": turn.usage.output_tokens,
-                **({"fallbacks": turn.fallbacks} if turn.fallbacks else {}),
-            }
-        )
-        log.record_turn(
-            scope.narrowed(step_id=f"turn{index}"),
-            model=(turn.model if turn is not None else None) or self.client.model,
-            provider=self.client.provider,
-            input_data=given,
-            output=redact(output, self._secrets),
-            error=error,
-            duration_ms=(time.perf_counter() - t0) * 1000,
-        )
-
-
-def _describe(call: ParsedCall) -> dict[str, Any]:
-    if isinstance(call, ToolCall):
-        return {"name": call.name, "arguments": call.arguments, "id": call.tool_call_id}
-    meta = call.metadata
-    return {
-        "name": meta.tool if meta else "?",
-        "id": meta.tool_call_id if meta else None,
-        "error": call.error.code if call.error else None,
-    }
+def _id(result: ToolResult) -> str:
+    return result.metadata.tool_call_id if result.metadata else ""
 
 
 def _cost(limits: RunLimits | None, usage: Usage) -> float | None:

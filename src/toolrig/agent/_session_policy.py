@@ -5,27 +5,41 @@ A run's policy is the stored one joined with its agent's: tool names add up, ``d
 stays on once on. A resume may therefore tighten the policy, never loosen it. A ``when=``
 function cannot be stored; the session remembers that it had one, and a run whose agent has
 none is refused rather than run with less.
+
+Beside the policy the session keeps its standing rules: the tools a person allowed for the
+session (`AllowForSession`), whose later calls pass the gate in every later run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from toolrig.agent._approval import ApprovalPolicy
 
-__all__ = ["policy_data", "session_policy"]
+__all__ = ["policy_data", "session_policy", "standing_allows"]
 
 
-def policy_data(policy: ApprovalPolicy | None) -> dict[str, Any] | None:
-    """``policy`` as JSON data for the session store (``None``: no policy)."""
+def policy_data(
+    policy: ApprovalPolicy | None, allowed: Collection[str] = ()
+) -> dict[str, Any] | None:
+    """``policy`` and the tools ``allowed`` for the session as JSON data for the session
+    store (``None``: no policy)."""
     if policy is None:
         return None
-    return {
+    data: dict[str, Any] = {
         "tools": sorted(policy.tools),
         "destructive": policy.destructive,
         "when": policy.when is not None,
     }
+    if allowed:
+        data["allowed"] = sorted(allowed)
+    return data
+
+
+def standing_allows(stored: Mapping[str, Any] | None) -> list[str]:
+    """The tools a person allowed for the session, as the stored policy keeps them."""
+    return [str(t) for t in (stored or {}).get("allowed") or ()]
 
 
 def session_policy(

@@ -8,7 +8,8 @@ one JSON object per event instead (JSON Lines).
 
 Calls held for approval (``--approve-tools``, ``--approve-destructive``) stop the run; it is
 resumed by its session id (``--session``, with ``--log`` so the session is stored) and a
-decision per call: ``--allow CALL_ID`` or ``--deny CALL_ID[=REASON]``. The session keeps its
+decision per call: ``--allow CALL_ID``, ``--deny CALL_ID[=REASON]`` or ``--edit CALL_ID=JSON``
+(run it with these arguments instead, validated like the model's). The session keeps its
 approval options, so a resume need not repeat them (it may add more). Exit code 0 when the run
 finished its task, 1 when it failed, stopped with calls pending or found its calls already
 decided by another run, 2 for usage errors.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._agent_script import load_script
@@ -96,21 +98,61 @@ def add_agent_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="CALL_ID[=REASON]",
         help="refuse a held call (the model reads the reason)",
     )
+    approval.add_argument(
+        "--edit",
+        action="append",
+        default=[],
+        metavar="CALL_ID=JSON",
+        help="run a held call with these arguments (a JSON object) instead of the model's",
+    )
+    approval.add_argument(
+        "--allow-for-session",
+        action="append",
+        default=[],
+        metavar="CALL_ID",
+        help="run a held call, and every later call of its tool in this session",
+    )
     add_catalog_options(agent, demo_default=True)
     add_json_option(agent)
     agent.set_defaults(handler=run_agent)
 
 
-def decisions(allow: list[str], deny: list[str]) -> dict[str, Decision] | None:
-    """The decisions ``--allow`` / ``--deny`` give, by call id (``None`` when none)."""
-    from toolrig.agent._approval import Deny
+def decisions(
+    allow: Sequence[str],
+    deny: Sequence[str],
+    edit: Sequence[str] = (),
+    for_session: Sequence[str] = (),
+) -> dict[str, Decision] | None:
+    """The decisions ``--allow`` / ``--deny`` / ``--edit`` / ``--allow-for-session`` give, by
+    call id (``None`` when none); `CliError` for an edit that is not ``CALL_ID=`` and a JSON
+    object, or a call decided twice."""
+    from toolrig.agent._approval import AllowForSession, Deny, Edit
 
-    if not allow and not deny:
+    if not allow and not deny and not edit and not for_session:
         return None
-    chosen: dict[str, Decision] = dict.fromkeys(allow, True)
+    chosen: dict[str, Decision] = {}
+
+    def add(call_id: str, decision: Decision) -> None:
+        if call_id in chosen:
+            raise CliError(f"call {call_id} is decided twice: give it one decision")
+        chosen[call_id] = decision
+
+    for call_id in allow:
+        add(call_id, True)
+    for call_id in for_session:
+        add(call_id, AllowForSession())
     for item in deny:
         call_id, sep, reason = item.partition("=")
-        chosen[call_id] = Deny(reason=reason) if sep and reason else Deny()
+        add(call_id, Deny(reason=reason) if sep and reason else Deny())
+    for item in edit:
+        call_id, sep, text = item.partition("=")
+        try:
+            arguments = json.loads(text) if sep else None
+        except ValueError as exc:
+            raise CliError(f"--edit {call_id}: the arguments are not JSON ({exc})") from None
+        if not call_id or not isinstance(arguments, dict):
+            raise CliError(f"--edit takes CALL_ID=JSON with a JSON object, not {item!r}")
+        add(call_id, Edit(arguments=arguments))
     return chosen
 
 
@@ -133,9 +175,12 @@ def run_agent(args: argparse.Namespace) -> int:
     if args.max_steps < 1:
         raise CliError("--max-steps must be at least 1")
     limits = _limits(args)
-    chosen = decisions(args.allow, args.deny)
+    chosen = decisions(args.allow, args.deny, args.edit, args.allow_for_session)
     if chosen and not args.session:
-        raise CliError("--allow/--deny decide the calls a stored run holds: add --session")
+        raise CliError(
+            "--allow/--deny/--edit/--allow-for-session decide the calls a stored run holds: "
+            "add --session"
+        )
     model: Any
     if args.script:
         if args.model or args.base_url or args.provider:
@@ -309,7 +354,8 @@ def _print_end(result: AgentResult[Any], args: argparse.Namespace) -> None:
         stored = "" if args.log else " (run it with --log FILE to store the session first)"
         err_console().print(
             f"[yellow]{len(result.pending)} call(s) await approval.[/] Resume with "
-            f"(--deny ID[=REASON] refuses one){escape(stored)}: {escape(command)}",
+            f"(--deny ID[=REASON] refuses one, --edit ID=JSON runs it with other arguments)"
+            f"{escape(stored)}: {escape(command)}",
             soft_wrap=True,
         )
     else:

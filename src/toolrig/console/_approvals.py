@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolrig.agent._approval import Decision
-from toolrig.agent._claim import AlreadyDecided, as_decision
+from toolrig.agent._claim import PAST, AlreadyDecided, as_decision, edit_record
+from toolrig.registry._catalog import Catalog
 from toolrig.storage import _runs as runs
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._sessions import LogSessionStore, SessionState
@@ -95,6 +96,8 @@ def _shown(decision: runs.StoredDecision) -> dict[str, Any]:
         shown["reason"] = decision.reason
     if decision.kind == "answer":
         shown["output"] = decision.output
+    if decision.kind == "edit" and isinstance(decision.output, dict):
+        shown["arguments"] = decision.output.get("arguments")
     if decision.decided_by:
         shown["by"] = decision.decided_by
     return shown
@@ -107,31 +110,46 @@ def decide(
     decision: dict[str, Any],
     *,
     by: str = "console",
+    catalog: Catalog | None = None,
 ) -> None:
-    """Record ``decision`` (``{"kind": "allow" | "deny" | "answer", "reason"?, "output"?}``)
-    for one held call, as the decision that stands (see ``storage._runs``);
-    `AlreadyDecided` when it was decided first, or is not held."""
+    """Record ``decision`` (``{"kind": "allow" | "allow_session" | "deny" | "answer" |
+    "edit", "reason"?, "output"?, "arguments"?}``) for one held call, as the decision that
+    stands (see ``storage._runs``); `AlreadyDecided` when it was decided first, or is not
+    held; ``ValueError`` for an unknown kind, or an edit whose arguments are not an object or
+    (given the ``catalog``) are refused by the held call's own tool."""
     store = LogSessionStore(log)
     state = store.load(session_id)
     pending = None if state is None else state.pending
-    held = [] if pending is None else [item["id"] for item in pending.get("pending", [])]
-    if state is None or pending is None or tool_call_id not in held:
+    items = {} if pending is None else {item["id"]: item for item in pending.get("pending", [])}
+    if state is None or pending is None or tool_call_id not in items:
         # decided, and the agent resumed with it (or never held by this session)
         raise AlreadyDecided(session_id, [tool_call_id], None)
     claim = pending.get("claim")
     if claim is not None:  # a run is deciding the turn now (agent.run(approvals=...))
         raise AlreadyDecided(session_id, [tool_call_id], claim.get("run_id"))
+    kind = str(decision.get("kind"))
+    if kind not in PAST:
+        raise ValueError(f"a decision is one of {', '.join(PAST)}, not {kind!r}")
+    output = decision.get("output")
+    if kind == "edit":
+        arguments = decision.get("arguments")
+        if not isinstance(arguments, dict):
+            raise ValueError("an edit gives the call's arguments as a JSON object")
+        entry = None if catalog is None else catalog.entry(str(items[tool_call_id]["name"]))
+        if entry is not None:  # the agent's run validates them again, like the model's
+            valid, message = entry[0].validate_params(entry[1].name, arguments)
+            if not valid:
+                raise ValueError(f"The edited arguments were refused: {message}")
+        output = edit_record(arguments, items[tool_call_id].get("arguments"))
     wanted = runs.StoredDecision(
         session_id=session_id,
         tool_call_id=tool_call_id,
-        kind=str(decision.get("kind")),
+        kind=kind,
         reason=decision.get("reason"),
-        output=decision.get("output"),
+        output=output,
         decided_by=by,
         decided_at=time.time(),  # with the rest, tells this decision from a same one
     )
-    if wanted.kind not in ("allow", "deny", "answer"):
-        raise ValueError(f"a decision is allow, deny or answer, not {wanted.kind!r}")
     if not runs.insert_decision(log, wanted):  # one decision per call: the first one written
         existing = runs.stored_decisions(log, session_id, [tool_call_id]).get(tool_call_id)
         detail = None if existing is None else _detail(existing)
@@ -139,7 +157,7 @@ def decide(
 
 
 def _detail(decision: runs.StoredDecision) -> str:
-    word = {"allow": "approved", "deny": "denied", "answer": "answered"}[decision.kind]
+    word = PAST.get(decision.kind, decision.kind)
     return f"{word} by {decision.decided_by}" if decision.decided_by else word
 
 

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -16,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 
 from toolrig.agent._claim import AlreadyDecided
+from toolrig.agent._session_policy import standing_allows
 from toolrig.console._approvals import decide, held_calls
 from toolrig.console._catalog_view import action_views, redact, search_catalog, secret_names
 from toolrig.console._charts import bars, meter
@@ -190,8 +192,15 @@ async def session(request: Request) -> Response:
     held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
     messages = [message_view(m, secrets) for m in state.messages]
     runs = await run_in_threadpool(session_runs, console.log, session_id)
+    allowed = standing_allows(state.policy)
     return console.page(
-        request, "session.html", state=state, messages=messages, held=held, runs=runs
+        request,
+        "session.html",
+        state=state,
+        messages=messages,
+        held=held,
+        runs=runs,
+        allowed=allowed,
     )
 
 
@@ -202,6 +211,7 @@ async def approvals(request: Request) -> Response:
     secrets = secret_names(console.catalog)
     held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
     destructive = {}
+    editable = {c.tool_call_id: not secrets.get(c.name) for c in held}  # masked: not editable
     for call in held:
         entry = console.catalog.entry(call.name)
         destructive[call.tool_call_id] = bool(
@@ -209,7 +219,13 @@ async def approvals(request: Request) -> Response:
         )
     notice = request.query_params.get("notice", "")
     return console.page(
-        request, "approvals.html", held=held, destructive=destructive, notice=notice, live=live
+        request,
+        "approvals.html",
+        held=held,
+        destructive=destructive,
+        editable=editable,
+        notice=notice,
+        live=live,
     )
 
 
@@ -230,14 +246,36 @@ async def decide_call(request: Request) -> Response:
             decision["output"] = json.loads(raw)
         except ValueError:
             decision["output"] = raw
-    elif kind != "allow":
+    elif kind == "edit":
+        refusal = _edited(console, form, decision)
+        if refusal is not None:
+            return _refused(console, request, refusal, 400)
+    elif kind not in ("allow", "allow_session"):
         return _refused(console, request, "Unknown decision.", 400)
     session, call = _text(form.get("session")) or "", _text(form.get("call")) or ""
     try:
-        await run_in_threadpool(decide, console.log, session, call, decision)
+        await run_in_threadpool(
+            partial(decide, catalog=console.catalog), console.log, session, call, decision
+        )
     except AlreadyDecided as exc:
         return console.page(request, "refused.html", status=409, message=str(exc))
+    except ValueError as exc:
+        return _refused(console, request, str(exc), 400)
     return RedirectResponse(f"/approvals?notice={kind}:{call}", status_code=303)
+
+
+def _edited(console: Console, form: Any, decision: dict[str, Any]) -> str | None:
+    """Fill ``decision`` with the edit the form gives; why it is refused, if it is not a JSON
+    object (`decide` checks it against the held call's tool)."""
+    try:
+        arguments = json.loads(_text(form.get("arguments")) or "")
+    except ValueError as exc:
+        return f"The edited arguments are not JSON: {exc}."
+    if not isinstance(arguments, dict):
+        return "The edited arguments must be a JSON object."
+    decision["arguments"] = arguments
+    decision["reason"] = _text(form.get("reason")) or None
+    return None
 
 
 def _text(value: Any) -> str | None:

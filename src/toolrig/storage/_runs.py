@@ -222,17 +222,25 @@ class StoredDecision:
     session_id: str
     tool_call_id: str
     kind: str
-    """``allow``, ``deny`` or ``answer``."""
+    """``allow``, ``allow_session`` (and the tool's later calls), ``deny``, ``answer`` or
+    ``edit``."""
     reason: str | None = None
     output: Any = None
+    """An answer's output; an edit's ``{"arguments": ran, "proposed": the model's}``."""
     decided_by: str | None = None
     decided_at: float = 0.0
 
     def same_as(self, other: StoredDecision) -> bool:
-        """Whether ``other`` decides the same way (a deny's reason aside)."""
+        """Whether ``other`` decides the same way (a deny's or an edit's reason aside)."""
         if self.kind != other.kind:
             return False
+        if self.kind == "edit":
+            return dump_json(_arguments(self.output)) == dump_json(_arguments(other.output))
         return self.kind != "answer" or dump_json(self.output) == dump_json(other.output)
+
+
+def _arguments(output: Any) -> Any:
+    return output.get("arguments") if isinstance(output, dict) else output
 
 
 class DecisionTaken(RuntimeError):

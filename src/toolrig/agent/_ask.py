@@ -1,0 +1,61 @@
+"""One request to the model: its turn, streamed or not, each wait bounded by the run's time
+budget, in a ``chat {model}`` span when tracing is on."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from toolrig.agent._client import Conversation, LLMClient, LLMTurn, TextDelta
+from toolrig.providers._names import NameMap
+from toolrig.runtime._tracing import chat_span
+
+__all__ = ["ask_model"]
+
+
+async def ask_model(
+    client: LLMClient,
+    conversation: Conversation,
+    offered: NameMap,
+    streaming: bool,
+    deadline: float | None,
+) -> AsyncIterator[TextDelta | LLMTurn]:
+    """The text deltas (when ``streaming``) and last the turn; ``TimeoutError`` past
+    ``deadline`` (the event loop's clock)."""
+    server = getattr(client.config, "base_url", None)
+    with chat_span(client.model, provider=client.provider, server=server) as span:
+        async for item in _request(client, conversation, offered, streaming, deadline):
+            if isinstance(item, LLMTurn):
+                span.record_usage(item.usage.input_tokens, item.usage.output_tokens)
+                if item.stop_reason:
+                    span.set("gen_ai.response.finish_reasons", (item.stop_reason,))
+                span.set("gen_ai.response.model", item.model)  # a fallback model's name
+                if item.fallbacks:
+                    span.set("toolrig.model.fallbacks", [str(f) for f in item.fallbacks])
+            yield item
+
+
+async def _request(
+    client: LLMClient,
+    conversation: Conversation,
+    offered: NameMap,
+    streaming: bool,
+    deadline: float | None,
+) -> AsyncIterator[TextDelta | LLMTurn]:
+    """The model's turn as the client gives it (see `ask_model`)."""
+    if not streaming:
+        async with asyncio.timeout_at(deadline):
+            yield await client.complete(conversation, offered)
+        return
+    stream = client.stream(conversation, offered)
+    try:
+        while True:
+            async with asyncio.timeout_at(deadline):
+                item = await anext(stream, None)
+            if item is None:
+                return
+            yield item
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
