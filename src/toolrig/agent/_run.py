@@ -32,6 +32,7 @@ from toolrig.agent._partial import PartialJson
 from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
+from toolrig.agent._steps import StepHooks
 from toolrig.agent._toolsets import Prepare, ToolEntry, Toolset
 from toolrig.core.context._context import RUN_DEPS
 from toolrig.core.context._interaction import Elicitor, offer_hooks
@@ -72,6 +73,7 @@ class RunHost(Protocol):
     limits: RunLimits | None
     guardrails: tuple[InputGuardrail | OutputGuardrail, ...]
     prepare: Prepare | None
+    step_hooks: StepHooks | None
     _index: Any
 
     def _count_uses(self, results: list[ToolResult]) -> None: ...
@@ -130,6 +132,8 @@ class AgentRun(Generic[OutputT]):
         self.recording = recording
         """The run's recording scope (``None``: the agent has no log); each turn narrows it."""
         self._sent = 0
+        self._fresh = True
+        """Whether the last model turn was asked now (not given back by `step_hooks`)."""
         self._secrets: frozenset[str] = frozenset()
         """The offered tools' secret parameter names (redacted in the turns' records)."""
         """Messages already recorded as some turn's input."""
@@ -222,7 +226,7 @@ class AgentRun(Generic[OutputT]):
             return
         self._open_step(index)
         self._guard(entries)
-        calls = TurnCalls(self.executor, entries, self.context, self.scope)
+        calls = TurnCalls(self.executor, entries, self.context, self.scope, self.agent.step_hooks)
         async for event in calls.run(own):
             yield event
         step.results = calls.results
@@ -256,6 +260,15 @@ class AgentRun(Generic[OutputT]):
 
     async def _request(self, offered: NameMap) -> AsyncIterator[TextDelta | LLMTurn]:
         """The model's turn as the client gives it (see `_ask`)."""
+        hooks = self.agent.step_hooks
+        if hooks is not None:  # one recorded step: the turn comes whole, never streamed
+            conversation = self.conversation
+            async with asyncio.timeout_at(self.deadline):
+                turn, self._fresh = await hooks.model_step(
+                    lambda: self.client.complete(conversation, offered)
+                )
+            yield turn
+            return
         if not self.streaming:
             async with asyncio.timeout_at(self.deadline):
                 yield await self.client.complete(self.conversation, offered)
@@ -322,7 +335,7 @@ class AgentRun(Generic[OutputT]):
         self._open_step(0)
         entries = self._entries()
         self._guard(entries)
-        calls = TurnCalls(self.executor, entries, self.context, self.scope)
+        calls = TurnCalls(self.executor, entries, self.context, self.scope, self.agent.step_hooks)
         try:
             async for event in calls.run(held.calls, dict(held.known)):
                 yield event
@@ -422,7 +435,7 @@ class AgentRun(Generic[OutputT]):
     ) -> None:
         scope = self.recording
         log = self.agent.log
-        if scope is None or log is None:
+        if scope is None or log is None or not self._fresh:  # a replayed turn: recorded
             return
         output = (
             None

@@ -1,0 +1,23 @@
+"""Durable runs: an agent run that survives its process, taken over by another worker.
+
+A run is a workflow of an existing engine (DBOS here, behind the small `DurableEngine` seam);
+each model request and each tool call is one of its recorded steps. Install with
+``pip install 'toolrig[dbos]'``.
+"""
+
+from toolrig.durable._agent import DECISION, DurableAgent
+from toolrig.durable._dbos import DBOSEngine
+from toolrig.durable._engine import DurableEngine, Workflow
+from toolrig.durable._ledger import StepLedger
+from toolrig.durable._steps import DurableSteps, may_repeat
+
+__all__ = [
+    "DECISION",
+    "DBOSEngine",
+    "DurableAgent",
+    "DurableEngine",
+    "DurableSteps",
+    "StepLedger",
+    "Workflow",
+    "may_repeat",
+]
