@@ -1,9 +1,11 @@
 """A worker process of the durable-run tests: starts or takes over run ``run1``.
 
-``python worker.py DSN DIR start|recover [held]``. The tools and the model pause where the
+``python worker.py DSN DIR start|recover|decide [held]`` (``held``: the call appending
+``a`` waits for approval; ``decide`` approves it). The tools and the model pause where the
 test asks: a file ``DIR/block_<point>`` makes the process write ``DIR/at_<point>`` and wait
-(until it is killed, or ``DIR/release`` appears). ``append`` is not idempotent and appends to
-``DIR/effects.txt``; ``peek`` is read-only. The run's result goes to ``DIR/result.json``.
+until it is killed (a worker started once ``DIR/release`` exists never waits). ``append`` is
+not idempotent and appends to ``DIR/effects.txt``; ``peek`` is read-only. The run's result
+goes to ``DIR/result.json``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,7 @@ async def pause(point: str) -> None:
     """Stop here when the test asked for it: tell it, then wait to be killed."""
     if (DIR / f"block_{point}").exists() and not (DIR / "release").exists():
         (DIR / f"at_{point}").write_text("1")
-        while not (DIR / "release").exists():
-            await asyncio.sleep(0.05)
+        await asyncio.Event().wait()  # until the test kills this process
 
 
 @tool
@@ -68,16 +69,24 @@ async def main() -> None:
         FunctionModel(model),
         [append, peek],
         log=log,
-        approval=ApprovalPolicy(tools=["append"]) if HELD else None,
+        approval=ApprovalPolicy(when=lambda call: call.arguments.get("text") == "a")
+        if HELD
+        else None,
     )
     engine = DBOSEngine(DSN)
     durable = DurableAgent(agent, engine, StepLedger(DSN))
+    if MODE == "decide":  # no worker takes the run over here: the decision is only sent
+        await durable.decide("run1", {"c1": True})
+        engine.close()
+        return
     durable.recover()
     if MODE == "start":
         await durable.start("write a, then b", run_id="run1")
     result = await durable.result("run1")
     (DIR / "result.json").write_text(
-        json.dumps({"output": result.output, "stop_reason": result.stop_reason})
+        json.dumps(
+            {"output": result.output, "stop_reason": result.stop_reason, "error": result.error}
+        )
     )
     engine.close()
 

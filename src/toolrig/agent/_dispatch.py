@@ -151,7 +151,15 @@ class TurnCalls:
         meta = result.metadata
         held = None if meta is None else self.scope.held.pop(meta.tool_call_id, None)
         if held is None:
-            return None
+            if meta is None or meta.decision != "held":
+                return None
+            # held by the gate in an earlier life of a durable run: its result says so
+            return PendingCall(
+                tool_call_id=meta.tool_call_id or "",
+                name=call.name,
+                arguments=dict(call.arguments) if isinstance(call.arguments, Mapping) else {},
+                tool=meta.tool,
+            )
         return PendingCall(
             tool_call_id=held.tool_call_id,
             name=call.name,
