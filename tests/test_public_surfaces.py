@@ -206,6 +206,16 @@ SURFACES: dict[str, set[str]] = {
         "celery_app",
         "tool_fingerprint",
     },
+    "toolrig.durable": {
+        "DECISION",
+        "DBOSEngine",
+        "DurableAgent",
+        "DurableEngine",
+        "DurableSteps",
+        "StepLedger",
+        "Workflow",
+        "may_repeat",
+    },
     "toolrig.mcp": {
         "ERROR_META_KEY",
         "BearerTokenMiddleware",
