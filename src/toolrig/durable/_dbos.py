@@ -53,6 +53,9 @@ class DBOSEngine:
         self._class = dbos_class
         self._url = url
         self._bodies: dict[str, Any] = {}
+        self._started: dict[str, Any] = {}
+        """Handles of the workflows started here and not yet awaited: their result is awaited
+        directly, not polled from the database (DBOS polls each second)."""
         self._launched = False
 
     def register(self, name: str, body: Workflow) -> None:
@@ -64,10 +67,13 @@ class DBOSEngine:
     async def start(self, name: str, run_id: str, *args: Any) -> None:
         self.recover()
         with self._dbos.SetWorkflowID(run_id):
-            await self._class.start_workflow_async(self._bodies[name], *args)
+            handle = await self._class.start_workflow_async(self._bodies[name], *args)
+        self._started[run_id] = handle
 
     async def result(self, run_id: str) -> Any:
-        handle = await self._class.retrieve_workflow_async(run_id)
+        handle = self._started.pop(run_id, None)
+        if handle is None:
+            handle = await self._class.retrieve_workflow_async(run_id)
         return await handle.get_result()
 
     async def step(self, name: str, body: Callable[[], Awaitable[T]]) -> tuple[T, bool]:
