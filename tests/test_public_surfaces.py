@@ -211,6 +211,7 @@ SURFACES: dict[str, set[str]] = {
         "DBOSEngine",
         "DurableAgent",
         "DurableEngine",
+        "DurablePlan",
         "DurableSteps",
         "StepLedger",
         "Workflow",

@@ -88,18 +88,26 @@ def _records(work: Path) -> tuple[Counter[str], Counter[str]]:
 
 
 @pytest.mark.parametrize(
-    "point",
+    ("point", "recorded"),
     [
-        "model_2",  # during a model request
-        "append_b",  # during a non-idempotent call: its effect happened, its result was lost
-        "peek",  # during a read-only call, next to the other: it may run again
-        "model_3",  # after the calls returned, before the next turn
+        ("model_2", None),  # during a model request
+        ("append_b", None),  # during a non-idempotent call: its effect happened, its result lost
+        ("peek", "c2"),  # during a read-only call, once the other call of its turn finished
+        ("model_3", None),  # after the calls returned, before the next turn
     ],
 )
-def test_killed_run_is_taken_over(dsn: str, tmp_path: Path, point: str) -> None:
+def test_killed_run_is_taken_over(
+    dsn: str, tmp_path: Path, point: str, recorded: str | None
+) -> None:
     (tmp_path / f"block_{point}").write_text("1")
     first = _spawn(dsn, tmp_path, "start")
-    _wait(f"the stop at {point}", (tmp_path / f"at_{point}").exists, first, tmp_path)
+
+    def stopped() -> bool:
+        if not (tmp_path / f"at_{point}").exists():
+            return False
+        return recorded is None or _records(tmp_path)[0][recorded] == 1
+
+    _wait(f"the stop at {point}", stopped, first, tmp_path)
     _kill(first)
     (tmp_path / "release").write_text("1")
 

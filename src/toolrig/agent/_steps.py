@@ -11,27 +11,15 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from toolrig.agent._client import LLMTurn
-from toolrig.core.model._options import ToolAnnotations
-from toolrig.core.result._result import ToolResult
+from toolrig.runtime._call_hooks import CallHooks
 
 __all__ = ["StepHooks"]
 
 
-class StepHooks(Protocol):
+class StepHooks(CallHooks, Protocol):
     """Where a run's model requests and tool calls run (a durable engine's steps)."""
 
     async def model_step(self, ask: Callable[[], Awaitable[LLMTurn]]) -> tuple[LLMTurn, bool]:
         """The model's turn (``ask()`` when it was not recorded before) and whether it was
         asked now (``False``: recorded before, so its log record is written already)."""
-        ...
-
-    async def call_step(
-        self,
-        name: str,
-        call_id: str,
-        annotations: ToolAnnotations | None,
-        run: Callable[[], Awaitable[ToolResult]],
-    ) -> ToolResult:
-        """The result of call ``name``: ``run()`` when it was not recorded before; ``annotations``
-        (``None``: no such tool) say whether a call lost mid-way may run again."""
         ...

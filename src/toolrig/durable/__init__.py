@@ -1,4 +1,4 @@
-"""Durable runs: an agent run that survives its process, taken over by another worker.
+"""Durable runs: an agent run or a plan run that survives its process, taken over by another worker.
 
 A run is a workflow of an existing engine (DBOS here, behind the small `DurableEngine` seam);
 each model request and each tool call is one of its recorded steps. Install with
@@ -9,6 +9,7 @@ from toolrig.durable._agent import DECISION, DurableAgent
 from toolrig.durable._dbos import DBOSEngine
 from toolrig.durable._engine import DurableEngine, Workflow
 from toolrig.durable._ledger import StepLedger
+from toolrig.durable._plan import DurablePlan
 from toolrig.durable._steps import DurableSteps, may_repeat
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "DBOSEngine",
     "DurableAgent",
     "DurableEngine",
+    "DurablePlan",
     "DurableSteps",
     "StepLedger",
     "Workflow",

@@ -18,7 +18,7 @@ from toolrig.core.result._result import ToolResult, error_result
 from toolrig.durable._engine import DurableEngine
 from toolrig.durable._ledger import StepLedger
 
-__all__ = ["DurableSteps", "may_repeat"]
+__all__ = ["DurableSteps", "claimed_call", "may_repeat"]
 
 
 def may_repeat(annotations: ToolAnnotations | None) -> bool:
@@ -48,24 +48,38 @@ class DurableSteps:
     ) -> ToolResult:
         async def claimed() -> ToolResult:
             key = self.engine.step_key()
-            claim = self.ledger.claim(key)
-            if isinstance(claim, ToolResult):  # finished before the crash, not yet recorded
-                return claim
-            if claim == "lost":
-                if not may_repeat(annotations):
-                    result = _lost(name, call_id)
-                    scope = current_recording()
-                    if scope is not None:  # the call's one record: it never reached its own
-                        scope.record(result, None)
-                    self.ledger.finish(key, result)
-                    return result
-                self.ledger.restart(key)
-            result = await run()
-            self.ledger.finish(key, result)
-            return result
+            return await claimed_call(self.ledger, key, name, call_id, annotations, run)
 
         result, _ = await self.engine.step("toolrig.call", claimed)
         return result
+
+
+async def claimed_call(
+    ledger: StepLedger,
+    key: str,
+    name: str,
+    call_id: str,
+    annotations: ToolAnnotations | None,
+    run: Callable[[], Awaitable[ToolResult]],
+) -> ToolResult:
+    """Run call ``name`` claimed as ``key`` in ``ledger``: the stored result when it finished
+    before, a "lost" error (recorded as the call's one record) when it was in flight at a
+    crash and may not repeat, else ``run()``."""
+    claim = ledger.claim(key)
+    if isinstance(claim, ToolResult):  # finished before the crash, not yet recorded
+        return claim
+    if claim == "lost":
+        if not may_repeat(annotations):
+            result = _lost(name, call_id)
+            scope = current_recording()
+            if scope is not None:  # the call's one record: it never reached its own
+                scope.record(result, None)
+            ledger.finish(key, result)
+            return result
+        ledger.restart(key)
+    result = await run()
+    ledger.finish(key, result)
+    return result
 
 
 def _lost(name: str, call_id: str) -> ToolResult:
