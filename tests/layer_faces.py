@@ -177,6 +177,7 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:ApprovalPolicy
  'runtime': ['toolrig.runtime._call:Call',
              'toolrig.runtime._call:CallNext',
              'toolrig.runtime._call:Runner',
+             'toolrig.runtime._call_hooks:CallHooks',
              'toolrig.runtime._events:EventKind',
              'toolrig.runtime._events:ToolEvent',
              'toolrig.runtime._executor:ToolExecutor',
