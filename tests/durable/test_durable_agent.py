@@ -75,7 +75,7 @@ def _effects(work: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def _records(work: Path) -> tuple[Counter[str], Counter[str]]:
+def _records(work: Path) -> tuple[Counter[str | None], Counter[str | None]]:
     """Tool records per call id and model-turn records per turn, of run1."""
     log = open_log(str(work / "log.sqlite3"))
     try:
