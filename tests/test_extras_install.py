@@ -55,6 +55,11 @@ except ImportError:
 except Exception as exc:  # no server there: the driver itself tried to connect
     print("driver ran:", type(exc).__name__)
 """,
+    "dbos": """
+import dbos, psycopg
+from toolrig.durable import DBOSEngine, DurableAgent, StepLedger
+print("dbos", dbos.__name__, psycopg.__name__)
+""",
     "db": """
 import sqlite3
 from toolrig.tools import DbTool

@@ -31,6 +31,7 @@ ORDER = (
     "agent",
     "testing",
     "distributed",
+    "durable",
     "mcp",
     "tools",
     "console",

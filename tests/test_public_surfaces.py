@@ -211,6 +211,17 @@ SURFACES: dict[str, set[str]] = {
         "celery_app",
         "tool_fingerprint",
     },
+    "toolrig.durable": {
+        "DECISION",
+        "DBOSEngine",
+        "DurableAgent",
+        "DurableEngine",
+        "DurablePlan",
+        "DurableSteps",
+        "StepLedger",
+        "Workflow",
+        "may_repeat",
+    },
     "toolrig.mcp": {
         "ERROR_META_KEY",
         "BearerTokenMiddleware",

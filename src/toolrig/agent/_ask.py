@@ -7,6 +7,8 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from toolrig.agent._client import Conversation, LLMClient, LLMTurn, TextDelta
+from toolrig.agent._steps import StepHooks
+from toolrig.agent._turn_log import TurnLog
 from toolrig.providers._names import NameMap
 from toolrig.runtime._tracing import chat_span
 
@@ -19,12 +21,24 @@ async def ask_model(
     offered: NameMap,
     streaming: bool,
     deadline: float | None,
+    hooks: StepHooks | None = None,
+    turns: TurnLog | None = None,
 ) -> AsyncIterator[TextDelta | LLMTurn]:
     """The text deltas (when ``streaming``) and last the turn; ``TimeoutError`` past
-    ``deadline`` (the event loop's clock)."""
+    ``deadline`` (the event loop's clock). With step ``hooks`` (a durable run) the turn is one
+    recorded step, given whole and never streamed; ``turns`` learns whether it was asked now
+    or given back by a replay (which is not recorded again)."""
     server = getattr(client.config, "base_url", None)
     with chat_span(client.model, provider=client.provider, server=server) as span:
-        async for item in _request(client, conversation, offered, streaming, deadline):
+        if hooks is not None:
+            async with asyncio.timeout_at(deadline):
+                turn, fresh = await hooks.model_step(lambda: client.complete(conversation, offered))
+            if turns is not None:
+                turns.fresh = fresh
+            items: AsyncIterator[TextDelta | LLMTurn] = _given(turn)
+        else:
+            items = _request(client, conversation, offered, streaming, deadline)
+        async for item in items:
             if isinstance(item, LLMTurn):
                 span.record_usage(item.usage.input_tokens, item.usage.output_tokens)
                 if item.stop_reason:
@@ -33,6 +47,10 @@ async def ask_model(
                 if item.fallbacks:
                     span.set("toolrig.model.fallbacks", [str(f) for f in item.fallbacks])
             yield item
+
+
+async def _given(turn: LLMTurn) -> AsyncIterator[TextDelta | LLMTurn]:
+    yield turn
 
 
 async def _request(

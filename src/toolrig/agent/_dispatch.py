@@ -13,6 +13,7 @@ from typing import Any
 
 from toolrig.agent._approval import PendingCall, RunScope
 from toolrig.agent._events import ToolCallFinished, ToolCallStarted
+from toolrig.agent._steps import StepHooks
 from toolrig.agent._toolsets import ToolEntry
 from toolrig.core.model._errors import ErrorCode
 from toolrig.core.model._ids import new_call_id
@@ -38,8 +39,10 @@ class TurnCalls:
         entries: Sequence[ToolEntry],
         context: contextvars.Context,
         scope: RunScope,
+        hooks: StepHooks | None = None,
     ) -> None:
         self.executor = executor
+        self.hooks = hooks
         self.entries = {entry.name: entry for entry in entries}
         self.context = context
         self.scope = scope
@@ -101,6 +104,15 @@ class TurnCalls:
         self.results = [slot for slot in slots if slot is not None]
 
     async def _one(self, call: ToolCall, call_id: str) -> ToolResult:
+        if self.hooks is None:
+            return await self._call(call, call_id)
+        entry = self.entries.get(call.name)
+        annotations = None if entry is None else entry.spec.action_annotations(entry.action)
+        return await self.hooks.call_step(
+            call.name, call_id, annotations, lambda: self._call(call, call_id)
+        )
+
+    async def _call(self, call: ToolCall, call_id: str) -> ToolResult:
         entry = self.entries.get(call.name)
         pipeline = self.executor.pipeline
         if entry is None:
@@ -149,7 +161,15 @@ class TurnCalls:
         meta = result.metadata
         held = None if meta is None else self.scope.held.pop(meta.tool_call_id, None)
         if held is None:
-            return None
+            if meta is None or meta.decision != "held":
+                return None
+            # held by the gate in an earlier life of a durable run: its result says so
+            return PendingCall(
+                tool_call_id=meta.tool_call_id or "",
+                name=call.name,
+                arguments=dict(call.arguments) if isinstance(call.arguments, Mapping) else {},
+                tool=meta.tool,
+            )
         return PendingCall(
             tool_call_id=held.tool_call_id,
             name=call.name,

@@ -29,6 +29,7 @@ from toolrig.agent._pending import HeldTurn, check_decisions
 from toolrig.agent._result import AgentResult, AgentRunError, RunContext
 from toolrig.agent._run import AgentRun
 from toolrig.agent._session_policy import policy_data, session_policy, standing_allows
+from toolrig.agent._steps import StepHooks
 from toolrig.agent._toolsets import (
     CatalogToolset,
     Prepare,
@@ -162,6 +163,9 @@ class Agent(Generic[DepsT, OutputT]):
         in a pipeline of the agent's own when there is an approval policy (the given executor
         does not change)."""
         self._gated: ToolExecutor | None = None
+        self.step_hooks: StepHooks | None = None
+        """Where each model request and tool call runs when a durable engine drives the
+        runs (``toolrig.durable``); ``None``: here, unrecorded."""
         """The executor with the gate, for sessions whose stored policy the agent lacks."""
         self.toolset: Toolset = (
             CatalogToolset(self.executor.catalog) if toolsets is None else as_toolset(toolsets)

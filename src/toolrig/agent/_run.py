@@ -36,6 +36,7 @@ from toolrig.agent._partial import PartialJson
 from toolrig.agent._pending import HeldTurn
 from toolrig.agent._result import AgentResult, AgentStep, RunContext, StopReason
 from toolrig.agent._sampling import client_sampler
+from toolrig.agent._steps import StepHooks
 from toolrig.agent._toolsets import Prepare, ToolEntry, Toolset
 from toolrig.agent._turn_log import TurnLog, describe
 from toolrig.core.context._context import RUN_DEPS
@@ -86,6 +87,7 @@ class RunHost(Protocol):
     max_result_chars: int | None
     on_approval: OnApproval | None
     sessions: SessionStore
+    step_hooks: StepHooks | None
     _index: Any
 
     def _count_uses(self, results: list[ToolResult]) -> None: ...
@@ -201,7 +203,13 @@ class AgentRun(Generic[OutputT]):
         partial = PartialJson.for_output(self.output, self.streaming)
         try:
             async for item in ask_model(
-                self.client, self.conversation, offered, self.streaming, self.deadline
+                self.client,
+                self.conversation,
+                offered,
+                self.streaming,
+                self.deadline,
+                self.agent.step_hooks,
+                self.turn_log,
             ):
                 if isinstance(item, TextDelta):
                     yield item
@@ -243,7 +251,7 @@ class AgentRun(Generic[OutputT]):
             return
         self._open_step(index)
         self._guard(entries)
-        calls = TurnCalls(self.executor, entries, self.context, self.scope)
+        calls = TurnCalls(self.executor, entries, self.context, self.scope, self.agent.step_hooks)
         async for event in calls.run(own):
             yield event
         decided: DecidedTurn | None = None
@@ -312,7 +320,7 @@ class AgentRun(Generic[OutputT]):
         entries = self._entries()
         self._guard(entries)
         decided = DecidedTurn(self.scope, held.held, self.decisions)
-        calls = TurnCalls(self.executor, entries, self.context, self.scope)
+        calls = TurnCalls(self.executor, entries, self.context, self.scope, self.agent.step_hooks)
         ran = decided.calls(held.calls)
         async for event in self._run_decided(calls, ran, dict(held.known), None):
             yield event

@@ -40,6 +40,8 @@ class TurnLog:
         """Messages already recorded as some turn's input."""
         self._secrets: frozenset[str] = frozenset()
         """The offered tools' secret parameter names (redacted in the turns' records)."""
+        self.fresh = True
+        """Whether the last model turn was asked now (not given back by a durable replay)."""
 
     def given(self, entries: Sequence[ToolEntry]) -> dict[str, Any] | None:
         """What the model is given this turn (``None`` when nothing is recorded)."""
@@ -85,7 +87,7 @@ class TurnLog:
         """Record turn ``index``: what it was ``given`` and the model's ``turn`` (or
         ``error``), timed from ``t0`` (``time.perf_counter()``)."""
         scope, log = self.recording, self.log
-        if scope is None or log is None:
+        if scope is None or log is None or not self.fresh:  # a replayed turn: recorded
             return
         output = (
             None

@@ -23,6 +23,7 @@ from toolrig.core.context._recording import Recording, recording
 from toolrig.core.model._errors import ErrorCode
 from toolrig.core.result._result import ToolResult, error_result, success_result
 from toolrig.core.schema._validation import ArgumentsInvalid
+from toolrig.runtime._call_hooks import CallHooks
 from toolrig.runtime._executor import ToolExecutor
 from toolrig.runtime._plan import Plan, PlanError, PlanStep, resolve_references
 from toolrig.runtime._plan_check import CostFunction, PlanCheck, check_plan
@@ -123,6 +124,7 @@ class PlanRunner:
         on_failure: FailurePolicy = "skip_dependants",
         on_step: Callable[[StepEvent], None] | None = None,
         cost_of: CostFunction | None = None,
+        call_hooks: CallHooks | None = None,
     ) -> None:
         if on_failure not in ("skip_dependants", "stop"):
             raise ValueError("on_failure must be 'skip_dependants' or 'stop'")
@@ -130,6 +132,8 @@ class PlanRunner:
         self.store = store
         self.on_failure = on_failure
         self.cost_of = cost_of
+        self.call_hooks = call_hooks
+        """Where each step's call runs when a durable engine keeps the plan's runs."""
         self._listeners: Listeners[StepEvent] = Listeners()
         if on_step is not None:
             self._listeners.add(on_step)
@@ -206,9 +210,7 @@ class PlanRunner:
                     call_id = self._call_id(state, step, params)
                     # the step's span is told its step id; its call is recorded as the step
                     with plan_step(step.id), recording(state.scope_of(step)):
-                        task = asyncio.ensure_future(
-                            self.executor.execute(step.call_name, params, tool_call_id=call_id)
-                        )
+                        task = asyncio.ensure_future(self._call(step, params, call_id))
                     running[task] = step
                 ready = state.ready()
             if not running:
@@ -259,6 +261,26 @@ class PlanRunner:
         state.reused.append(step.id)
         self._emit(state, step.id, StepStatus.REUSED, result)
         return True
+
+    async def _call(
+        self, step: PlanStep, params: Mapping[str, Any], call_id: str | None
+    ) -> ToolResult:
+        """The step's call, through the call hooks when there are any."""
+        execute = self.executor.execute
+        hooks = self.call_hooks
+        if hooks is None or call_id is None:
+            return await execute(step.call_name, params, tool_call_id=call_id)
+        action = self.executor.catalog.resolve(step.call_name)
+        found = None if action is None else self.executor.catalog.find(action.tool)
+        annotations = None
+        if action is not None and found is not None:
+            annotations = found.spec.action_annotations(action.name)
+        return await hooks.call_step(
+            step.call_name,
+            call_id,
+            annotations,
+            lambda: execute(step.call_name, params, tool_call_id=call_id),
+        )
 
     def _call_id(self, state: _RunState, step: PlanStep, params: Mapping[str, Any]) -> str | None:
         """A call id that a resumed run gives the same call again (with a store), else none."""
