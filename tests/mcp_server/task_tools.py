@@ -45,13 +45,20 @@ async def ask_twice(ctx: ToolContext) -> str:
     return f"{(name.content or {}).get('v')} likes {(colour.content or {}).get('v')}"
 
 
-tools = [count_up, double, must_be_task, ask_twice]
+@tool
+def noisy(lines: int = 20_000) -> str:
+    """Far more text than a result's budget (the server's default, 32,000 characters)."""
+    return "".join(f"{i:06d} noisy line\n" for i in range(lines))
+
+
+tools = [count_up, double, must_be_task, ask_twice, noisy]
 tasks = TaskPolicy(
     tools={
         "count_up": "optional",
         "double": "optional",
         "must_be_task": "required",
         "ask_twice": "optional",
+        "noisy": "required",
     },
     poll_interval_ms=100,
 )

@@ -34,7 +34,9 @@ def rpc(url: str, method: str, params: dict[str, Any], *, tasks: bool = True) ->
         "mcp-protocol-version": "2026-07-28",
         "mcp-method": method,
     }
-    name = params.get("name") if method == "tools/call" else params.get("taskId")
+    name = {"tools/call": params.get("name"), "resources/read": params.get("uri")}.get(
+        method, params.get("taskId")
+    )
     if name is not None:
         headers["mcp-name"] = str(name)
     body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
@@ -303,3 +305,20 @@ async def test_an_imported_tool_run_as_a_task_is_awaited_its_questions_answered(
     finally:
         with contextlib.suppress(Exception):
             await asyncio.to_thread(registry.close)
+
+
+def test_a_task_result_is_cut_to_the_budget_and_its_whole_read_back() -> None:
+    whole = "".join(f"{i:06d} noisy line\n" for i in range(20_000))
+    with http_server(TOOLS) as (url, _):
+        task_id = call(url, "noisy")["taskId"]
+        task = until(url, task_id, "completed", "failed")
+        assert task["status"] == "completed", task
+        blocks = task["result"]["content"]
+        text = next(b["text"] for b in blocks if b["type"] == "text")
+        assert len(text) <= 32_000 < len(whole)  # the model side gets the cut, not 360 kB
+        assert text.startswith("000000 noisy line") and text.endswith("019999 noisy line\n")
+        (link,) = [b for b in blocks if b["type"] == "resource_link"]
+        assert link["uri"].startswith("toolrig://results/res_") and link["size"] == len(whole)
+        read = rpc(url, "resources/read", {"uri": link["uri"]})
+        assert "result" in read, read
+        assert read["result"]["contents"][0]["text"] == whole

@@ -228,6 +228,7 @@ class ToolServer:
                 scope=self.recording or current_recording(),
                 rounds=self.input_rounds,
                 answer=lambda result: call_result(result, listing.names),
+                budget=self.max_result_chars,
             )
         hooks = ClientHooks(ctx, self._log_levels.of(ctx))
         keywords = vars_of(hooks)

@@ -40,6 +40,7 @@ from toolrig.core.result._result import ToolResult
 from toolrig.mcp._rounds import InputRounds, RoundHooks, recorded
 from toolrig.mcp._task_questions import TaskQuestions
 from toolrig.mcp._task_state import TaskState, TaskStatus, TaskStore
+from toolrig.runtime._budget import result_budget
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -180,8 +181,9 @@ class ServerTasks:
         scope: Recording | None,
         rounds: InputRounds,
         answer: Callable[[ToolResult], dict[str, Any]],
+        budget: int | None,
     ) -> dict[str, Any]:
-        """Run the call as a task; the ``CreateTaskResult`` (or, for ``ask_first`` tools, an
+        """Run the call as a task (its result cut to ``budget`` characters, as any call's); the ``CreateTaskResult`` (or, for ``ask_first`` tools, an
         ``input_required`` round, or the result when it ended before becoming a task)."""
         policy = self.policy
         task = TaskState(call_name, policy.ttl_ms, policy.poll_interval_ms)
@@ -204,6 +206,7 @@ class ServerTasks:
                         log=_drop_log,
                     ),
                     recording(scope),
+                    result_budget(budget),
                 ):
                     result = await executor.execute(call_name, params.arguments or {})
             except asyncio.CancelledError:
