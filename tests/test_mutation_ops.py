@@ -6,7 +6,7 @@ generate, each a one-node change of a module's text that still compiles.
 | drop_element | each element of a list, set, except or ``in`` tuple, once | ``test_drop_...`` |
 | drop_element | string-only literals, records, annotations, ``__all__``: none | ``test_drop_...`` |
 | drop_operand | each operand of ``or``/``and``/``|``, once; nested ones too | ``test_drop_...`` |
-| skip_failure_call | a call in ``except``/``finally``: ``pass``; elsewhere none | ``test_skip_...`` |
+| skip_failure_call | a call in ``except``/``finally``: ``pass``; elsewhere none | ``test_skip`` |
 | the text | the rest of the file unchanged, every mutant compiles | ``test_the_rest...`` |
 | the names | stable, numbered per operator, with the line and the change | ``test_names...`` |
 """

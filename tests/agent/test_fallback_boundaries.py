@@ -7,10 +7,10 @@ with the streams it leaves.
 |---|---|---|
 | settings | one model, mixed formats, timeout <= 0: refused, exact words | ``test_settings_...`` |
 | settings | config and provider are the first model's; timeout kept | ``test_settings_...`` |
-| moving on | ``fallback_on`` moves on, another error propagates, timeouts move on | ``test_only_...`` |
+| moving on | ``fallback_on`` moves on, others propagate, timeouts move on | ``test_only_...`` |
 | the answer | names the model that answered, each passed over with its reason | ``test_a_...`` |
 | every one failed | each model and error, in order, in the message too | ``test_when_...`` |
-| streaming | a failed or slow first event moves on; each stream left is closed | ``test_a_stream_...`` |
+| streaming | a failed or slow first event moves on; streams left are closed | ``test_a_...`` |
 | conversation | turns and results to the model that answered, a user message to the first | same |
 """
 

@@ -4,7 +4,7 @@ behaviour is in test_agent_limits.py).
 | promise | boundary | test |
 |---|---|---|
 | a price is never negative | each side alone negative; zero allowed | ``test_a_price_...`` |
-| a limit is never negative | each alone negative, named with its value; zero allowed | ``test_each_...`` |
+| a limit is never negative | each alone negative, named with its value; 0 allowed | ``test_each`` |
 | a cost limit needs a price | the exact message; a price alone is fine | ``test_a_cost_...`` |
 | requests stop at a limit | one under: allowed; at it: refused, named | ``test_requests_...`` |
 | calls stop before passing it | exactly reaching it runs; one more does not | ``test_calls_...`` |
