@@ -12,6 +12,7 @@ with the streams it leaves.
 | every one failed | each model and error, in order, in the message too | ``test_when_...`` |
 | streaming | a failed or slow first event moves on; streams left are closed | ``test_a_...`` |
 | conversation | turns and results to the model that answered, a user message to the first | same |
+| streams | tools reach the model; an empty stream, one without ``aclose``: answers | same |
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from toolrig import tool
 from toolrig.agent import (
     Conversation,
     FallbackModel,
@@ -32,6 +34,12 @@ from toolrig.agent import (
     TextDelta,
 )
 from toolrig.testing import FunctionModel, ScriptedModel
+
+
+@tool
+def ping() -> str:
+    """Answer pong."""
+    return "pong"
 
 
 def failing(error: Exception, name: str) -> FunctionModel:
@@ -186,3 +194,67 @@ async def test_the_conversation_goes_to_the_model_that_answered() -> None:
     model.add_user(talk, "again")
     assert talk.messages[-2:] == [dict(turn.raw), {"role": "user", "content": "again"}]
     await model.aclose()
+
+
+class Recording(ScriptedModel):
+    """A scripted model that says what it was handed, and streams as it is told."""
+
+    def __init__(self, turns: list[str], *, model: str, events: list[Any] | None = None) -> None:
+        super().__init__(turns, model=model)
+        self.handed: list[tuple[str, Any]] = []
+        self.events = events
+
+    def add_results(self, conversation: Conversation, turn: LLMTurn, results: Any) -> None:
+        self.handed.append(("results", turn))
+        super().add_results(conversation, turn, results)
+
+    def add_user(self, conversation: Conversation, text: str) -> None:
+        self.handed.append(("user", text))
+        super().add_user(conversation, text)
+
+    def stream(self, conversation: Conversation, tools: Any) -> AsyncIterator[Any]:
+        if self.events is None:
+            return super().stream(conversation, tools)
+        return _Plain(self.events)
+
+
+class _Plain:
+    """An async iterator with no ``aclose`` (not a generator)."""
+
+    def __init__(self, events: list[Any]) -> None:
+        self.events = list(events)
+
+    def __aiter__(self) -> _Plain:
+        return self
+
+    async def __anext__(self) -> Any:
+        if not self.events:
+            raise StopAsyncIteration
+        return self.events.pop(0)
+
+
+async def test_what_each_model_is_handed() -> None:
+    first, second = Recording([], model="a"), Recording(["ok"], model="b")
+    model = FallbackModel(first, second)
+    talk = conversation()
+    model.add_user(talk, "hello")  # the first model's format, whichever answers
+    assert (first.handed, second.handed) == ([("user", "hello")], [])
+    model = FallbackModel(failing(ConnectionError("down"), "x"), second)
+    turn = await model.complete(talk, None)
+    model.add_results(talk, turn, [])
+    assert second.handed == [("results", turn)]
+
+
+async def test_a_stream_gets_the_tools_and_an_empty_or_plain_stream_is_an_answer() -> None:
+    asked = ScriptedModel(["hi"], model="a")
+    model = FallbackModel(asked, ScriptedModel([], model="b"))
+    _ = [e async for e in model.stream(conversation(), [ping])]
+    assert asked.requests[0].tool_names == ["ping"]
+    empty = Recording([], model="a", events=[])
+    never = Recording(["never"], model="b")
+    model = FallbackModel(empty, never)
+    assert [e async for e in model.stream(conversation(), None)] == []
+    assert never.remaining == 1 and model.model == "a"
+    plain = Recording([], model="a", events=[TextDelta(text="x")])
+    model = FallbackModel(plain, never)
+    assert [e async for e in model.stream(conversation(), None)] == [TextDelta(text="x")]
