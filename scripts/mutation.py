@@ -370,7 +370,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     # -- the YAML loader and the export cache ----------------------------------------------------
     **dict.fromkeys(
         ("src/toolrig/registry/_yamlsrc.py", "src/toolrig/registry/_loader.py"),
-        ("tests/registry/test_registry_yaml.py", "tests/registry/test_registry_yaml_bounds.py"),
+        (
+            "tests/registry/test_yaml_boundaries.py",
+            "tests/registry/test_registry_yaml.py",
+            "tests/registry/test_registry_yaml_bounds.py",
+        ),
     ),
     "src/toolrig/providers/_export_cache.py": ("tests/providers/test_prov_export_cache.py",),
     # -- the fork server (its workers run the database tools' queries) ---------------------------
@@ -651,6 +655,8 @@ EQUIVALENT.update(
     {
         "toolrig.agent._limits.custom__drop_operand__10": "a cost limit without a price is "
         "refused when RunLimits is built (and it is frozen): price is never None there",
+        "toolrig.agent._fallback.xǁFallbackModelǁ__init____mutmut_26": "the provider of the "
+        "second model: every model's provider is the same, checked just before",
     }
 )
 

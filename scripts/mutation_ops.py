@@ -208,7 +208,7 @@ def mutants(source: str, module: str) -> list[Mutant]:
             compile(changed, module, "exec")
         except SyntaxError:
             continue  # e.g. an emptied tuple where Python needs one
-        line = node.lineno  # type: ignore[attr-defined]
+        line = node.lineno
         name = f"{module}.custom__{operator}__{counts[operator]}"
         out.append(Mutant(name, line, f"line {line}: {what}", changed))
     return out
