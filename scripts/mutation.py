@@ -131,7 +131,7 @@ _SEARCH = {
     "_dense": ("dense", "accurate", "registry_method"),
     "_diversify": ("parts", "learned", "accurate"),
     "_documents": ("index", "parts", "usage"),
-    "_filters": ("index", "registry"),
+    "_filters": ("filters_boundaries", "index", "registry"),
     "_follow": ("registry", "accurate", "registry_method"),
     "_fusion": ("index", "parts", "usage"),
     "_hits": ("index", "parts", "usage"),
