@@ -3,8 +3,8 @@ respect only (the index-level behaviour is in test_search_index.py).
 
 | promise | boundary | test |
 |---|---|---|
-| settings | an unknown annotation, named with the known; ``match`` not any/all | ``test_settings`` |
-| type, layer, name | each alone: equal passes, other fails; ``None``: all | ``test_each_...`` |
+| settings | an unknown annotation, the known named; ``match`` not any/all | ``test_settings`` |
+| type, layer, name | each alone: equal passes, other fails; ``None``: all | ``test_each`` |
 | tags | any: one shared; all: every one; empty or ``None``: any | ``test_tags`` |
 | annotations | exactly the value; unset never matches; several must all hold | ``test_annotations`` |
 """
