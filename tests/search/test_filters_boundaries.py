@@ -6,7 +6,7 @@ respect only (the index-level behaviour is in test_search_index.py).
 | settings | an unknown annotation, the known named; ``match`` not any/all | ``test_settings`` |
 | type, layer, name | each alone: equal passes, other fails; ``None``: all | ``test_each`` |
 | tags | any: one shared; all: every one; empty or ``None``: any | ``test_tags`` |
-| annotations | exactly the value; unset never matches; several must all hold | ``test_annotations`` |
+| annotations | exactly the value; unset never matches; all must hold | ``test_annotations`` |
 """
 
 from __future__ import annotations
