@@ -660,6 +660,42 @@ EQUIVALENT.update(
     }
 )
 
+_YAML = "toolrig.registry._yamlsrc.x"
+_FAST = (
+    "the fast path of a plain number gives up to PyYAML's constructor, which answers the same "
+    "value; only the time differs"
+)
+EQUIVALENT.update(
+    {
+        **{
+            _YAML + f"ǁ_Typingǁresolve__mutmut_{n}": "a collection's tag is never read: _build "
+            "goes by the node's kind"
+            for n in range(6, 13)
+        },
+        **{
+            _YAML + f"__build__mutmut_{n}": "unreachable: the composer makes scalar, sequence "
+            "and mapping nodes only"
+            for n in range(63, 72)
+        },
+        _YAML + "__build__mutmut_10": "the typed-scalar cache never hit: each value is typed "
+        "again, to the same result",
+        _YAML + "__build__mutmut_17": "the typed-scalar cache keeps one entry more",
+        _YAML + "__refuse_aliases__mutmut_4": "PyYAML's pure-Python parser sends the same events",
+        _YAML + "__refuse_aliases__mutmut_12": "every alias event carries its start mark",
+        **{
+            _YAML + f"__scalar__mutmut_{n}": "the default is never used: a plain scalar reaches "
+            "_scalar only when its first character has implicit resolvers"
+            for n in (5, 7)
+        },
+        **{_YAML + f"__scalar__mutmut_{n}": _FAST for n in (32, 33, 34, 36, 38, 55)},
+        **{"toolrig.registry._yamlsrc.custom__drop_operand__" + str(n): _FAST for n in (11, 12)},
+        "toolrig.registry._yamlsrc.custom__drop_operand__17": "an index looked up among a "
+        "mapping's keys: no text key equals an int, so locate stops there as it did",
+        "toolrig.registry._yamlsrc.custom__drop_operand__18": "a key that is not a scalar holds "
+        "a list, which never equals the text looked for",
+    }
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Score:

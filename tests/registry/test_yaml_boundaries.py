@@ -18,7 +18,7 @@ import math
 
 import pytest
 
-from toolrig.registry._yamlsrc import YamlSyntaxError, locate, parse_yaml
+from toolrig.registry._yamlsrc import MAX_DEPTH, YamlSyntaxError, locate, parse_yaml
 
 
 def value(text: str) -> object:
@@ -54,6 +54,7 @@ def test_integers(text: str, expected: int) -> None:
         ("-1.5", -1.5),
         ("1.0e+3", 1000.0),
         ("1_000.5", 1000.5),
+        ("1__000.5", 1000.5),  # YAML allows what Python's float() refuses
         ("1:30.5", 90.5),
         (".5", 0.5),
         (".inf", math.inf),
@@ -133,3 +134,32 @@ def test_locate() -> None:
     assert locate(node, ["tools", 1, "missing"]) == (4, 2)
     assert locate(node, ["tools", "0"]) == (1, 1)  # a key where a list is
     assert locate(node, [0]) == (1, 0)  # an index where a mapping is
+
+
+def test_nesting_is_allowed_to_exactly_the_limit() -> None:
+    deepest = "v: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "\n"
+    data: object = parse_yaml(deepest).data
+    for _ in range(MAX_DEPTH - 1):
+        assert isinstance(data, (dict, list)) and len(data) == 1
+        data = data["v"] if isinstance(data, dict) else data[0]
+    assert data == []
+    lines = "\n" * 3 + "v:\n" + "".join(f"{'  ' * i}- \n" for i in range(MAX_DEPTH))
+    with pytest.raises(YamlSyntaxError) as raised:
+        parse_yaml(lines.replace("- \n", "-\n"))
+    assert raised.value.message == f"nested deeper than {MAX_DEPTH} levels of lists and mappings"
+    assert raised.value.line == 4 + MAX_DEPTH
+
+
+def test_an_unreadable_character_is_invalid_yaml_without_a_line() -> None:
+    with pytest.raises(YamlSyntaxError) as raised:
+        parse_yaml("a: \x07\n")
+    assert raised.value.line is None
+    assert raised.value.message.startswith(
+        "invalid YAML: unacceptable character #x0007: control characters are not allowed"
+    )
+    with pytest.raises(YamlSyntaxError) as two:
+        parse_yaml("a: 1\n---\nb: 2\n")
+    assert (two.value.message, two.value.line) == (
+        "expected a single document in the stream: but found another document",
+        2,
+    )
