@@ -72,6 +72,7 @@ _PIPELINE_TESTS = (
 )
 
 _CLI_TESTS = (
+    "tests/cli/test_cli_option_boundaries.py",
     "tests/cli/test_cli_exit_codes.py",
     "tests/cli/test_cli_sources.py",
     "tests/cli/test_cli_call.py",
@@ -104,8 +105,8 @@ _MCP_SERVER = ("server_unit", "protocol_features", "client_interaction")
 _MCP = {
     "_client_callbacks": ("client", "client_interaction", "options"),
     "_connection": _MCP_CLIENT,
-    "_remote": _MCP_CLIENT,
-    "_source": _MCP_CLIENT,
+    "_remote": (*_MCP_CLIENT, "import_boundaries"),
+    "_source": (*_MCP_CLIENT, "import_boundaries"),
     "_params": ("client", "client_interaction", "options"),
     "_oauth": ("client_interaction",),
     "_client_hooks": ("client_interaction", "client_edges"),
@@ -131,7 +132,7 @@ _SEARCH = {
     "_dense": ("dense", "accurate", "registry_method"),
     "_diversify": ("parts", "learned", "accurate"),
     "_documents": ("index", "parts", "usage"),
-    "_filters": ("filters_boundaries", "index", "registry"),
+    "_filters": ("filters_boundaries", "filter_boundaries", "index", "registry"),
     "_follow": ("registry", "accurate", "registry_method"),
     "_fusion": ("index", "parts", "usage"),
     "_hits": ("index", "parts", "usage"),
@@ -307,6 +308,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "src/toolrig/agent/_limits.py": (
         "tests/agent/test_agent_limits.py",
         "tests/agent/test_limits_boundaries.py",
+        "tests/agent/test_run_limit_boundaries.py",
     ),
     # Not the slow-model test over HTTP (seconds a run): test_fallback_boundaries.py passes a
     # slow model over in-process, in a fifth of a second.
@@ -339,7 +341,11 @@ MODULES: dict[str, tuple[str, ...]] = {
                 "_watch",
             )
         ),
-        ("tests/console/test_console_guard.py", "tests/console/test_console_pages.py"),
+        (
+            "tests/console/test_console_guard.py",
+            "tests/console/test_console_guard_boundaries.py",
+            "tests/console/test_console_pages.py",
+        ),
     ),
     "src/toolrig/console/_run_view.py": (
         "tests/console/test_console_pages.py",
@@ -372,15 +378,19 @@ MODULES: dict[str, tuple[str, ...]] = {
         ("src/toolrig/registry/_yamlsrc.py", "src/toolrig/registry/_loader.py"),
         (
             "tests/registry/test_yaml_boundaries.py",
+            "tests/registry/test_yaml_value_boundaries.py",
             "tests/registry/test_registry_yaml.py",
             "tests/registry/test_registry_yaml_bounds.py",
         ),
     ),
-    "src/toolrig/providers/_export_cache.py": ("tests/providers/test_prov_export_cache.py",),
+    "src/toolrig/providers/_export_cache.py": (
+        "tests/providers/test_export_cache_boundaries.py",
+        "tests/providers/test_prov_export_cache.py",
+    ),
     # -- the fork server (its workers run the database tools' queries) ---------------------------
     **dict.fromkeys(
         ("src/toolrig/tools/_fork_server.py", "src/toolrig/tools/_fork_call.py"),
-        ("tests/tools_web/test_db_bounds.py",),
+        ("tests/tools/test_fork_server_framing_boundaries.py", "tests/tools_web/test_db_bounds.py"),
     ),
 }
 
@@ -657,42 +667,6 @@ EQUIVALENT.update(
         "refused when RunLimits is built (and it is frozen): price is never None there",
         "toolrig.agent._fallback.xǁFallbackModelǁ__init____mutmut_26": "the provider of the "
         "second model: every model's provider is the same, checked just before",
-    }
-)
-
-_YAML = "toolrig.registry._yamlsrc.x"
-_FAST = (
-    "the fast path of a plain number gives up to PyYAML's constructor, which answers the same "
-    "value; only the time differs"
-)
-EQUIVALENT.update(
-    {
-        **{
-            _YAML + f"ǁ_Typingǁresolve__mutmut_{n}": "a collection's tag is never read: _build "
-            "goes by the node's kind"
-            for n in range(6, 13)
-        },
-        **{
-            _YAML + f"__build__mutmut_{n}": "unreachable: the composer makes scalar, sequence "
-            "and mapping nodes only"
-            for n in range(63, 72)
-        },
-        _YAML + "__build__mutmut_10": "the typed-scalar cache never hit: each value is typed "
-        "again, to the same result",
-        _YAML + "__build__mutmut_17": "the typed-scalar cache keeps one entry more",
-        _YAML + "__refuse_aliases__mutmut_4": "PyYAML's pure-Python parser sends the same events",
-        _YAML + "__refuse_aliases__mutmut_12": "every alias event carries its start mark",
-        **{
-            _YAML + f"__scalar__mutmut_{n}": "the default is never used: a plain scalar reaches "
-            "_scalar only when its first character has implicit resolvers"
-            for n in (5, 7)
-        },
-        **{_YAML + f"__scalar__mutmut_{n}": _FAST for n in (32, 33, 34, 36, 38, 55)},
-        **{"toolrig.registry._yamlsrc.custom__drop_operand__" + str(n): _FAST for n in (11, 12)},
-        "toolrig.registry._yamlsrc.custom__drop_operand__17": "an index looked up among a "
-        "mapping's keys: no text key equals an int, so locate stops there as it did",
-        "toolrig.registry._yamlsrc.custom__drop_operand__18": "a key that is not a scalar holds "
-        "a list, which never equals the text looked for",
     }
 )
 
