@@ -50,6 +50,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import mutation_ops  # noqa: E402  (the custom operators, next to this script)
+
 SCRATCH = ROOT / ".mutation"
 CACHE = SCRATCH / "scores.json"
 BASELINE = ROOT / "scripts" / "mutation_baseline.json"  # recorded scores, committed
@@ -67,6 +70,89 @@ _PIPELINE_TESTS = (
     "tests/runtime/test_pipeline_boundaries.py",
     "tests/tracing/test_tracing_pipeline.py",
 )
+
+_CLI_TESTS = (
+    "tests/cli/test_cli_option_boundaries.py",
+    "tests/cli/test_cli_exit_codes.py",
+    "tests/cli/test_cli_sources.py",
+    "tests/cli/test_cli_call.py",
+    "tests/cli/test_cli_tools.py",
+)
+_CLI_SHARED = ("main", "_output", "_checks", "_catalog", "_python_tools", "_remote_opts")
+_CLI_COMMANDS = {
+    "_agent_cmd": ("agent", "prompt"),
+    "_agent_resume": ("agent",),
+    "_agent_script": ("agent", "prompt"),
+    "_call_cmd": ("call",),
+    "_completion_cmd": ("completion",),
+    "_console_cmd": ("exit_codes",),
+    "_demo": ("demo",),
+    "_demo_agent": ("demo", "serve"),
+    "_demo_tools": ("demo", "call"),
+    "_log_cmd": ("log",),
+    "_schema_cmd": ("schema",),
+    "_serve": ("serve",),
+    "_serve_report": ("serve",),
+    "_serve_worker_app": ("serve",),
+    "_serve_workers": ("serve",),
+    "_tools_cmd": ("tools",),
+    "_validate_cmd": ("validate",),
+    "_worker_cmd": ("serve", "exit_codes"),
+}
+
+_MCP_CLIENT = ("client", "client_interaction", "options", "client_edges")
+_MCP_SERVER = ("server_unit", "protocol_features", "client_interaction")
+_MCP = {
+    "_client_callbacks": ("client", "client_interaction", "options"),
+    "_connection": _MCP_CLIENT,
+    "_remote": (*_MCP_CLIENT, "import_boundaries"),
+    "_source": (*_MCP_CLIENT, "import_boundaries"),
+    "_params": ("client", "client_interaction", "options"),
+    "_oauth": ("client_interaction",),
+    "_client_hooks": ("client_interaction", "client_edges"),
+    "_event_store": _MCP_SERVER,
+    "_features": _MCP_SERVER,
+    "_rounds": (*_MCP_SERVER, "input_rounds"),
+    "_server": _MCP_SERVER,
+    "_input_loop": ("input_rounds",),
+    "_hosts": ("hosts",),
+    "_limits": ("limits",),
+    "_health": ("scaling",),
+    "_relay": ("progress_cancel",),
+    "_serve": ("options", "transports"),
+    "_stateless": ("scaling",),
+    "_transports": ("options", "transports"),
+}
+
+_SEARCH = {
+    "_attach": ("registry",),
+    "_bge": ("accurate",),
+    "_bm25f": ("index", "parts", "usage"),
+    "_config": ("parts", "learned", "accurate"),
+    "_dense": ("dense", "accurate", "registry_method"),
+    "_diversify": ("parts", "learned", "accurate"),
+    "_documents": ("index", "parts", "usage"),
+    "_filters": ("filters_boundaries", "filter_boundaries", "index", "registry"),
+    "_follow": ("registry", "accurate", "registry_method"),
+    "_fusion": ("index", "parts", "usage"),
+    "_hits": ("index", "parts", "usage"),
+    "_index": ("index", "parts", "usage"),
+    "_learned": ("index", "parts", "learned"),
+    "_meta_tools": ("meta",),
+    "_packaged": ("accurate",),
+    "_quantize": ("accurate", "vector_cache", "dense"),
+    "_request": ("index", "parts", "usage"),
+    "_requests": ("parts", "learned", "accurate"),
+    "_rerank": ("accurate",),
+    "_second_stage": ("index", "parts", "usage"),
+    "_segments": ("parts", "learned", "accurate"),
+    "_selection": ("registry", "registry_method"),
+    "_ties": ("index", "usage", "registry"),
+    "_tokenize": ("index", "parts", "learned"),
+    "_usage": ("index", "parts", "usage"),
+    "_vector_cache": ("vector_cache", "parts", "learned"),
+    "_vectors": ("parts", "learned", "accurate"),
+}
 
 # The one place that says which tests cover which module: a module's mutants are run against
 # these test files only (per-module selection keeps a module's run within minutes).
@@ -217,6 +303,94 @@ MODULES: dict[str, tuple[str, ...]] = {
             "src/toolrig/runtime/_links.py",
         ),
         _PIPELINE_TESTS,
+    ),
+    # -- the agent's run limits and fallback models -------------------------------------------
+    "src/toolrig/agent/_limits.py": (
+        "tests/agent/test_agent_limits.py",
+        "tests/agent/test_limits_boundaries.py",
+        "tests/agent/test_run_limit_boundaries.py",
+    ),
+    # Not the slow-model test over HTTP (seconds a run): test_fallback_boundaries.py passes a
+    # slow model over in-process, in a fifth of a second.
+    "src/toolrig/agent/_fallback.py": (
+        "tests/agent/test_fallback_boundaries.py",
+        "tests/agent/test_agent_fallback.py::test_an_unreachable_model_is_passed_over_and_the_log_says_so",
+        "tests/agent/test_agent_fallback.py::test_when_every_model_fails_the_run_fails_naming_each",
+        "tests/agent/test_agent_fallback.py::test_models_must_share_a_message_format",
+        "tests/tracing/test_tracing_fallback.py",
+    ),
+    # -- the console: every module is reached by the guard and page tests (coverage) ------------
+    **dict.fromkeys(
+        (
+            f"src/toolrig/console/{name}.py"
+            for name in (
+                "_app",
+                "_approvals",
+                "_catalog_view",
+                "_charts",
+                "_follow",
+                "_guard",
+                "_health",
+                "_live",
+                "_pages",
+                "_run_view",
+                "_runs",
+                "_session_view",
+                "_state",
+                "_tryit",
+                "_watch",
+            )
+        ),
+        (
+            "tests/console/test_console_guard.py",
+            "tests/console/test_console_guard_boundaries.py",
+            "tests/console/test_console_pages.py",
+        ),
+    ),
+    "src/toolrig/console/_run_view.py": (
+        "tests/console/test_console_pages.py",
+        "tests/console/test_console_guard.py",
+    ),
+    "src/toolrig/console/_live.py": ("tests/console/test_console_pages.py",),
+    # -- the CLI: by command (its tests run `python -m toolrig.cli.main` in a child process,
+    # which coverage's per-test contexts cannot attribute; see docs/testing.md) ---------------
+    **{f"src/toolrig/cli/{name}.py": _CLI_TESTS for name in _CLI_SHARED},
+    **{
+        f"src/toolrig/cli/{name}.py": tuple(f"tests/cli/test_cli_{t}.py" for t in tests)
+        for name, tests in _CLI_COMMANDS.items()
+    },
+    "src/toolrig/cli/_plan_cmd.py": ("tests/test_cli_plan.py", "tests/cli/test_cli_plan_edges.py"),
+    "src/toolrig/cli/_demo_plan.py": ("tests/test_cli_plan.py", "tests/cli/test_cli_demo.py"),
+    "src/toolrig/cli/_search_cmd.py": ("tests/test_cli_search.py",),
+    # -- MCP: client and server (coverage per test; the modules it could not attribute, reached
+    # from the SDK's threads or other processes, by the test file of their feature) ------------
+    **{
+        f"src/toolrig/mcp/{name}.py": tuple(f"tests/mcp_server/test_mcp_{t}.py" for t in tests)
+        for name, tests in _MCP.items()
+    },
+    # -- search: by coverage, the three test files that reach a module most --------------------
+    **{
+        f"src/toolrig/search/{name}.py": tuple(f"tests/search/test_search_{t}.py" for t in tests)
+        for name, tests in _SEARCH.items()
+    },
+    # -- the YAML loader and the export cache ----------------------------------------------------
+    **dict.fromkeys(
+        ("src/toolrig/registry/_yamlsrc.py", "src/toolrig/registry/_loader.py"),
+        (
+            "tests/registry/test_yaml_boundaries.py",
+            "tests/registry/test_yaml_value_boundaries.py",
+            "tests/registry/test_registry_yaml.py",
+            "tests/registry/test_registry_yaml_bounds.py",
+        ),
+    ),
+    "src/toolrig/providers/_export_cache.py": (
+        "tests/providers/test_export_cache_boundaries.py",
+        "tests/providers/test_prov_export_cache.py",
+    ),
+    # -- the fork server (its workers run the database tools' queries) ---------------------------
+    **dict.fromkeys(
+        ("src/toolrig/tools/_fork_server.py", "src/toolrig/tools/_fork_call.py"),
+        ("tests/tools/test_fork_server_framing_boundaries.py", "tests/tools_web/test_db_bounds.py"),
     ),
 }
 
@@ -487,6 +661,15 @@ EQUIVALENT.update(
     }
 )
 
+EQUIVALENT.update(
+    {
+        "toolrig.agent._limits.custom__drop_operand__10": "a cost limit without a price is "
+        "refused when RunLimits is built (and it is frozen): price is never None there",
+        "toolrig.agent._fallback.xǁFallbackModelǁ__init____mutmut_26": "the provider of the "
+        "second model: every model's provider is the same, checked just before",
+    }
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Score:
@@ -502,6 +685,7 @@ class Score:
     seconds: float
     not_run: int = 0  # left unchecked when the time limit stopped the run
     cut: bool = False  # the time limit stopped the run
+    custom: int = 0  # of the generated mutants, those of the custom operators (mutation_ops)
 
     @property
     def rate(self) -> float:
@@ -571,21 +755,31 @@ def record(scores: list[Score], path: Path = BASELINE) -> list[str]:
             "equivalent": s.equivalent,
             "other": s.other,
             "seconds": s.seconds,
+            "custom": s.custom,
         }
     path.write_text(json.dumps(baseline, indent=1, sort_keys=True) + "\n")
     return [s.module for s in done]
 
 
 def unrecorded_modules(baseline: dict[str, dict[str, object]]) -> list[str]:
-    """Modules whose recorded fingerprint differs from the current one (or that have none),
-    quickest recorded run first so a budget covers as many as it can; never-recorded first."""
-    stale = [m for m in MODULES if baseline.get(m, {}).get("fingerprint") != _fingerprint(m)]
+    """Recorded modules whose fingerprint differs from the current one, quickest recorded run
+    first so a budget covers as many as it can. A module never recorded is not among them
+    (see :func:`unscored_modules`): with no score to keep, a change to it cannot lower one."""
+    stale = [
+        m for m in MODULES if m in baseline and baseline[m].get("fingerprint") != _fingerprint(m)
+    ]
 
     def seconds(module: str) -> float:
         value = baseline.get(module, {}).get("seconds", 0.0)
         return float(value) if isinstance(value, (int, float)) else 0.0
 
     return sorted(stale, key=seconds)
+
+
+def unscored_modules(baseline: dict[str, dict[str, object]]) -> list[str]:
+    """Modules of :data:`MODULES` with no recorded score yet ("not yet scored" in
+    docs/testing.md): ``--changed`` names them and leaves them to ``-m NAME --record``."""
+    return [m for m in MODULES if m not in baseline]
 
 
 def _mutmut_section(module: str) -> str:
@@ -636,6 +830,14 @@ def run_limited(
 
     It runs in a process group of its own, so a stop reaches every process it started (the
     test processes too): an interrupt first (mutmut keeps the results it has), then a kill."""
+    out, stopped, _ = _run_group(command, cwd=cwd, env=env, limit=limit, grace=grace)
+    return out, stopped
+
+
+def _run_group(
+    command: Sequence[str], *, cwd: Path, env: dict[str, str], limit: float | None, grace: float
+) -> tuple[str, bool, int | None]:
+    """:func:`run_limited`, with the exit status too (None when the limit stopped it)."""
     with subprocess.Popen(
         command,
         cwd=cwd,
@@ -646,7 +848,7 @@ def run_limited(
         start_new_session=True,
     ) as child:
         try:
-            return child.communicate(timeout=limit)[0], False
+            return child.communicate(timeout=limit)[0], False, child.returncode
         except subprocess.TimeoutExpired:
             pass
         out = ""
@@ -662,7 +864,7 @@ def run_limited(
             with contextlib.suppress(ProcessLookupError):  # the leader ended; its group may not
                 os.killpg(child.pid, signal.SIGKILL)
             break
-        return out or "", True
+        return out or "", True, None
 
 
 def _mutmut(work: Path, *args: str, limit: float | None = None) -> tuple[str, bool]:
@@ -678,6 +880,92 @@ def _statuses(work: Path) -> dict[str, str]:
         if sep and "__mutmut_" in name:
             out[name] = status
     return out
+
+
+def _test_command(module: str) -> list[str]:
+    tests = [t for t in MODULES[module] if (ROOT / t.partition("::")[0]).exists()]
+    return [
+        "nice",
+        "-n",
+        "10",
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-x",
+        "-q",
+        *tests,
+    ]
+
+
+def run_custom(module: str, work: Path, *, limit: float) -> tuple[dict[str, str], bool]:
+    """Run the custom operators' mutants of ``module`` (:mod:`mutation_ops`) against the same
+    test selection, in a copy of the scratch project's sources; return each mutant's status,
+    with mutmut's words (killed, survived, timeout, not checked), and whether ``limit`` stopped
+    the run. A result is kept under a hash of the mutant and the tests, so a re-run runs only
+    what changed."""
+    started = time.monotonic()
+    found = mutation_ops.mutants((ROOT / module).read_text(), _slug(module))
+    if not found:
+        return {}, False
+    command = _test_command(module)
+    tests = hashlib.sha256()
+    for name in MODULES[module]:
+        path = ROOT / name.partition("::")[0]
+        tests.update(name.encode() + (path.read_bytes() if path.exists() else b""))
+    store = work / "custom.json"
+    results: dict[str, str] = json.loads(store.read_text()) if store.exists() else {}
+    tree = work / "custom" / "src"
+    target = tree / module.removeprefix("src/")
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(tree)}
+    statuses: dict[str, str] = {}
+    clean: float | None = None
+    cut = False
+    for mutant in found:
+        key = hashlib.sha256(tests.digest() + mutant.source.encode()).hexdigest()
+        left = limit - (time.monotonic() - started)
+        if key in results:
+            statuses[mutant.name] = results[key]
+            continue
+        if left <= 0:
+            statuses[mutant.name], cut = "not checked", True
+            continue
+        if clean is None:
+            shutil.rmtree(tree.parent, ignore_errors=True)
+            shutil.copytree(work / "src", tree)
+            where = subprocess.run(
+                [sys.executable, "-c", "import toolrig; print(toolrig.__file__)"],
+                env=env,
+                cwd=work,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            if not Path(where).is_relative_to(tree):
+                raise SystemExit(f"the custom mutants' tests would import {where}, not {tree}")
+            begun = time.monotonic()
+            out, stopped, status = _run_group(command, cwd=work, env=env, limit=left, grace=5)
+            clean = time.monotonic() - begun
+            if stopped:
+                return {m.name: "not checked" for m in found if m.name not in statuses}, True
+            if status != 0:
+                raise SystemExit(f"the tests of {module} fail unmutated:\n{out[-3000:]}")
+            left = limit - (time.monotonic() - started)
+        original = target.read_text()
+        target.write_text(mutant.source)
+        try:
+            wait = min(left, max(60.0, 10 * clean))
+            _, stopped, status = _run_group(command, cwd=work, env=env, limit=wait, grace=5)
+        finally:
+            target.write_text(original)
+        if stopped and wait >= left:
+            statuses[mutant.name], cut = "not checked", True
+            continue
+        statuses[mutant.name] = "timeout" if stopped else "survived" if status == 0 else "killed"
+        results[key] = statuses[mutant.name]
+        store.write_text(json.dumps(results, indent=1, sort_keys=True))
+    return statuses, cut
 
 
 def run_module(module: str, *, fresh: bool = False, limit: float = RUN_LIMIT) -> Score:
@@ -701,6 +989,11 @@ def run_module(module: str, *, fresh: bool = False, limit: float = RUN_LIMIT) ->
     if not cut and statuses and all(s == "not checked" for s in statuses.values()):
         # the tests failed before any mutant ran (a test failing unmutated, or under mutmut)
         raise SystemExit(f"mutmut ran no mutant of {module}:\n{output[-3000:]}")
+    if fresh:
+        (work / "custom.json").unlink(missing_ok=True)
+    custom, custom_cut = run_custom(module, work, limit=limit - (time.monotonic() - started))
+    cut = cut or custom_cut
+    statuses.update(custom)
     equivalent = [n for n in statuses if n in EQUIVALENT]
     counted = {n: s for n, s in statuses.items() if n not in EQUIVALENT}
     not_run = [n for n, s in counted.items() if s == "not checked"] if cut else []
@@ -720,6 +1013,7 @@ def run_module(module: str, *, fresh: bool = False, limit: float = RUN_LIMIT) ->
         seconds=round(time.monotonic() - started, 1),
         not_run=len(not_run),
         cut=cut,
+        custom=len(custom),
     )
 
 
@@ -799,6 +1093,10 @@ def main(argv: list[str] | None = None) -> int:
     selected = list(MODULES)
     if args.changed == "recorded":
         selected = unrecorded_modules(load_baseline())
+        unscored = unscored_modules(load_baseline())
+        if unscored and not args.module:
+            print(f"not yet scored, not run ({len(unscored)}; -m NAME --record scores one):")
+            print("".join(f"  {m}\n" for m in unscored), end="", flush=True)
     elif args.changed:
         selected = changed_modules(args.changed)
     if args.module:
@@ -844,8 +1142,13 @@ def main(argv: list[str] | None = None) -> int:
     print(table(scores, skipped))
     if args.survivors:
         for s in scores:
+            described = {
+                m.name: m.description
+                for m in mutation_ops.mutants((ROOT / s.module).read_text(), _slug(s.module))
+            }
             for name in s.survivors:
-                print(f"  not killed: {name}  (mutmut show {name}, in .mutation/{_slug(s.module)})")
+                how = described.get(name) or f"mutmut show {name}, in .mutation/{_slug(s.module)}"
+                print(f"  not killed: {name}  ({how})")
     if args.record:
         recorded = record(scores)
         print(f"recorded in {BASELINE.relative_to(ROOT)}: {', '.join(recorded) or 'nothing'}")

@@ -6,7 +6,8 @@ time budget and says so, and fails only on a module that certainly scores below 
 |---|---|---|
 | CI runs it | after the benches, before the README command, with a budget | ``test_ci_...`` |
 | what changed | recorded and current: not run; changed, unrecorded: run | ``test_changed_...`` |
-| what changed | quickest recorded first, never-recorded before them | ``test_changed_...`` |
+| what changed | quickest recorded first; never recorded: named, not run | ``test_changed_...`` |
+| the table | every module and every mapped test file exists | ``test_every_...`` |
 | recording | a complete run is recorded, a run cut short is not | ``test_record_...`` |
 | the verdict | a complete run: below the target fails, at it passes | ``test_a_complete_...`` |
 | the verdict | a cut run fails only once its survivors exceed the target | ``test_a_cut_run_...`` |
@@ -69,11 +70,34 @@ def test_changed_means_not_recorded_for_the_current_code_and_tests(mutation: Mod
     first, second, *rest = modules
     baseline = {m: {"fingerprint": mutation._fingerprint(m), "seconds": 5.0} for m in modules}
     assert mutation.unrecorded_modules(baseline) == []
+    assert mutation.unscored_modules(baseline) == []
     baseline[first] = {"fingerprint": "an older hash", "seconds": 300.0}
     baseline[second] = {"fingerprint": "an older hash", "seconds": 30.0}
     for module in rest[:1]:
-        del baseline[module]  # never recorded
-    assert mutation.unrecorded_modules(baseline) == [*rest[:1], second, first]
+        del baseline[module]  # never recorded: not yet scored, named but not run
+    assert mutation.unrecorded_modules(baseline) == [second, first]
+    assert mutation.unscored_modules(baseline) == rest[:1]
+
+
+def test_changed_names_the_modules_not_yet_scored_and_runs_none_of_them(
+    mutation: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    baseline = mutation.load_baseline()
+    assert mutation.main(["--changed", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    named = {line.strip() for line in lines if line.startswith("  ")}
+    selected = {line for line in lines if line.startswith("src/")}
+    assert named == set(mutation.unscored_modules(baseline))
+    assert selected == set(mutation.unrecorded_modules(baseline))
+    assert not named & selected
+
+
+def test_every_module_of_the_table_exists_and_maps_existing_tests(mutation: ModuleType) -> None:
+    for module, tests in mutation.MODULES.items():
+        assert (ROOT / module).is_file(), module
+        assert tests, module
+        for test in tests:
+            assert (ROOT / test.partition("::")[0]).is_file(), (module, test)
 
 
 def test_record_keeps_complete_runs_only(mutation: ModuleType, tmp_path: Path) -> None:

@@ -169,11 +169,11 @@ def _build(node: Node, room: int) -> Any:
         for key_node, value_node in node.value:
             # Plain keys stay text (`on:` is the key "on", not true); other keys are built.
             key = key_node.value if key_node.tag == _PLAIN else _build(key_node, room)
-            if key in out or not isinstance(key, str):
+            if not isinstance(key, str) or key in out:  # a list key cannot be looked up
                 problem = (
-                    f"key {key!r} appears twice"
-                    if key in out
-                    else f"keys must be text, got {key!r}"
+                    f"keys must be text, got {key!r}"
+                    if not isinstance(key, str)
+                    else f"key {key!r} appears twice"
                 )
                 raise YamlSyntaxError(problem, key_node.start_mark.line + 1)
             out[key] = _build(value_node, room)
