@@ -126,6 +126,8 @@ async def events(request: Request) -> Response:
     console = _console(request)
     q = request.query_params
     topic = q.get("topic", "runs")
+    if topic not in ("run", "approvals"):  # echoed below: never a caller's other text
+        topic = "runs"
     run_id = q.get("run")
     since = q.get("after")
 

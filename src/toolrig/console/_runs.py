@@ -225,7 +225,7 @@ def _by_status(
     for clause, value in (
         ("started_at >= ?", filters.since),
         ("started_at < ?", filters.until),
-        ("rowid < ?", None if before is None else int(before)),
+        ("rowid < ?", before),  # a float compares with a rowid as is (int() of nan raised)
     ):
         if value is not None:
             where.append(clause)
