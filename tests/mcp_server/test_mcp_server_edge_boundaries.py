@@ -20,6 +20,8 @@ and a foreign ``Origin`` ``403``, before any tool.
 | body limit | 4 MiB - 1, 4 MiB: answered; 4 MiB + 1, 8 MiB: `413`, not run | `..._body_limit` |
 | Host guard | `localhost:1` answered, then `evil.example`: `421` | `test_guard[host-*]` |
 | Origin guard | `http://localhost` answered, then `http://evil.example`: `403` | `..[origin-*]` |
+| eras, stateless | none, 2025, a stray session id: 200; 2026 bare, `1999-01-01`: 400 | `..._eras` |
+| eras, sessions | none, 2025, 2026 bare, `1999-01-01`: 400; a made-up session: 404 | `..._eras` |
 
 Breaks tried (each made the named test fail, then was undone): `_listed` accepting the
 catalogue's call name (``..._names``, the three ``todo.add`` rows); the direct path's body
@@ -27,7 +29,9 @@ limit raised to 8 MiB (``..._body_limit[limit+1-stateless]`` and ``[twice-statel
 whole and run); the direct path taking arguments that are not an object
 (``..._shapes[*-stateless]``: an ``isError`` result instead of the SDK's error); the guard
 checking ``Host`` alone (``test_guard[origin-*]``); its remembered answers keyed by ``Host``
-alone (``test_guard[origin-*]``: the foreign ``Origin`` passed after the loopback one). The
+alone (``test_guard[origin-*]``: the foreign ``Origin`` passed after the loopback one); the
+direct path taking any ``MCP-Protocol-Version`` (``..._eras``: the bare 2026-07-28 and the
+``1999-01-01`` stateless rows answered and run). The
 direct path's own copy of the SDK's check sits behind the guard, so dropping it broke nothing
 here (``test_mcp_scaling`` compares that path with the SDK's).
 """
@@ -264,3 +268,34 @@ def test_guard(
     response = _post(urls[mode], _call("todo__add", {"a": 1}), {**headers, **foreign})
     assert response.status_code == status
     assert runs == []
+
+
+ERAS = [
+    ("stateless", {}, 200),
+    ("stateless", {"mcp-protocol-version": "2025-06-18"}, 200),
+    ("stateless", {"mcp-session-id": "made-up"}, 200),  # no sessions kept: nothing to find
+    ("stateless", {"mcp-protocol-version": "2026-07-28"}, 400),  # without its _meta envelope
+    ("stateless", {"mcp-protocol-version": "1999-01-01"}, 400),
+    ("stateful", {}, 400),  # no session
+    ("stateful", {"mcp-protocol-version": "2025-06-18"}, 400),
+    ("stateful", {"mcp-session-id": "made-up"}, 404),
+    ("stateful", {"mcp-protocol-version": "2026-07-28"}, 400),
+    ("stateful", {"mcp-protocol-version": "1999-01-01"}, 400),
+]
+
+
+@pytest.mark.parametrize(("mode", "header", "status"), ERAS, ids=lambda v: str(v))
+def test_eras(urls: dict[str, str], mode: str, header: dict[str, str], status: int) -> None:
+    """A raw ``tools/call`` without a handshake: a stateless server answers 2025 requests (a
+    session id it never issued changes nothing); a 2026-07-28 one needs its envelope; a
+    server with sessions needs one it issued; an unknown version is refused; only an answered
+    call runs."""
+    runs.clear()
+    response = _post(urls[mode], _call("todo__add", {"a": 1, "b": 2}), {**HEADERS, **header})
+    assert response.status_code == status
+    if status == 200:
+        assert response.json()["result"]["structuredContent"]["result"] == 3
+        assert runs == ["todo.add"]
+    else:
+        assert "error" in response.json()
+        assert runs == []
