@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from toolrig.core.model._unset import UNSET, Unset
+
 __all__ = [
     "ActionOptions",
     "FrozenModel",
@@ -22,6 +24,7 @@ __all__ = [
     "ToolCost",
     "ToolIcon",
     "ToolOptions",
+    "check_timeout",
     "check_version",
 ]
 
@@ -36,6 +39,25 @@ def check_version(value: str) -> str:
     if not _SEMVER.match(value):
         raise ValueError(f"version {value!r} is not a semantic version such as 1.2.0")
     return value
+
+
+def check_timeout(value: Any) -> float | None | Unset:
+    """``value`` as a time limit: `UNSET`, ``None`` (no limit; YAML may also write ``none``)
+    or positive seconds; else `ValueError`."""
+    if value is None or isinstance(value, Unset):
+        return value
+    if isinstance(value, str):
+        if value.strip().lower() == "none":
+            return None
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(
+            f"timeout must be a positive number of seconds, or none for no limit, not {value!r}"
+        )
+    return float(value)
 
 
 def _not_one_string(value: Any, info: ValidationInfo) -> Any:
@@ -122,8 +144,9 @@ class ToolOptions(FrozenModel):
     """Words for filtering and search."""
     annotations: ToolAnnotations = Field(default_factory=ToolAnnotations)
     """Behaviour hints (read-only, destructive, idempotent, open world)."""
-    timeout: float | None = Field(None, gt=0)
-    """Seconds before a call is abandoned; ``None`` means no limit."""
+    timeout: float | None | Unset = Field(UNSET, exclude_if=lambda value: value is UNSET)
+    """Seconds before a call is abandoned; ``None`` means no limit; left out (`UNSET`), the
+    executor's default limit (``toolrig.runtime.DEFAULT_TIMEOUT``) applies."""
     max_retries: int = Field(0, ge=0, le=100)
     """Extra attempts after a retryable failure (timeouts, transient errors)."""
     max_result_chars: int | Literal["inherit"] | None = "inherit"
@@ -162,6 +185,11 @@ class ToolOptions(FrozenModel):
     @classmethod
     def _semver(cls, value: str) -> str:
         return check_version(value)
+
+    @field_validator("timeout", mode="plain")
+    @classmethod
+    def _timeout(cls, value: Any) -> float | None | Unset:
+        return check_timeout(value)
 
     @field_validator("annotations", mode="before")
     @classmethod
