@@ -22,8 +22,8 @@ __all__ = [
     "link",
     "make_result",
     "raised",
-    "values_or",
     "timed_out",
+    "values_or",
     "with_timeout",
 ]
 

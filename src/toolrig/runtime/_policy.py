@@ -46,7 +46,7 @@ class CallPolicy:
     ``strict`` refuses type coercion (``"5"`` for an integer) unless overridden per call.
     """
 
-    default_timeout: float | None | Unset = UNSET
+    default_timeout: float | Unset | None = UNSET
     max_concurrency: int | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     strict: bool = False

@@ -25,8 +25,8 @@ from toolrig.core.model._on_first_use import asyncio
 from toolrig.core.result._result import ErrorInfo, ToolResult
 from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.runtime._call import Call
-from toolrig.runtime._events import ToolEvent
 from toolrig.runtime._deadlines import Deadlines
+from toolrig.runtime._events import ToolEvent
 from toolrig.runtime._outcome import CallTimedOut, make_result, raised, timed_out, values_or
 from toolrig.runtime._steps import announce, checked, context_for, report
 from toolrig.runtime._threads import WorkerPool, grace_for
@@ -134,7 +134,9 @@ class StraightLine:
                     if ctx is not None:
                         ctx.cancel_event.set()
                     error: ErrorInfo | None = timed_out(CallTimedOut(limit or 0.0, action))
-                    return self._done(tool, action, values, None, error, call, call_id, started_at, t0)
+                    return self._done(
+                        tool, action, values, None, error, call, call_id, started_at, t0
+                    )
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 if ctx is not None:

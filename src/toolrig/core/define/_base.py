@@ -97,7 +97,7 @@ class BaseTool:
     layer: ClassVar[str | None]
     tags: ClassVar[Sequence[str]]
     annotations: ClassVar[ToolAnnotations]
-    timeout: ClassVar[float | None | Unset]
+    timeout: ClassVar[float | Unset | None]
     max_retries: ClassVar[int]
     max_result_chars: ClassVar[int | str | None]
     isolation: ClassVar[str]

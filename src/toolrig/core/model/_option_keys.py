@@ -29,7 +29,7 @@ class ToolOptionsDict(TypedDict, total=False):
     layer: str | None
     tags: Sequence[str]
     annotations: "ToolAnnotations | None"
-    timeout: "float | None | Unset"
+    timeout: "float | Unset | None"
     max_retries: int
     max_result_chars: 'int | Literal["inherit"] | None'
     isolation: Literal["thread", "process"]

@@ -10,6 +10,7 @@ test holds equal to the models' fields. So an option is added in one place and c
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any, Literal
 
@@ -41,7 +42,7 @@ def check_version(value: str) -> str:
     return value
 
 
-def check_timeout(value: Any) -> float | None | Unset:
+def check_timeout(value: Any) -> float | Unset | None:
     """``value`` as a time limit: `UNSET`, ``None`` (no limit; YAML may also write ``none``)
     or positive seconds; else `ValueError`."""
     if value is None or isinstance(value, Unset):
@@ -49,10 +50,8 @@ def check_timeout(value: Any) -> float | None | Unset:
     if isinstance(value, str):
         if value.strip().lower() == "none":
             return None
-        try:
+        with contextlib.suppress(ValueError):
             value = float(value)
-        except ValueError:
-            pass
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         raise ValueError(
             f"timeout must be a positive number of seconds, or none for no limit, not {value!r}"
@@ -144,7 +143,7 @@ class ToolOptions(FrozenModel):
     """Words for filtering and search."""
     annotations: ToolAnnotations = Field(default_factory=ToolAnnotations)
     """Behaviour hints (read-only, destructive, idempotent, open world)."""
-    timeout: float | None | Unset = Field(UNSET, exclude_if=lambda value: value is UNSET)
+    timeout: float | Unset | None = Field(UNSET, exclude_if=lambda value: value is UNSET)
     """Seconds before a call is abandoned; ``None`` means no limit; left out (`UNSET`), the
     executor's default limit (``toolrig.runtime.DEFAULT_TIMEOUT``) applies."""
     max_retries: int = Field(0, ge=0, le=100)
@@ -188,7 +187,7 @@ class ToolOptions(FrozenModel):
 
     @field_validator("timeout", mode="plain")
     @classmethod
-    def _timeout(cls, value: Any) -> float | None | Unset:
+    def _timeout(cls, value: Any) -> float | Unset | None:
         return check_timeout(value)
 
     @field_validator("annotations", mode="before")
