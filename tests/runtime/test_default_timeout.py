@@ -168,7 +168,11 @@ def _yaml_tools(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Registry:
     )
     monkeypatch.syspath_prepend(str(folder))
     sys.modules.pop("sleepers_impl", None)
-    for name, timeout in (("y_nap", ""), ("y_null", "timeout: null\n"), ("y_none", "timeout: none\n")):
+    for name, timeout in (
+        ("y_nap", ""),
+        ("y_null", "timeout: null\n"),
+        ("y_none", "timeout: none\n"),
+    ):
         (folder / f"{name}.yaml").write_text(
             f"name: {name}\ndescription: Sleep.\n"
             "parameters:\n  - {name: s, type: number, required: true}\n"

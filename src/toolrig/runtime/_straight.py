@@ -25,7 +25,7 @@ from toolrig.core.model._on_first_use import asyncio
 from toolrig.core.result._result import ErrorInfo, ToolResult
 from toolrig.core.schema._validation import ArgumentsInvalid
 from toolrig.runtime._call import Call
-from toolrig.runtime._deadlines import Deadlines
+from toolrig.runtime._deadlines import EXPIRED, Deadlines
 from toolrig.runtime._events import ToolEvent
 from toolrig.runtime._outcome import CallTimedOut, make_result, raised, timed_out, values_or
 from toolrig.runtime._steps import announce, checked, context_for, report
@@ -114,13 +114,11 @@ class StraightLine:
             else context_for(action, call_id, 1, limit, progress, self.state, self.runner)
         )
         output = None
-        task = deadlines = None
-        key = 0
+        bucket = task = None
         if limit is not None:
             task = asyncio.current_task()
             if task is not None:
-                deadlines = self._deadlines(limit)
-                key = deadlines.enter(task)
+                bucket = self._bucket(task, limit)
         try:
             if action.is_async:
                 output = await action.call(values, ctx)
@@ -128,12 +126,14 @@ class StraightLine:
                 threads = self.threads
                 output = await threads.call(action.call, values, ctx, grace=grace_for(ctx))
         except asyncio.CancelledError:
-            if deadlines is not None and task is not None and deadlines.leave(key, task):
-                deadlines = None
+            if bucket is not None and EXPIRED in bucket:
+                assert task is not None
+                assert limit is not None
+                bucket = None
                 if task.uncancel() == 0:  # cancelled for its limit alone
                     if ctx is not None:
                         ctx.cancel_event.set()
-                    error: ErrorInfo | None = timed_out(CallTimedOut(limit or 0.0, action))
+                    error: ErrorInfo | None = timed_out(CallTimedOut(limit, action))
                     return self._done(
                         tool, action, values, None, error, call, call_id, started_at, t0
                     )
@@ -148,8 +148,10 @@ class StraightLine:
         else:
             error = checked(action, output, self.validate_output)
         finally:
-            if deadlines is not None and task is not None and deadlines.leave(key, task):
-                task.uncancel()  # the limit passed as it ended: it ran to its end
+            if bucket is not None:
+                bucket.discard(task)
+                if EXPIRED in bucket:  # the limit passed as it ended: it ran to its end
+                    task.uncancel()  # type: ignore[union-attr]
         return self._done(tool, action, values, output, error, call, call_id, started_at, t0)
 
     def _done(
@@ -168,14 +170,13 @@ class StraightLine:
         result = make_result(action, output, error, call_id, started_at, t0, 1)
         return report(self.listeners, action, values, result, call, tool)
 
-    def _deadlines(self, limit: float) -> Deadlines:
-        """The deadlines of this loop's calls (one loop's at a time is kept)."""
-        loop = asyncio.get_running_loop()
+    def _bucket(self, task: asyncio.Task[Any], limit: float) -> set[object]:
+        """The bucket of deadlines ``task``'s call joins (one loop's are kept at a time)."""
+        loop = task.get_loop()
         kept = self._kept
-        if kept is not None and kept.loop is loop and kept.limit == limit:
-            return kept
-        self._kept = kept = Deadlines(loop, limit)
-        return kept
+        if kept is None or kept.loop is not loop or kept.limit != limit:
+            self._kept = kept = Deadlines(loop, limit)
+        return kept.enter(task)
 
     def _refused(
         self,
