@@ -151,6 +151,15 @@ def test_a_direct_blocking_sync_call_stays_in_the_callers_thread() -> None:
     assert result.output == threading.get_ident()  # the straight line, in this thread
 
 
+def test_a_direct_blocking_sync_call_with_hooks_stays_in_the_callers_thread() -> None:
+    executor = ToolExecutor([doze])
+    seen: list[int] = []
+    executor.add_pre_hook(lambda call: seen.append(threading.get_ident()))  # composed, inline
+    result = executor.execute_sync("doze", s=PAST)
+    _ran(result)
+    assert result.output == threading.get_ident() == seen[0]
+
+
 def test_a_direct_blocking_sync_call_is_bounded_by_a_given_limit() -> None:
     _stopped(ToolExecutor([doze], default_timeout=LIMIT).execute_sync("doze", s=PAST * 5))
     limited = tool(timeout=LIMIT)(doze.__wrapped__)
