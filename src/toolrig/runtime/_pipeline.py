@@ -272,17 +272,14 @@ class Pipeline:
             strict = self._strict
         guarded = GUARDING.get() is not None
         if self._straight and not guarded and action.plain and timeout is UNSET and not max_retries:
-            # a plain action's tool says nothing of its timeout (the default) or None (none)
-            limit = None if tool.spec.timeout is None else self._default_limit
-            if not blocking:
-                return self._line.run_async(tool, action, args, call_id, strict, progress, limit)
-            if not action.is_async:
-                if limit is None or self._sync_limit is None:
+            if blocking and not action.is_async:  # in this thread: only a limit given here
+                if self._sync_limit is None or tool.spec.timeout is None:
                     return self._line.run_sync(tool, action, args, call_id, strict, progress)
             else:
-                return run_sync(
-                    self._line.run_async(tool, action, args, call_id, strict, progress, limit)
-                )
+                # a plain action's tool says nothing of its timeout (the default) or None
+                limit = None if tool.spec.timeout is None else self._default_limit
+                line = self._line.run_async(tool, action, args, call_id, strict, progress, limit)
+                return run_sync(line) if blocking else line
         spec = tool.spec
         # a blocking call of a sync tool may run in this thread, where nothing can stop it:
         # there only a limit given (by the call, the tool or the policy) applies
