@@ -207,8 +207,7 @@ class Pipeline:
             and self.placement.dispatcher is None
             and not self.placement.overrides
         )
-        # the limit of a straight line's call that says nothing: the default (a blocking call
-        # of a sync tool runs in the caller's thread, bounded only by a limit given here)
+        # the limits of a straight line's call that says nothing: awaited, and in this thread
         self._default_limit = policy.implicit
         self._sync_limit = policy.limit(UNSET, UNSET, implicit=False)
         self._inline = (
@@ -272,24 +271,17 @@ class Pipeline:
             strict = self._strict
         guarded = GUARDING.get() is not None
         if self._straight and not guarded and action.plain and timeout is UNSET and not max_retries:
-            if blocking and not action.is_async:  # in this thread: only a limit given here
+            if blocking and not action.is_async:  # in this thread: only a given limit applies
                 if self._sync_limit is None or tool.spec.timeout is None:
                     return self._line.run_sync(tool, action, args, call_id, strict, progress)
             else:
-                # a plain action's tool says nothing of its timeout (the default) or None
                 limit = None if tool.spec.timeout is None else self._default_limit
                 line = self._line.run_async(tool, action, args, call_id, strict, progress, limit)
                 return run_sync(line) if blocking else line
         spec = tool.spec
-        # a blocking call of a sync tool may run in this thread, where nothing can stop it:
-        # there only a limit given (by the call, the tool or the policy) applies
-        here = (
-            blocking
-            and self._inline
-            and not action.is_async
-            and spec.isolation == "thread"
-            and spec.runs_on is None
-        )
+        # a blocking sync call may run in this thread (nothing stops it): only a given limit
+        here = blocking and self._inline and not action.is_async
+        here = here and spec.isolation == "thread" and spec.runs_on is None
         limit = self._policy.limit(spec.timeout, timeout, implicit=not here)
         call = self._call(tool, action, args, call_id, limit, strict, max_retries, progress)
         if here and limit is None:
