@@ -47,6 +47,8 @@ SURFACES: dict[str, set[str]] = {
         "Call",
         "CallNext",
         "CallPolicy",
+        "DEFAULT_TIMEOUT",
+        "TIMEOUT_ENV",
         "EventKind",
         "GuardrailOutcome",
         "GuardrailScope",

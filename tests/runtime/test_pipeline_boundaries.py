@@ -13,7 +13,8 @@ Each promise (its boundary), and the test that tries it:
 - a tool's context names its tool, action, call id and attempt, carries the executor's state,
   reports progress to the caller and nests calls on the same pipeline (every path):
   ``test_the_context_describes_its_own_call``;
-- the context's deadline is the call's limit from now, and none without a limit:
+- the context's deadline is the call's limit from now (the default limit for an async tool
+  that says nothing):
   ``test_the_context_deadline_is_the_calls_limit``;
 - a tool cancelled from inside is a ``cancelled`` result naming the action (every path):
   ``test_a_tool_cancelled_from_inside_answers_cancelled``; the caller's own cancellation
@@ -82,7 +83,7 @@ import pytest
 from runtime_timing import Beside
 from toolrig import ToolContext, ToolExecutor, ToolResult, tool
 from toolrig.core.model._errors import ErrorCode
-from toolrig.runtime import Call, CallNext, EventKind, ToolEvent
+from toolrig.runtime import DEFAULT_TIMEOUT, Call, CallNext, EventKind, ToolEvent
 
 
 @tool
@@ -201,15 +202,16 @@ def test_the_context_deadline_is_the_calls_limit(path: str) -> None:
 
     executor = _executor(path, [look])
     before = time.monotonic()
-    limited = "composed" in path  # the straight lines run calls without a limit
+    limited = "composed" in path  # a limit sends a blocking call off the straight line
     options = {"timeout": 5.0} if limited else {}
     assert _run(path, executor, "look", {}, **options).success
     (deadline,) = deadlines
     if limited:
         assert deadline is not None
         assert before + 4.0 < deadline <= time.monotonic() + 5.0
-    else:
-        assert deadline is None
+    else:  # an async tool runs on an event loop: a call that says nothing has the default
+        assert deadline is not None
+        assert before + DEFAULT_TIMEOUT - 1 < deadline <= time.monotonic() + DEFAULT_TIMEOUT
 
 
 @pytest.mark.parametrize("path", PATHS)

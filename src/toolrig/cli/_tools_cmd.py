@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
 from toolrig.core.model._names import ActionRef
+from toolrig.core.model._unset import Unset
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -185,7 +186,7 @@ def _show_parts(spec: ToolSpec, data: dict[str, Any], *, only: str | None) -> li
         ("version", spec.version),
         ("type / layer", " / ".join(v for v in (spec.type, spec.layer) if v)),
         ("tags", ", ".join(spec.tags)),
-        ("timeout", f"{spec.timeout:g} s" if spec.timeout else "none"),
+        ("timeout", _timeout(spec.timeout)),
         ("retries", str(spec.max_retries)),
         ("dependencies", ", ".join(spec.dependencies)),
         ("cost", _cost(spec)),
@@ -262,3 +263,10 @@ def _json(value: Any) -> str:
     import json
 
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _timeout(value: float | Unset | None) -> str:
+    """A tool's time limit as the catalogue shows it."""
+    if isinstance(value, Unset):
+        return "the executor's default"
+    return "none" if value is None else f"{value:g} s"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypedDict
 
 from toolrig.core.context._interaction import Elicitor, Sampler
+from toolrig.core.model._unset import UNSET, Unset
 
 UrlConsent: TypeAlias = Callable[[str, str], Awaitable[bool]]
 """``(message, url) -> agreed``: shows the user why and where a server asks them to go (the
@@ -50,8 +51,9 @@ class ServerParams:
     """Streamable HTTP: headers sent with every request."""
     token: str | None = field(default=None, repr=False)
     """Streamable HTTP: sent as ``Authorization: Bearer <token>``."""
-    timeout: float | None = None
-    """Seconds each imported tool may run (``None``: no limit of its own)."""
+    timeout: float | Unset | None = UNSET
+    """Seconds each imported tool may run (``None``: no limit; left out: the executor's
+    default limit)."""
     max_retries: int = 0
     """Retries of each imported tool on a retryable error."""
     connect_timeout: float = 30.0
@@ -125,7 +127,7 @@ class ServerKeywords(TypedDict, total=False):
     url: str | None
     headers: Mapping[str, str] | None
     token: str | None
-    timeout: float | None
+    timeout: float | Unset | None
     max_retries: int
     connect_timeout: float
     auth: Any

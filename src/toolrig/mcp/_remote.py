@@ -19,6 +19,7 @@ from toolrig.core.define._function_tool import Tool
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.core.model._options import ToolIcon
 from toolrig.core.model._spec import ToolAnnotations
+from toolrig.core.model._unset import UNSET, Unset
 from toolrig.core.result._content import (
     Audio,
     EmbeddedResource,
@@ -92,7 +93,7 @@ def build_remote_tool(
     name: str,
     call: RemoteCall,
     source: str,
-    timeout: float | None = None,
+    timeout: float | Unset | None = UNSET,
     max_retries: int = 0,
 ) -> Tool:
     """A toolrig tool named ``name`` that runs ``remote`` through ``call``.

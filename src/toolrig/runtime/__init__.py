@@ -20,7 +20,7 @@ from toolrig.runtime._guardrails import (
     Verdict,
 )
 from toolrig.runtime._pipeline import Pipeline
-from toolrig.runtime._policy import CallPolicy
+from toolrig.runtime._policy import DEFAULT_TIMEOUT, TIMEOUT_ENV, CallPolicy
 from toolrig.runtime._request import ToolCall
 from toolrig.runtime._retry import RetryPolicy
 from toolrig.runtime._tracing import disable_tracing, enable_tracing
@@ -49,6 +49,8 @@ __getattr__ = _lazy_names(__name__, _LAZY)
 
 __all__ = [
     "DEFAULT_RESULT_CHARS",
+    "DEFAULT_TIMEOUT",
+    "TIMEOUT_ENV",
     "UNSET",
     "Call",
     "CallNext",

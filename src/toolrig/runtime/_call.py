@@ -11,12 +11,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 from toolrig.core.context._context import ProgressCallback, ToolContext
 from toolrig.core.define._action import Action
 from toolrig.core.define._base import BaseTool
 from toolrig.core.model._names import ActionRef
+from toolrig.core.model._unset import UNSET, Unset
 from toolrig.core.result._result import ToolResult
 
 __all__ = [
@@ -29,19 +30,6 @@ __all__ = [
     "Runner",
     "Unset",
 ]
-
-
-class Unset:
-    """The type of `UNSET`: an option left out (the tool's or executor's default)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Final = Unset()
-"""Marks an option left out (use the tool's or executor's default); ``None`` means "none"."""
 
 
 class Runner(Protocol):

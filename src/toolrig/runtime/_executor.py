@@ -46,7 +46,7 @@ class ToolExecutor:
         self,
         tools: Catalog | Iterable[ToolLike] = (),
         *,
-        default_timeout: float | None = None,
+        default_timeout: float | Unset | None = UNSET,
         max_concurrency: int | None = None,
         retry: RetryPolicy | None = None,
         strict: bool = False,

@@ -22,6 +22,7 @@ __all__ = [
     "link",
     "make_result",
     "raised",
+    "timed_out",
     "values_or",
     "with_timeout",
 ]
@@ -123,6 +124,16 @@ async def with_timeout(
         if inspect.iscoroutine(awaitable):
             awaitable.close()
         raise CallTimedOut(limit, action) from None
+
+
+def timed_out(exc: CallTimedOut) -> ErrorInfo:
+    """The error of an attempt that ran past its time limit."""
+    return ErrorInfo(
+        code=ErrorCode.TIMEOUT,
+        message=str(exc),
+        retryable=True,
+        hint="The tool took too long; try a smaller request or try again later.",
+    )
 
 
 class CallTimedOut(Exception):

@@ -52,7 +52,9 @@ __all__ = ["Pipeline"]
 class Pipeline:
     """The call path and its policy: time limits, retries, strictness, hooks and middleware.
 
-    ``default_timeout`` applies to tools without their own ``timeout`` (``None``: no limit).
+    ``default_timeout`` applies to tools that say nothing of their ``timeout``: left out,
+    the default limit (`DEFAULT_TIMEOUT`, or ``$TOOLRIG_DEFAULT_TIMEOUT``) on every path off
+    the caller's thread; given (seconds, or ``None`` for no limit), on every path.
     ``max_concurrency`` caps calls running at once on the async path (``None``: no cap).
     ``strict`` refuses type coercion (``"5"`` for an integer) unless overridden per call.
     ``state`` is handed to tools that ask for a `ToolContext`.
@@ -63,7 +65,7 @@ class Pipeline:
     def __init__(
         self,
         *,
-        default_timeout: float | None = None,
+        default_timeout: float | Unset | None = UNSET,
         max_concurrency: int | None = None,
         retry: RetryPolicy | None = None,
         strict: bool = False,
@@ -202,10 +204,12 @@ class Pipeline:
             and not self._post
             and not self._middleware
             and policy.max_concurrency is None
-            and policy.default_timeout is None
             and self.placement.dispatcher is None
             and not self.placement.overrides
         )
+        # the limits of a straight line's call that says nothing: awaited, and in this thread
+        self._default_limit = policy.implicit
+        self._sync_limit = policy.limit(UNSET, UNSET, implicit=False)
         self._inline = (
             not async_hooks
             and not self._middleware
@@ -267,20 +271,20 @@ class Pipeline:
             strict = self._strict
         guarded = GUARDING.get() is not None
         if self._straight and not guarded and action.plain and timeout is UNSET and not max_retries:
-            if not blocking:
-                return self._line.run_async(tool, action, args, call_id, strict, progress)
-            if not action.is_async:
-                return self._line.run_sync(tool, action, args, call_id, strict, progress)
-            return run_sync(self._line.run_async(tool, action, args, call_id, strict, progress))
-        call = self._call(tool, action, args, call_id, timeout, strict, max_retries, progress)
-        if (
-            blocking
-            and self._inline
-            and call.timeout is None
-            and not action.is_async
-            and tool.spec.isolation == "thread"
-            and tool.spec.runs_on is None
-        ):
+            if blocking and not action.is_async:  # in this thread: only a given limit applies
+                if self._sync_limit is None or tool.spec.timeout is None:
+                    return self._line.run_sync(tool, action, args, call_id, strict, progress)
+            else:
+                limit = None if tool.spec.timeout is None else self._default_limit
+                line = self._line.run_async(tool, action, args, call_id, strict, progress, limit)
+                return run_sync(line) if blocking else line
+        spec = tool.spec
+        # a blocking sync call may run in this thread (nothing stops it): only a given limit
+        here = blocking and self._inline and not action.is_async
+        here = here and spec.isolation == "thread" and spec.runs_on is None
+        limit = self._policy.limit(spec.timeout, timeout, implicit=not here)
+        call = self._call(tool, action, args, call_id, limit, strict, max_retries, progress)
+        if here and limit is None:
             call.runner = INLINE
             return self._driven(call, guarded)
         run = self._guarded(call) if guarded else self._chain(call)
@@ -359,7 +363,7 @@ class Pipeline:
         action: Action,
         args: Any,
         call_id: str,
-        timeout: float | Unset | None,
+        limit: float | None,
         strict: bool,
         max_retries: int | None,
         progress: ProgressCallback | None,
@@ -372,7 +376,7 @@ class Pipeline:
             raw=args,
             strict=strict,
             tool_call_id=call_id,
-            timeout=self._policy.limit(spec, timeout),
+            timeout=limit,
             max_retries=spec.max_retries if max_retries is None else max_retries,
             progress=progress,
             started_at=time.time(),

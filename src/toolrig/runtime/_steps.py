@@ -22,7 +22,14 @@ from toolrig.core.result._result import ErrorInfo, ResultMetadata, ToolResult
 from toolrig.runtime._budget import apply_budget
 from toolrig.runtime._call import Call
 from toolrig.runtime._events import EventKind, ToolEvent
-from toolrig.runtime._outcome import AttemptFailed, CallTimedOut, make_result, raised, with_timeout
+from toolrig.runtime._outcome import (
+    AttemptFailed,
+    CallTimedOut,
+    make_result,
+    raised,
+    timed_out,
+    with_timeout,
+)
 from toolrig.runtime._tracing import log_fields
 from toolrig.runtime._tracing import record_missing as trace_missing
 
@@ -116,12 +123,7 @@ async def attempt(
             raise  # the caller's own cancellation is not ours to swallow
         return None, ErrorInfo(code=ErrorCode.CANCELLED, message=f"`{action.name}` was cancelled.")
     except CallTimedOut as exc:
-        return None, ErrorInfo(
-            code=ErrorCode.TIMEOUT,
-            message=str(exc),
-            retryable=True,
-            hint="The tool took too long; try a smaller request or try again later.",
-        )
+        return None, timed_out(exc)
     except AttemptFailed as exc:
         return None, exc.error
     except Exception as exc:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from toolrig.core.define._action_schema import ActionSchema
     from toolrig.core.model._options import ToolAnnotations, ToolCost
     from toolrig.core.model._spec import ToolSpec
+    from toolrig.core.model._unset import Unset
 
 __all__ = ["BaseTool", "action"]
 
@@ -96,7 +97,7 @@ class BaseTool:
     layer: ClassVar[str | None]
     tags: ClassVar[Sequence[str]]
     annotations: ClassVar[ToolAnnotations]
-    timeout: ClassVar[float | None]
+    timeout: ClassVar[float | Unset | None]
     max_retries: ClassVar[int]
     max_result_chars: ClassVar[int | str | None]
     isolation: ClassVar[str]
@@ -160,7 +161,7 @@ class BaseTool:
 
     def _install(self, spec: ToolSpec, actions: dict[str, Action]) -> None:
         plain = (
-            spec.timeout is None
+            not isinstance(spec.timeout, float | int)  # unset or None: no limit of its own
             and spec.max_retries == 0
             and spec.isolation == "thread"
             and spec.runs_on is None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 if TYPE_CHECKING:
     from toolrig.core.model._options import ToolAnnotations, ToolCost
+    from toolrig.core.model._unset import Unset
 
 __all__ = ["ActionOptionsDict", "ToolOptionsDict"]
 
@@ -28,7 +29,7 @@ class ToolOptionsDict(TypedDict, total=False):
     layer: str | None
     tags: Sequence[str]
     annotations: "ToolAnnotations | None"
-    timeout: float | None
+    timeout: "float | Unset | None"
     max_retries: int
     max_result_chars: 'int | Literal["inherit"] | None'
     isolation: Literal["thread", "process"]

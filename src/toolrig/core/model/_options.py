@@ -10,10 +10,13 @@ test holds equal to the models' fields. So an option is added in one place and c
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from toolrig.core.model._unset import UNSET, Unset
 
 __all__ = [
     "ActionOptions",
@@ -22,6 +25,7 @@ __all__ = [
     "ToolCost",
     "ToolIcon",
     "ToolOptions",
+    "check_timeout",
     "check_version",
 ]
 
@@ -36,6 +40,23 @@ def check_version(value: str) -> str:
     if not _SEMVER.match(value):
         raise ValueError(f"version {value!r} is not a semantic version such as 1.2.0")
     return value
+
+
+def check_timeout(value: Any) -> float | Unset | None:
+    """``value`` as a time limit: `UNSET`, ``None`` (no limit; YAML may also write ``none``)
+    or positive seconds; else `ValueError`."""
+    if value is None or isinstance(value, Unset):
+        return value
+    if isinstance(value, str):
+        if value.strip().lower() == "none":
+            return None
+        with contextlib.suppress(ValueError):
+            value = float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(
+            f"timeout must be a positive number of seconds, or none for no limit, not {value!r}"
+        )
+    return float(value)
 
 
 def _not_one_string(value: Any, info: ValidationInfo) -> Any:
@@ -122,8 +143,9 @@ class ToolOptions(FrozenModel):
     """Words for filtering and search."""
     annotations: ToolAnnotations = Field(default_factory=ToolAnnotations)
     """Behaviour hints (read-only, destructive, idempotent, open world)."""
-    timeout: float | None = Field(None, gt=0)
-    """Seconds before a call is abandoned; ``None`` means no limit."""
+    timeout: float | Unset | None = Field(UNSET, exclude_if=lambda value: value is UNSET)
+    """Seconds before a call is abandoned; ``None`` means no limit; left out (`UNSET`), the
+    executor's default limit (``toolrig.runtime.DEFAULT_TIMEOUT``) applies."""
     max_retries: int = Field(0, ge=0, le=100)
     """Extra attempts after a retryable failure (timeouts, transient errors)."""
     max_result_chars: int | Literal["inherit"] | None = "inherit"
@@ -162,6 +184,11 @@ class ToolOptions(FrozenModel):
     @classmethod
     def _semver(cls, value: str) -> str:
         return check_version(value)
+
+    @field_validator("timeout", mode="plain")
+    @classmethod
+    def _timeout(cls, value: Any) -> float | Unset | None:
+        return check_timeout(value)
 
     @field_validator("annotations", mode="before")
     @classmethod

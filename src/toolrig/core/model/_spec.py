@@ -98,10 +98,15 @@ class ToolSpec(ToolOptions):
         return self.annotations.merged(self.actions[action].annotations)
 
 
+_NONE_SAYS_NONE = frozenset({"timeout", "max_result_chars"})
+"""The options whose ``None`` means "none" rather than "the default"."""
+
+
 def tool_options(name: str, options: Mapping[str, Any]) -> ToolOptions:
     """``options`` as given (keywords, class attributes) checked together with the tool's
     ``name``: every problem comes out in one `ToolDefinitionError`. A ``None`` value
-    means the option's default, except for ``max_result_chars`` (``None``: never cut)."""
+    means the option's default, except for ``timeout`` (``None``: no limit) and
+    ``max_result_chars`` (``None``: never cut)."""
     problems: list[str] = []
     try:
         check_name(name)
@@ -110,7 +115,7 @@ def tool_options(name: str, options: Mapping[str, Any]) -> ToolOptions:
     checked = None
     try:
         checked = ToolOptions(
-            **{k: v for k, v in options.items() if v is not None or k == "max_result_chars"}
+            **{k: v for k, v in options.items() if v is not None or k in _NONE_SAYS_NONE}
         )
     except ValidationError as exc:
         problems.extend(validation_problems(exc))
