@@ -106,6 +106,7 @@ def test_error_codes_are_stable() -> None:
         "dependency_failed",
         "rate_limited",
         "not_supported",
+        "guardrail",
     }
     assert {c.value for c in ErrorCode} == documented
 

@@ -183,8 +183,9 @@ class ServerTasks:
         answer: Callable[[ToolResult], dict[str, Any]],
         budget: int | None,
     ) -> dict[str, Any]:
-        """Run the call as a task (its result cut to ``budget`` characters, as any call's); the ``CreateTaskResult`` (or, for ``ask_first`` tools, an
-        ``input_required`` round, or the result when it ended before becoming a task)."""
+        """Run the call as a task (its result cut to ``budget`` characters, as any call's);
+        the ``CreateTaskResult`` (or, for ``ask_first`` tools, an ``input_required`` round, or
+        the result when it ended before becoming a task)."""
         policy = self.policy
         task = TaskState(call_name, policy.ttl_ms, policy.poll_interval_ms)
         caps = ctx.session.client_capabilities
