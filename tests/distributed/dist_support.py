@@ -46,6 +46,7 @@ class Worker:
     logfile: Path = field(default_factory=Path)
 
     def start(self) -> None:
+        MARKS.mkdir(parents=True, exist_ok=True)  # a module before this one cleaned it away
         self.logfile = MARKS / f"{self.name}.log"
         with self.logfile.open("wb") as out:
             self.proc = subprocess.Popen(

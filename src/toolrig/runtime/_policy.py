@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from toolrig.core.model._options import check_timeout
+from toolrig.core.model._timeout import check_timeout
 from toolrig.core.model._unset import UNSET, Unset
 from toolrig.runtime._retry import RetryPolicy
 

@@ -10,12 +10,12 @@ test holds equal to the models' fields. So an option is added in one place and c
 
 from __future__ import annotations
 
-import contextlib
 import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from toolrig.core.model._timeout import check_timeout
 from toolrig.core.model._unset import UNSET, Unset
 
 __all__ = [
@@ -25,7 +25,6 @@ __all__ = [
     "ToolCost",
     "ToolIcon",
     "ToolOptions",
-    "check_timeout",
     "check_version",
 ]
 
@@ -40,23 +39,6 @@ def check_version(value: str) -> str:
     if not _SEMVER.match(value):
         raise ValueError(f"version {value!r} is not a semantic version such as 1.2.0")
     return value
-
-
-def check_timeout(value: Any) -> float | Unset | None:
-    """``value`` as a time limit: `UNSET`, ``None`` (no limit; YAML may also write ``none``)
-    or positive seconds; else `ValueError`."""
-    if value is None or isinstance(value, Unset):
-        return value
-    if isinstance(value, str):
-        if value.strip().lower() == "none":
-            return None
-        with contextlib.suppress(ValueError):
-            value = float(value)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ValueError(
-            f"timeout must be a positive number of seconds, or none for no limit, not {value!r}"
-        )
-    return float(value)
 
 
 def _not_one_string(value: Any, info: ValidationInfo) -> Any:
