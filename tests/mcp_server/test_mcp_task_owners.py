@@ -9,6 +9,7 @@ with the task in the execution log's row too.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from auth_issuer import Issuer
 from mcp_support import WAIT
 from test_mcp_auth import HEADERS, issuer, protected
+from test_mcp_task_notifications import listening
 
 from toolrig import ToolContext, tool
 from toolrig.mcp import TaskPolicy, ToolServer
@@ -109,14 +111,29 @@ async def test_only_the_owner_holding_the_scope_reaches_a_task(
                 refused = await rpc(url, token, method, {"taskId": task_id, **extra})
                 assert "result" not in refused, (who, method)
                 assert _unknown(refused, task_id) == _unknown(unknown, "no-such-task"), who
-        # neither answered nor cancelled by them: the owner finishes it
+        # neither answered nor cancelled by them: the owner finishes it, and only the owner's
+        # listen stream hears of it
         assert await status(url, owner, task_id) == "input_required"
-        mine = {"action": "accept", "content": {"v": "hello"}}
-        await rpc(url, owner, "tasks/update", {"taskId": task_id, "inputResponses": {"word": mine}})
-        for _ in range(200):
-            done = (await rpc(url, owner, "tasks/get", {"taskId": task_id}))["result"]
-            if done["status"] == "completed":
-                break
+        watch = {"taskIds": [task_id]}
+        async with (
+            httpx.AsyncClient(timeout=WAIT) as client,
+            listening(client, url, watch, 5, owner) as (_, heard),
+            listening(client, url, watch, 6, intruders["another subject"]) as (_, spied),
+            listening(client, url, watch, 7, intruders["the owner without the scope"]) as (
+                _,
+                lost,
+            ),
+        ):
+            mine = {"action": "accept", "content": {"v": "hello"}}
+            update = {"taskId": task_id, "inputResponses": {"word": mine}}
+            await rpc(url, owner, "tasks/update", update)
+            frames = []
+            while not frames or frames[-1]["params"]["status"] != "completed":
+                frames.append(await asyncio.wait_for(heard.get(), WAIT))
+            for stream in (spied, lost):  # heard after the owner's stream, if at all
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(stream.get(), 1.0)
+        done = (await rpc(url, owner, "tasks/get", {"taskId": task_id}))["result"]
         assert done["status"] == "completed", done
         assert done["result"]["content"][0]["text"] == "said hello"
     if log is not None:

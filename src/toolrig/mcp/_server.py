@@ -29,7 +29,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import EventStore
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -42,6 +42,7 @@ from toolrig.mcp._features import Completer, LogLevels, complete_tool_argument, 
 from toolrig.mcp._results import serve_results
 from toolrig.mcp._rounds import InputRounds, RoundHooks, UntilAnswered
 from toolrig.mcp._scopes import ScopeCheck, caller_scopes
+from toolrig.mcp._task_listen import TaskListen
 from toolrig.mcp._tasks import ServerTasks, TaskPolicy
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
@@ -134,11 +135,13 @@ class ToolServer:
         self._notify_pending = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._bus = InMemorySubscriptionBus()
+        self.tasks = ServerTasks(tasks or TaskPolicy())
+        """The calls run as MCP tasks (the ``io.modelcontextprotocol/tasks`` extension)."""
         self.server: Server[Any] = _Server(
             name,
             version=version or __version__,
             instructions=instructions,
-            on_subscriptions_listen=ListenHandler(self._bus),
+            on_subscriptions_listen=TaskListen(self._bus, self.tasks),
         )
         self.server.add_request_handler(
             "tools/list", mcp_types.PaginatedRequestParams, self._list_tools
@@ -168,8 +171,6 @@ class ToolServer:
         self.input_rounds: InputRounds = input_rounds or InputRounds()
         """Input-required rounds of 2026-07-28 calls (see ``_rounds``)."""
         self.server.middleware.append(self.input_rounds.boundary(name))
-        self.tasks = ServerTasks(tasks or TaskPolicy())
-        """The calls run as MCP tasks (the ``io.modelcontextprotocol/tasks`` extension)."""
         self.tasks.install(self.server)
         self.recording: Recording | None = None
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
