@@ -81,6 +81,14 @@ class ScopeCheck:
                 f"{' '.join(sorted(lacking))}",
             )
 
+    def reaches(self, names: NameMap, call_name: str, ctx: Any = None) -> bool:
+        """Whether the caller of ``ctx`` may call the action ``call_name`` of ``names`` (one
+        gone from them: only when no scopes are checked)."""
+        if self.policy is None:
+            return True
+        entry = next((e for e in names if e.call_name == call_name), None)
+        return entry is not None and not self.missing(entry, caller_scopes(ctx))
+
     def admit(self, name: str, listing: _L, ctx: Any = None) -> _L:
         """The listing to look ``name`` up in for the caller of ``ctx``: the whole one for a
         tool it may call, `MCPError` (`FORBIDDEN`) for a listed tool it may not, and for any

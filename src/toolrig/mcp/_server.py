@@ -41,7 +41,7 @@ from toolrig.mcp._event_store import InMemoryEventStore
 from toolrig.mcp._features import Completer, LogLevels, complete_tool_argument, mount
 from toolrig.mcp._results import serve_results
 from toolrig.mcp._rounds import InputRounds, RoundHooks, UntilAnswered
-from toolrig.mcp._scopes import ScopeCheck, caller_scopes
+from toolrig.mcp._scopes import ScopeCheck
 from toolrig.mcp._task_listen import TaskListen
 from toolrig.mcp._tasks import ServerTasks, TaskPolicy
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
@@ -176,7 +176,7 @@ class ToolServer:
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
         ``None``: in the run open where the server runs, if any."""
         self.scopes = ScopeCheck()  # OAuth scopes checked on listing and calls (see _auth)
-        self.tasks.reaches = self._reaches
+        self.tasks.reaches = lambda ctx, call: self.scopes.reaches(self._current().names, call, ctx)
         self._listener = self._on_change  # one bound method, to remove the same object later
         self.catalog.add_change_listener(self._listener)
         self._closed = False
@@ -212,14 +212,6 @@ class ToolServer:
         listing = self._current()  # a caller sees only what it may call:
         tools = self.scopes.visible(list(listing.listing["tools"]), listing.names, ctx)
         return modern({"tools": tools}, ctx, cacheable=True)
-
-    def _reaches(self, ctx: ServerRequestContext[Any], call_name: str) -> bool:
-        """Whether the caller of ``ctx`` may call ``call_name`` (a tool gone from the
-        catalogue: only when no scopes are checked)."""
-        if self.scopes.policy is None:
-            return True
-        entry = next((e for e in self._current().names if e.call_name == call_name), None)
-        return entry is not None and not self.scopes.missing(entry, caller_scopes(ctx))
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
