@@ -140,3 +140,34 @@ async def test_only_the_owner_holding_the_scope_reaches_a_task(
         row = LogTasks(log).load(task_id)
         assert row is not None and json.loads(row.principal or "") == ["user-1", "client-1"]
         log.close()
+
+
+async def test_another_process_reading_the_row_keeps_the_owner(
+    issuer: Issuer, tmp_path: Path
+) -> None:
+    """Two servers sharing one log (as ``--workers`` processes do): the one that does not run
+    the task reads it from its row, owner included, and refuses the intruder the same way."""
+    log = SQLiteExecutionLog(tmp_path / "log.db")
+    servers = []
+    for _ in range(2):
+        server = ToolServer(Catalog([ask_once]), tasks=TaskPolicy(tools={"ask_once": "optional"}))
+        server.tasks.keep_in(log)
+        servers.append(server)
+    async with (
+        protected(issuer, server=servers[0]) as first,
+        protected(issuer, server=servers[1]) as second,
+    ):
+        created = await rpc(
+            first, issuer.token(audience=first, scope=SCOPE), "tools/call", {"name": "ask_once"}
+        )
+        task_id = created["result"]["taskId"]
+        owner = issuer.token(audience=second, scope=SCOPE)
+        intruder = issuer.token(audience=second, scope=SCOPE, sub="mallory")
+        assert (await rpc(second, owner, "tasks/get", {"taskId": task_id}))["result"]["taskId"]
+        unknown = await rpc(second, owner, "tasks/get", {"taskId": "no-such-task"})
+        for method in ("tasks/get", "tasks/cancel"):
+            refused = await rpc(second, intruder, method, {"taskId": task_id})
+            assert _unknown(refused, task_id) == _unknown(unknown, "no-such-task"), method
+        row = LogTasks(log).load(task_id)
+        assert row is not None and row.status != "cancelled"  # the intruder's cancel: refused
+    log.close()
