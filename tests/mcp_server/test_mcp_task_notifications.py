@@ -58,8 +58,10 @@ async def rpc(client: httpx.AsyncClient, url: str, method: str, params: dict[str
 
 
 @asynccontextmanager
-async def served() -> AsyncIterator[str]:
-    server = ToolServer(Catalog([ask_once]), tasks=TaskPolicy(tools={"ask_once": "optional"}))
+async def served(server: ToolServer | None = None) -> AsyncIterator[str]:
+    server = server or ToolServer(
+        Catalog([ask_once]), tasks=TaskPolicy(tools={"ask_once": "optional"})
+    )
     ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     serving = asyncio.create_task(serve_http(server, port=0, on_ready=ready.set_result))
     try:
@@ -151,3 +153,22 @@ async def test_a_listener_hears_its_tasks_status_changes_and_no_other() -> None:
             assert last["_meta"]["io.modelcontextprotocol/subscriptionId"] == 7
             assert "resultType" not in last
             assert frames.empty() and unrelated.empty()
+
+
+@tool
+def later() -> str:
+    """A tool added while a client listens."""
+    return "later"
+
+
+async def test_a_listen_naming_tasks_still_carries_the_list_changes_it_asked() -> None:
+    catalog = Catalog([ask_once])
+    server = ToolServer(catalog, tasks=TaskPolicy(tools={"ask_once": "optional"}))
+    async with served(server) as url, httpx.AsyncClient(timeout=WAIT) as client:
+        both = {"taskIds": ["t-1"], "toolsListChanged": True, "promptsListChanged": False}
+        async with listening(client, url, both, 9) as (ack, frames):
+            assert ack["params"]["notifications"] == {"taskIds": ["t-1"], "toolsListChanged": True}
+            catalog.add(later)
+            changed = await asyncio.wait_for(frames.get(), WAIT)
+            assert changed["method"] == "notifications/tools/list_changed"
+            assert changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 9

@@ -303,13 +303,14 @@ class ToolServer:
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         """Remember each handshake-era connection once it is initialized, to notify it later;
-        2026-era clients subscribe through ``subscriptions/listen`` instead."""
+        2026-era clients subscribe through ``subscriptions/listen`` instead (the loop is kept
+        on every request, so a server only they reach still publishes changes)."""
+        self._loop = asyncio.get_running_loop()
         result = await call_next(ctx)
         if ctx.method != "initialize" and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             connection = getattr(ctx.session, "_connection", None)  # no public accessor in 2.3
             key = id(connection if connection is not None else ctx.session)
             if key not in self._sessions:
-                self._loop = asyncio.get_running_loop()
                 self._sessions[key] = ctx.session
                 if connection is not None:
                     connection.exit_stack.callback(self._sessions.pop, key, None)
