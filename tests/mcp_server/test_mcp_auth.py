@@ -87,11 +87,12 @@ def tool_server() -> ToolServer:
 
 @asynccontextmanager
 async def protected(
-    issuer: Issuer, *, stateless: bool = False, **settings: Any
+    issuer: Issuer, *, stateless: bool = False, server: ToolServer | None = None, **settings: Any
 ) -> AsyncIterator[str]:
-    """A `ToolServer` served as a resource server of ``issuer``; yields its MCP URL."""
+    """A `ToolServer` (``tool_server()`` unless given) served as a resource server of
+    ``issuer``; yields its MCP URL."""
     auth = ResourceAuth(issuer=issuer.url, **settings)
-    server = tool_server()
+    server = server or tool_server()
     ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     task = asyncio.create_task(
         serve_http(server, port=0, on_ready=ready.set_result, auth=auth, stateless=stateless)

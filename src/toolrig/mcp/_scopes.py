@@ -12,16 +12,18 @@ direct stateless path). No grant where one is required means no tool: the check 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, TypeVar
 
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.shared.exceptions import MCPError
 
 from toolrig.providers._names import ExportedAction, NameMap
 
-__all__ = ["FORBIDDEN", "ScopeCheck", "ScopePolicy", "caller_scopes"]
+__all__ = ["FORBIDDEN", "ScopeCheck", "ScopePolicy", "caller_identity", "caller_scopes"]
 
 
 class _Listed(Protocol):
@@ -79,6 +81,14 @@ class ScopeCheck:
                 f"{' '.join(sorted(lacking))}",
             )
 
+    def reaches(self, names: NameMap, call_name: str, ctx: Any = None) -> bool:
+        """Whether the caller of ``ctx`` may call the action ``call_name`` of ``names`` (one
+        gone from them: only when no scopes are checked)."""
+        if self.policy is None:
+            return True
+        entry = next((e for e in names if e.call_name == call_name), None)
+        return entry is not None and not self.missing(entry, caller_scopes(ctx))
+
     def admit(self, name: str, listing: _L, ctx: Any = None) -> _L:
         """The listing to look ``name`` up in for the caller of ``ctx``: the whole one for a
         tool it may call, `MCPError` (`FORBIDDEN`) for a listed tool it may not, and for any
@@ -118,11 +128,24 @@ class ScopeCheck:
         return sorted(found)
 
 
-def caller_scopes(ctx: Any = None) -> frozenset[str] | None:
-    """The scopes granted to the caller of a request (``None``: no verified token): from the
-    HTTP request the SDK passes the handler, else from the SDK's auth context."""
+def _caller(ctx: Any) -> AccessToken | None:
+    """The verified token of a request's caller: from the HTTP request the SDK passes the
+    handler, else from the SDK's auth context."""
     request = getattr(ctx, "request", None)
     user = getattr(request, "scope", {}).get("user") if request is not None else None
     if not isinstance(user, AuthenticatedUser):
         user = auth_context_var.get()
-    return None if user is None else frozenset(user.access_token.scopes)
+    return None if user is None else user.access_token
+
+
+def caller_scopes(ctx: Any = None) -> frozenset[str] | None:
+    """The scopes granted to the caller of a request (``None``: no verified token)."""
+    token = _caller(ctx)
+    return None if token is None else frozenset(token.scopes)
+
+
+def caller_identity(ctx: Any = None) -> str | None:
+    """Who calls (``None``: no verified token): the token's subject and client, one string
+    (what a task's owner is compared by)."""
+    token = _caller(ctx)
+    return None if token is None else json.dumps([token.subject, token.client_id])

@@ -29,7 +29,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import EventStore
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -42,6 +42,7 @@ from toolrig.mcp._features import Completer, LogLevels, complete_tool_argument, 
 from toolrig.mcp._results import serve_results
 from toolrig.mcp._rounds import InputRounds, RoundHooks, UntilAnswered
 from toolrig.mcp._scopes import ScopeCheck
+from toolrig.mcp._task_listen import TaskListen
 from toolrig.mcp._tasks import ServerTasks, TaskPolicy
 from toolrig.providers._mcp_format import ERROR_META_KEY, format_mcp_result, to_mcp_tools
 from toolrig.providers._names import ExportedAction, NameMap
@@ -134,11 +135,13 @@ class ToolServer:
         self._notify_pending = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._bus = InMemorySubscriptionBus()
+        self.tasks = ServerTasks(tasks or TaskPolicy())
+        """The calls run as MCP tasks (the ``io.modelcontextprotocol/tasks`` extension)."""
         self.server: Server[Any] = _Server(
             name,
             version=version or __version__,
             instructions=instructions,
-            on_subscriptions_listen=ListenHandler(self._bus),
+            on_subscriptions_listen=TaskListen(self._bus, self.tasks),
         )
         self.server.add_request_handler(
             "tools/list", mcp_types.PaginatedRequestParams, self._list_tools
@@ -168,13 +171,12 @@ class ToolServer:
         self.input_rounds: InputRounds = input_rounds or InputRounds()
         """Input-required rounds of 2026-07-28 calls (see ``_rounds``)."""
         self.server.middleware.append(self.input_rounds.boundary(name))
-        self.tasks = ServerTasks(tasks or TaskPolicy())
-        """The calls run as MCP tasks (the ``io.modelcontextprotocol/tasks`` extension)."""
         self.tasks.install(self.server)
         self.recording: Recording | None = None
         """Where the calls served are recorded (an execution log's run, ``log.start_run``);
         ``None``: in the run open where the server runs, if any."""
         self.scopes = ScopeCheck()  # OAuth scopes checked on listing and calls (see _auth)
+        self.tasks.reaches = lambda ctx, call: self.scopes.reaches(self._current().names, call, ctx)
         self._listener = self._on_change  # one bound method, to remove the same object later
         self.catalog.add_change_listener(self._listener)
         self._closed = False
@@ -301,13 +303,14 @@ class ToolServer:
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         """Remember each handshake-era connection once it is initialized, to notify it later;
-        2026-era clients subscribe through ``subscriptions/listen`` instead."""
+        2026-era clients subscribe through ``subscriptions/listen`` instead (the loop is kept
+        on every request, so a server only they reach still publishes changes)."""
+        self._loop = asyncio.get_running_loop()
         result = await call_next(ctx)
         if ctx.method != "initialize" and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             connection = getattr(ctx.session, "_connection", None)  # no public accessor in 2.3
             key = id(connection if connection is not None else ctx.session)
             if key not in self._sessions:
-                self._loop = asyncio.get_running_loop()
                 self._sessions[key] = ctx.session
                 if connection is not None:
                     connection.exit_stack.callback(self._sessions.pop, key, None)

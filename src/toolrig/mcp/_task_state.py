@@ -55,6 +55,9 @@ class TaskState:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     pending: dict[str, Pending] = field(default_factory=dict)
+    principal: str | None = None
+    """Who started the task (``caller_identity``; ``None``: no verified caller): only they
+    may read, answer or cancel it."""
     job: asyncio.Task[None] | None = None
 
     @property
@@ -181,6 +184,7 @@ def _row(task: TaskState, owner: str, heartbeat: float | None = None) -> TaskRow
         result=task.result,
         error=task.error,
         input_requests=requests,
+        principal=task.principal,
     )
 
 
@@ -195,6 +199,7 @@ def _state(row: TaskRow) -> TaskState:
         updated_at=row.updated_at,
         result=row.result,
         error=row.error,
+        principal=row.principal,
     )
     for key, request in row.input_requests.items():
         task.pending[key] = Pending(str(request.get("method", "")), request, None)

@@ -38,6 +38,7 @@ from toolrig.core.context._interaction import (
 from toolrig.core.context._recording import Recording, recording
 from toolrig.core.result._result import ToolResult
 from toolrig.mcp._rounds import InputRounds, RoundHooks, recorded
+from toolrig.mcp._scopes import caller_identity
 from toolrig.mcp._task_questions import TaskQuestions
 from toolrig.mcp._task_state import TaskState, TaskStatus, TaskStore
 from toolrig.runtime._budget import result_budget
@@ -128,6 +129,10 @@ def _needs_extension() -> MCPError:
     )
 
 
+def _anyone(ctx: ServerRequestContext[Any], call_name: str) -> bool:
+    return True
+
+
 def _drop_log(level: str, message: str, data: Any = None) -> None:
     logger.debug("task log (%s): %s", level, message)
 
@@ -141,6 +146,10 @@ class ServerTasks:
         """The tasks, running and ended."""
         self.on_status: list[Callable[[TaskState], None]] = []
         """Called on each status change (from the server's event loop)."""
+        self.reaches: Callable[[ServerRequestContext[Any], str], bool] = _anyone
+        """Whether the caller of a request may still call the tool (its call name) a task
+        runs: a caller who may not cannot see the task either (the server sets this to its
+        scope check)."""
         self.follow_interval = 0.25
         """Seconds between two looks at the log for what other processes asked of the tasks
         running here (and this process's heartbeat)."""
@@ -188,6 +197,7 @@ class ServerTasks:
         the result when it ended before becoming a task)."""
         policy = self.policy
         task = TaskState(call_name, policy.ttl_ms, policy.poll_interval_ms)
+        task.principal = caller_identity(ctx)
         caps = ctx.session.client_capabilities
         hooks = None
         if call_name in policy.ask_first or params.name in policy.ask_first:
@@ -266,7 +276,11 @@ class ServerTasks:
                 message=f"Mcp-Name header {named!r} does not match params.taskId",
             )
         task = self.store.get(params.task_id)
-        if task is None:
+        if (  # another caller's task, or one whose tool the caller lost: no such task
+            task is None
+            or task.principal != caller_identity(ctx)
+            or not self.reaches(ctx, task.tool)
+        ):
             raise MCPError(
                 code=mcp_types.INVALID_PARAMS, message=f"no task {params.task_id!r} here"
             )

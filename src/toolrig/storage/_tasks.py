@@ -4,7 +4,8 @@ Stored next to the calls (table ``mcp_tasks``, ``toolrig_mcp_tasks`` on PostgreS
 outlives the server process that ran it, every process of one server (``toolrig serve
 --workers N --log ...``) answers for every task, and the console lists them. The process
 running a task is its ``owner``: it writes the task's changes and a heartbeat; another process
-asks it to cancel (``status``) or passes it answers (``responses``) through the row.
+asks it to cancel (``status``) or passes it answers (``responses``) through the row. The
+task's ``principal`` is who started it (only they may read, answer or cancel it).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ _COLUMNS = """
     error TEXT,
     input_requests TEXT,
     responses TEXT,
-    run_id TEXT
+    run_id TEXT,
+    principal TEXT
 """
 SQLITE_TASKS_MIGRATION = f"CREATE TABLE IF NOT EXISTS mcp_tasks ({_COLUMNS.format(real='REAL')})"
 """The SQLite log's migration adding the MCP tasks table."""
@@ -54,6 +56,7 @@ _FIELDS = (
     "error",
     "input_requests",
     "run_id",
+    "principal",
 )
 _JSON = frozenset({"result", "error", "input_requests"})
 
@@ -76,6 +79,8 @@ class TaskRow:
     input_requests: dict[str, Any] = field(default_factory=dict)
     responses: dict[str, Any] = field(default_factory=dict)
     run_id: str | None = None
+    principal: str | None = None
+    """Who started the task (their token's subject and client); ``None``: no verified caller."""
 
 
 class LogTasks:
