@@ -243,8 +243,9 @@ def _server(registry: Registry, args: argparse.Namespace, stack: contextlib.Exit
         options = python_server_options(catalog_sources(args))
         server = ToolServer(registry, calls, name=args.name, **options)
         server.recording = scope
-        if args.log:  # tasks in the log: every worker answers for each, a restart keeps them
+        if args.log:  # tasks and spent round states in the log, shared by every worker
             server.tasks.keep_in(log)
+            server.input_rounds.keep_in(log)
         return stack.enter_context(contextlib.closing(server))
     from toolrig.cli._catalog import load_usage
     from toolrig.registry._catalog import Catalog

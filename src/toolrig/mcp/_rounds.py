@@ -16,8 +16,10 @@ Questions started together (``asyncio.gather`` of several ``ctx.elicit``) are se
 The state is sealed by the SDK's `RequestStateBoundary` (AES-256-GCM under a per-server key:
 integrity and confidentiality, bound to the method, the tool, a digest of its arguments, an
 expiry and the server's name); a nonce inside it is spent on first use, so an answered round
-cannot be replayed (in this process: the workers of ``toolrig serve --workers`` share one key
-through `KEY_ENV`, and a replay across workers is caught only by the expiry).
+cannot be replayed: in this process, or, with `InputRounds.keep_in` (``toolrig serve --log``),
+in every process serving from that log (the workers of ``toolrig serve --workers`` share one
+key through `KEY_ENV`; without a shared log a replay across workers is caught only by the
+expiry).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import secrets
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import mcp_types
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
@@ -45,6 +47,10 @@ from toolrig.core.context._interaction import (
 from toolrig.core.context._recording import CallSink, Recording
 from toolrig.core.model._errors import ErrorCode, ToolError
 from toolrig.mcp._client_hooks import check_form
+
+if TYPE_CHECKING:
+    from toolrig.storage._log import ExecutionLog
+    from toolrig.storage._spent import LogSpentStates
 
 __all__ = ["KEY_ENV", "InputRounds", "RoundHooks", "UntilAnswered", "recorded"]
 
@@ -88,6 +94,14 @@ class InputRounds:
         """The SDK's sealing policy (``keys[0]`` seals, every key unseals)."""
         self._spent: dict[str, float] = {}
         self._lock = threading.Lock()
+        self._shared: LogSpentStates | None = None
+
+    def keep_in(self, log: ExecutionLog) -> None:
+        """Spend nonces in ``log`` (its ``mcp_spent_states`` table), shared with every process
+        serving from it: a state replayed to another worker is refused there too."""
+        from toolrig.storage._spent import LogSpentStates
+
+        self._shared = LogSpentStates(log)
 
     def boundary(self, audience: str) -> RequestStateBoundary:
         """The SDK middleware sealing outgoing and verifying incoming states."""
@@ -125,6 +139,10 @@ class InputRounds:
         return answers
 
     def _spend(self, nonce: str) -> None:
+        if self._shared is not None:
+            if not self._shared.spend(nonce, self.security.ttl):
+                raise _refuse("replayed")
+            return
         now = time.monotonic()
         with self._lock:
             for old in [n for n, until in self._spent.items() if until <= now]:

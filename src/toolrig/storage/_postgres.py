@@ -12,6 +12,7 @@ from toolrig.storage._results import POSTGRES_MIGRATION as RESULTS_POSTGRES
 from toolrig.storage._runs import POSTGRES_MIGRATION as RUNS_POSTGRES
 from toolrig.storage._sessions import POSTGRES_APPROVAL_MIGRATION as APPROVAL_POSTGRES
 from toolrig.storage._sessions import POSTGRES_MIGRATION as SESSIONS_POSTGRES
+from toolrig.storage._spent import POSTGRES_SPENT_MIGRATION as SPENT_POSTGRES
 from toolrig.storage._tasks import POSTGRES_TASKS_MIGRATION as TASKS_POSTGRES
 
 __all__ = ["PostgresExecutionLog"]
@@ -53,8 +54,8 @@ MIGRATIONS: tuple[str, ...] = (
     APPROVAL_POSTGRES,
     # 7: the hint sent with each error, parent calls, runs and decisions
     RUNS_POSTGRES,
-    # 8: MCP tasks (their handles, statuses, results and open questions)
-    TASKS_POSTGRES,
+    # 8: MCP tasks (their handles, statuses, results and open questions), spent round states
+    TASKS_POSTGRES + ";\n" + SPENT_POSTGRES,
     # 9: the whole outputs of results cut to a budget (read back by handle)
     RESULTS_POSTGRES,
 )

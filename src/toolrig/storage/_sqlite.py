@@ -17,6 +17,7 @@ from toolrig.storage._results import SQLITE_MIGRATION as RESULTS_SQLITE
 from toolrig.storage._runs import SQLITE_MIGRATION as RUNS_SQLITE
 from toolrig.storage._sessions import SQLITE_APPROVAL_MIGRATION as APPROVAL_SQLITE
 from toolrig.storage._sessions import SQLITE_MIGRATION as SESSIONS_SQLITE
+from toolrig.storage._spent import SQLITE_SPENT_MIGRATION as SPENT_SQLITE
 from toolrig.storage._tasks import SQLITE_TASKS_MIGRATION as TASKS_SQLITE
 
 __all__ = ["SQLiteExecutionLog", "default_log_path"]
@@ -59,8 +60,8 @@ MIGRATIONS: tuple[str, ...] = (
     APPROVAL_SQLITE,
     # 7: the hint sent with each error, parent calls, runs and decisions
     RUNS_SQLITE,
-    # 8: MCP tasks (their handles, statuses, results and open questions)
-    TASKS_SQLITE,
+    # 8: MCP tasks (their handles, statuses, results and open questions), spent round states
+    TASKS_SQLITE + ";\n" + SPENT_SQLITE,
     # 9: the whole outputs of results cut to a budget (read back by handle)
     RESULTS_SQLITE,
 )
