@@ -244,6 +244,7 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:AllowForSessio
              'toolrig.storage._sessions:SessionState',
              'toolrig.storage._sessions:SessionStore',
              'toolrig.storage._sessions:session_store',
+             'toolrig.storage._spent:LogSpentStates',
              'toolrig.storage._sqlite:default_log_path',
              'toolrig.storage._tasks:LogTasks',
              'toolrig.storage._tasks:TaskRow',

@@ -15,7 +15,6 @@ from typing_extensions import TypeVar
 
 from toolrig.agent._approval import ApprovalPolicy, Decision, approval_gate
 from toolrig.agent._call_ids import CallIds
-from toolrig.agent._claim import check_not_decided, claim_held, record_decisions
 from toolrig.agent._client import Conversation, LLMClient
 from toolrig.agent._completion import COMPLETION_TOOL
 from toolrig.agent._config import LLMConfig
@@ -25,10 +24,11 @@ from toolrig.agent._guards import GuardrailTripped
 from toolrig.agent._inline import OnApproval
 from toolrig.agent._limits import RunLimits
 from toolrig.agent._output import OutputSpec
-from toolrig.agent._pending import HeldTurn, check_decisions
 from toolrig.agent._result import AgentResult, AgentRunError, RunContext
 from toolrig.agent._run import AgentRun
-from toolrig.agent._session_policy import policy_data, session_policy, standing_allows
+from toolrig.agent._run_status import run_status
+from toolrig.agent._session_policy import standing_allows
+from toolrig.agent._session_run import open_session
 from toolrig.agent._steps import StepHooks
 from toolrig.agent._toolsets import (
     CatalogToolset,
@@ -50,7 +50,7 @@ from toolrig.runtime._guardrails import InputGuardrail, OutputGuardrail
 from toolrig.runtime._tracing import agent_span
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._runs import RunStatus
-from toolrig.storage._sessions import SessionState, SessionStore, session_store
+from toolrig.storage._sessions import SessionStore, session_store
 
 if TYPE_CHECKING:
     from toolrig.search._config import SearchConfig
@@ -163,10 +163,10 @@ class Agent(Generic[DepsT, OutputT]):
         in a pipeline of the agent's own when there is an approval policy (the given executor
         does not change)."""
         self._gated: ToolExecutor | None = None
+        """The executor with the gate, for sessions whose stored policy the agent lacks."""
         self.step_hooks: StepHooks | None = None
         """Where each model request and tool call runs when a durable engine drives the
         runs (``toolrig.durable``); ``None``: here, unrecorded."""
-        """The executor with the gate, for sessions whose stored policy the agent lacks."""
         self.toolset: Toolset = (
             CatalogToolset(self.executor.catalog) if toolsets is None else as_toolset(toolsets)
         )
@@ -331,30 +331,17 @@ class Agent(Generic[DepsT, OutputT]):
         streaming: bool,
     ) -> AsyncIterator[AgentEvent]:
         """The run, from the stored session (if any) to the saved one."""
-        named = session_id is not None
-        session_id = session_id or f"session-{uuid.uuid4().hex[:12]}"
-        state = (self.sessions.load(session_id) if named else None) or SessionState(
-            session_id=session_id
-        )
-        if history is not None and state.messages:
-            raise ValueError(
-                f"session {session_id!r} already holds {len(state.messages)} messages; "
-                "continue it without history=, or start a new session"
-            )
-        check_not_decided(state, approvals)
-        held = HeldTurn.from_data(state.pending) if state.pending else None
-        if held is not None or approvals is not None:
-            check_decisions(held.held if held else [], approvals or {})
-        messages = [dict(m) for m in (history if history is not None else state.messages)]
-        if prompt is None and held is None and not messages:
-            raise ValueError("give a prompt, a history or a session to continue")
-        policy = session_policy(session_id, self.approval, state.policy)
         run_id = run_id or f"agent-{uuid.uuid4().hex[:12]}"
-        if held is not None:  # before any call runs: only one run may decide a held turn
-            approvals = record_decisions(  # the first decision of each call stands
-                self.sessions, session_id, held.held, approvals or {}, f"run {run_id}"
-            )
-            state = claim_held(self.sessions, state, held.held, approvals, run_id)
+        opened = open_session(
+            self.sessions,
+            self.approval,
+            prompt=prompt,
+            history=history,
+            session_id=session_id,
+            approvals=approvals,
+            run_id=run_id,
+        )
+        session_id, messages, state = opened.session_id, opened.messages, opened.state
         recording = (
             None
             if self.log is None
@@ -377,12 +364,12 @@ class Agent(Generic[DepsT, OutputT]):
                 ctx=RunContext(deps=deps, run_id=run_id, session_id=session_id),
                 toolset=self.toolset if toolsets is None else as_toolset(toolsets),
                 output=self._output,
-                held=held,
-                decisions=approvals,
+                held=opened.held,
+                decisions=opened.decisions,
                 streaming=streaming,
-                policy=policy,
+                policy=opened.policy,
                 call_ids=CallIds(state.call_ids),
-                executor=self._executor_for(policy),
+                executor=self._executor_for(opened.policy),
                 recording=recording,
                 allowed=standing_allows(state.policy),
             )
@@ -403,18 +390,13 @@ class Agent(Generic[DepsT, OutputT]):
             span.record_run(
                 result.stop_reason, result.error, usage.input_tokens, usage.output_tokens
             )
-        resumable = run.held is not None or result.stop_reason == "usage_limit"
-        if named or resumable or state.version:  # kept: named, or to be resumed
-            self.sessions.save(
-                SessionState(
-                    session_id=session_id,
-                    messages=conversation.messages,
-                    pending=None if run.held is None else run.held.to_data(),
-                    policy=policy_data(policy, run.scope.allowed),
-                    call_ids=run.call_ids.used,
-                    version=state.version,
-                )
-            )
+        opened.save(
+            conversation.messages,
+            run.held,
+            run.scope.allowed,
+            run.call_ids.used,
+            resumable=run.held is not None or result.stop_reason == "usage_limit",
+        )
         result.all_messages = list(conversation.messages)
         result.new_messages = conversation.messages[start:]
         yield FinalOutput(result=result)
@@ -455,22 +437,3 @@ class Agent(Generic[DepsT, OutputT]):
         if self._owns_executor:
             self.executor.close()
         await self.client.aclose()
-
-
-def run_status(run: AgentRun[Any]) -> RunStatus:
-    """How a finished run stands: held, output rejected, failed, denied (ended normally after
-    a person denied calls, and no call failed) or succeeded."""
-    result = run.result
-    assert result is not None
-    if result.stop_reason == "approval":
-        return RunStatus.HELD
-    if run.output_rejected:
-        return RunStatus.OUTPUT_REJECTED
-    if result.stop_reason not in ("answer", "completion"):
-        return RunStatus.FAILED
-    decisions = [
-        r.metadata.decision if r.metadata is not None else None
-        for step in result.steps
-        for r in step.results
-    ]
-    return RunStatus.DENIED if "denied" in decisions else RunStatus.SUCCEEDED
