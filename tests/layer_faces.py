@@ -240,6 +240,7 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:AllowForSessio
              'toolrig.storage._runs:runs_info',
              'toolrig.storage._runs:session_runs',
              'toolrig.storage._sessions:LogSessionStore',
+             'toolrig.storage._sessions:MemorySessionStore',
              'toolrig.storage._sessions:SessionConflict',
              'toolrig.storage._sessions:SessionState',
              'toolrig.storage._sessions:SessionStore',

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from toolrig.storage._log import ExecutionLog
     from toolrig.storage._spent import LogSpentStates
 
-__all__ = ["KEY_ENV", "InputRounds", "RoundHooks", "UntilAnswered", "recorded"]
+__all__ = ["KEY_ENV", "InputRounds", "RoundHooks", "UntilAnswered", "recorded", "sampling_params"]
 
 Kind = Literal["elicit", "sample", "roots"]
 
@@ -80,6 +80,23 @@ def _refuse(reason: str) -> MCPError:
         message=_REFUSED,
         data={"reason": "invalid_request_state", "detail": reason},
     )
+
+
+def sampling_params(
+    messages: Sequence[SampleMessage], system: str | None, max_tokens: int
+) -> dict[str, Any]:
+    """The ``sampling/createMessage`` params of a tool's ``ctx.sample(...)`` (text turns)."""
+    wire = [
+        {
+            "role": "assistant" if m.get("role") == "assistant" else "user",
+            "content": {"type": "text", "text": str(m.get("content", ""))},
+        }
+        for m in messages
+    ]
+    params: dict[str, Any] = {"messages": wire, "maxTokens": max_tokens}
+    if system is not None:
+        params["systemPrompt"] = system
+    return params
 
 
 class InputRounds:
@@ -281,16 +298,7 @@ class RoundHooks:
                 code=ErrorCode.NOT_SUPPORTED,
                 hint="use a client that supports sampling",
             )
-        wire = [
-            {
-                "role": "assistant" if m.get("role") == "assistant" else "user",
-                "content": {"type": "text", "text": str(m.get("content", ""))},
-            }
-            for m in messages
-        ]
-        params: dict[str, Any] = {"messages": wire, "maxTokens": max_tokens}
-        if system is not None:
-            params["systemPrompt"] = system
+        params = sampling_params(messages, system, max_tokens)
         answer = await self._answer(
             "sample", {"method": "sampling/createMessage", "params": params}
         )

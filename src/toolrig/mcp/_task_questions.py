@@ -14,7 +14,7 @@ from typing import Any
 
 from toolrig.core.context._interaction import QUESTION_KEY, Elicitation, Root, SampleMessage
 from toolrig.mcp._client_hooks import check_form
-from toolrig.mcp._rounds import RoundHooks
+from toolrig.mcp._rounds import RoundHooks, sampling_params
 from toolrig.mcp._task_state import Pending, TaskState
 
 __all__ = ["TaskQuestions"]
@@ -68,16 +68,7 @@ class TaskQuestions:
         rounds = self._in_rounds()
         if rounds is not None:
             return await rounds.sample(messages, system, max_tokens)
-        wire = [
-            {
-                "role": "assistant" if m.get("role") == "assistant" else "user",
-                "content": {"type": "text", "text": str(m.get("content", ""))},
-            }
-            for m in messages
-        ]
-        params: dict[str, Any] = {"messages": wire, "maxTokens": max_tokens}
-        if system is not None:
-            params["systemPrompt"] = system
+        params = sampling_params(messages, system, max_tokens)
         answer = await self._ask("sample", {"method": "sampling/createMessage", "params": params})
         return str(answer["text"])
 
