@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolrig.agent import AlreadyDecided, Answer, Deny
+from toolrig.agent import AllowForSession, AlreadyDecided, Answer, Deny, Edit
 from toolrig.agent._approval import PendingCall
 from toolrig.agent._claim import as_decision, record_decisions, stored
 from toolrig.storage import LogSessionStore, MemorySessionStore, SessionStore, SQLiteExecutionLog
@@ -81,3 +81,52 @@ def test_decisions_convert_both_ways() -> None:
     assert as_decision(answer) == Answer(output={"x": 1})
     assert as_decision(deny) == Deny(reason="no")
     assert as_decision(StoredDecision(session_id="s", tool_call_id="c", kind="deny")) == Deny()
+
+
+@pytest.mark.parametrize(
+    "decision",
+    [
+        True,
+        AllowForSession(),
+        Deny(reason="no"),
+        Deny(),
+        Answer(output={"x": 1}),
+        Edit(arguments={"n": 2}, reason="smaller"),
+        Edit(arguments={"n": 2}),
+    ],
+    ids=["allow", "allow_session", "deny", "deny_default", "answer", "edit", "edit_no_reason"],
+)
+def test_every_decision_survives_the_store_unchanged(decision: object) -> None:
+    kept = stored("s", "c", decision, "console", {"n": 9})  # type: ignore[arg-type]
+    assert (kept.session_id, kept.tool_call_id, kept.decided_by) == ("s", "c", "console")
+    assert as_decision(kept) == decision
+
+
+def test_each_kind_is_stored_under_its_own_word() -> None:
+    assert stored("s", "c", AllowForSession(), "r").kind == "allow_session"
+    edit = stored("s", "c", Edit(arguments={"n": 2}, reason="smaller"), "run r", {"n": 9})
+    assert (edit.session_id, edit.tool_call_id, edit.kind, edit.reason, edit.decided_by) == (
+        "s",
+        "c",
+        "edit",
+        "smaller",
+        "run r",
+    )
+    assert edit.output == {"arguments": {"n": 2}, "proposed": {"n": 9}}
+    assert stored("s", "c", Edit(arguments={}), "r").reason is None  # no reason: none stored
+    assert stored("s", "c", Edit(arguments={}), "r").output == {"arguments": {}, "proposed": None}
+
+
+def test_an_edit_records_the_models_own_arguments(store: SessionStore) -> None:
+    held = [PendingCall(tool_call_id="c1", name="drop", arguments={"n": 9}, tool="drop")]
+    standing = record_decisions(store, "s", held, {"c1": Edit(arguments={"n": 2})}, "console")
+    assert standing == {"c1": Edit(arguments={"n": 2})}
+    kept = store.decisions("s", ["c1"])["c1"]
+    assert kept.output == {"arguments": {"n": 2}, "proposed": {"n": 9}}
+
+
+def test_a_refusal_names_no_decider_when_none_was_recorded(store: SessionStore) -> None:
+    store.decide(StoredDecision(session_id="s", tool_call_id="c1", kind="deny"))
+    with pytest.raises(AlreadyDecided) as refused:
+        record_decisions(store, "s", HELD, {"c1": True}, "run r")
+    assert "(it was denied)" in str(refused.value) and " by " not in str(refused.value)
