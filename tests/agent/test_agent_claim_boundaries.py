@@ -10,7 +10,8 @@
 | scope           | a decision for a call never used in the session is not "already decided"|
 | scope           | a decision for a call still held is not "already decided"               |
 | scope           | the claim records the held calls only, not other decisions sent        |
-| every entry     | each decision form is recorded by its word (True, False, Deny, Answer)  |
+| every entry     | each decision form is recorded by its word (True, False, Deny, Answer,  |
+|                 | Edit, AllowForSession)                                                  |
 | failure path    | another run saved first: ``AlreadyDecided`` names the held calls and it |
 | every store     | memory and SQLite session stores claim alike                            |
 
@@ -29,7 +30,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolrig.agent import AlreadyDecided, Answer, ApprovalPolicy, Decision, Deny, PendingCall
+from toolrig.agent import (
+    AllowForSession,
+    AlreadyDecided,
+    Answer,
+    ApprovalPolicy,
+    Decision,
+    Deny,
+    Edit,
+    PendingCall,
+)
 from toolrig.agent._claim import check_not_decided, claim_held
 from toolrig.agent._session_policy import policy_data, session_policy
 from toolrig.storage import LogSessionStore, MemorySessionStore, SessionStore
@@ -113,13 +123,15 @@ def _saved_held(store: SessionStore, *ids: str) -> SessionState:
 
 
 def test_the_claim_records_each_held_call_by_its_word_and_the_run(store: SessionStore) -> None:
-    state = _saved_held(store, "a", "b", "c", "d")
-    held = [_call(i) for i in "abcd"]
+    state = _saved_held(store, "a", "b", "c", "d", "e", "f")
+    held = [_call(i) for i in "abcdef"]
     decisions: dict[str, Decision] = {
         "a": True,
         "b": False,
         "c": Deny(reason="no"),
         "d": Answer(output=1),
+        "e": Edit(arguments={"n": 1}),
+        "f": AllowForSession(),
         "x": True,
     }
     before = time.time()
@@ -127,7 +139,14 @@ def test_the_claim_records_each_held_call_by_its_word_and_the_run(store: Session
     claim = written.pending["claim"] if written.pending else None
     assert claim is not None
     assert claim["run_id"] == "run-1"
-    assert claim["decisions"] == {"a": "approved", "b": "denied", "c": "denied", "d": "answered"}
+    assert claim["decisions"] == {
+        "a": "approved",
+        "b": "denied",
+        "c": "denied",
+        "d": "answered",
+        "e": "edited",
+        "f": "approved for the session",
+    }
     assert before <= claim["at"] <= time.time()
     assert written.version == state.version + 1
     assert written.pending is not None and written.pending["turn"] == 3  # the rest is kept

@@ -130,3 +130,9 @@ def test_a_refusal_names_no_decider_when_none_was_recorded(store: SessionStore) 
     with pytest.raises(AlreadyDecided) as refused:
         record_decisions(store, "s", HELD, {"c1": True}, "run r")
     assert "(it was denied)" in str(refused.value) and " by " not in str(refused.value)
+
+
+def test_a_kind_without_a_word_is_named_as_stored(store: SessionStore) -> None:
+    store.decide(StoredDecision(session_id="s", tool_call_id="c1", kind="later", decided_by="x"))
+    with pytest.raises(AlreadyDecided, match=r"\(it was later by x\)"):
+        record_decisions(store, "s", HELD, {"c1": True}, "run r")
