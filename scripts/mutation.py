@@ -663,6 +663,14 @@ EQUIVALENT.update(
 
 EQUIVALENT.update(
     {
+        f"toolrig.agent._approval.custom__drop_operand__{n}": "a member left out of the "
+        "`Decision` type alias: only type checkers read it (decisions are checked against "
+        "DECISION_TYPES)"
+        for n in range(3, 11)
+    }
+)
+EQUIVALENT.update(
+    {
         "toolrig.agent._limits.custom__drop_operand__10": "a cost limit without a price is "
         "refused when RunLimits is built (and it is frozen): price is never None there",
         "toolrig.agent._fallback.xǁFallbackModelǁ__init____mutmut_26": "the provider of the "

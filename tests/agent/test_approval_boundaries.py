@@ -12,6 +12,9 @@ call and nothing else.
 | approved | its id runs; the same tool under another id is held | ``..._an_approval_is...`` |
 | held | not run; noted by id; refused naming action, tool, id | ``..._a_held_call...`` |
 | decisions | ``True``; ``Answer``; ``Deny(reason)``; ``False`` | ``..._each_decision...`` |
+| decisions | ``Edit`` and ``AllowForSession`` run the call | ``..._an_edit_and_an_allow...`` |
+| forms | each is one; another type, an edit's non-dict: refused | ``..._every_decision_form...`` |
+| allowed for the session | that tool passes, another is held | ``..._a_tool_allowed...`` |
 | next action | no call; unreadable; known; unknown name; first only | ``test_next_action_...`` |
 | next action | summary absent, empty or given; executor or catalogue | ``test_next_action_...`` |
 """
@@ -29,8 +32,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolrig import BaseTool, ToolAnnotations, ToolExecutor, action, tool
-from toolrig.agent import Answer, ApprovalPolicy, Deny, decide_next_action
-from toolrig.agent._approval import SCOPE, RunScope, approval_gate, as_decided, decided_result
+from toolrig.agent import AllowForSession, Answer, ApprovalPolicy, Deny, Edit, decide_next_action
+from toolrig.agent._approval import (
+    SCOPE,
+    RunScope,
+    approval_gate,
+    as_decided,
+    decided_result,
+    decision_problem,
+)
 from toolrig.agent._decide import SYSTEM
 from toolrig.core.result._result import ErrorInfo, ToolResult
 from toolrig.registry import Registry
@@ -157,6 +167,32 @@ def test_a_held_call_does_not_run_and_is_refused_by_name() -> None:
     assert meta is not None
     assert (meta.tool, meta.action, meta.tool_call_id) == ("shelf", "burn", "h1")
     assert meta.started_at == held.started_at > 0
+    assert meta.decision == "held"
+
+
+def test_a_tool_allowed_for_the_session_passes_and_no_other() -> None:
+    executor = _gated()
+    scope = RunScope(policy=ApprovalPolicy(destructive=True), allowed={"shelf"})
+    assert _run(executor, scope, "shelf.burn", "c1", title="a").output == "ashes"
+    assert RAN == ["burn a"] and scope.held == {}
+    other = RunScope(policy=ApprovalPolicy(destructive=True), allowed={"note"})
+    assert not _run(executor, other, "shelf.burn", "c2", title="b").success
+    assert RAN == [] and list(other.held) == ["c2"]
+
+
+def test_every_decision_form_is_one_and_nothing_else() -> None:
+    forms = (True, False, Deny(), Answer(output=1), Edit(arguments={}), AllowForSession())
+    assert [decision_problem(d) for d in forms] == [None] * len(forms)
+    assert decision_problem("yes") == (
+        "str is not a decision (True, False, Deny, Answer, Edit or AllowForSession)"
+    )
+    bad = Edit(arguments=[1])  # type: ignore[arg-type]
+    assert decision_problem(bad) == "an Edit's arguments are a dict, not list"
+
+
+def test_an_edit_and_an_allow_for_the_session_run_the_call() -> None:
+    assert as_decided(Edit(arguments={"title": "y"})) is None
+    assert as_decided(AllowForSession()) is None
 
 
 def test_each_decision_gives_its_own_result() -> None:
