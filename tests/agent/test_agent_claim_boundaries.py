@@ -41,7 +41,7 @@ from toolrig.agent import (
     PendingCall,
 )
 from toolrig.agent._claim import check_not_decided, claim_held
-from toolrig.agent._session_policy import policy_data, session_policy
+from toolrig.agent._session_policy import policy_data, session_policy, standing_allows
 from toolrig.storage import LogSessionStore, MemorySessionStore, SessionStore
 from toolrig.storage._sessions import SessionConflict, SessionState
 from toolrig.storage._sqlite import SQLiteExecutionLog
@@ -216,6 +216,23 @@ def test_no_stored_policy_leaves_the_agents_own() -> None:
     assert session_policy("s", own, None) is own
     assert session_policy("s", own, {}) is own
     assert session_policy("s", None, None) is None
+
+
+def test_the_tools_allowed_for_the_session_are_stored_and_read_back() -> None:
+    data = policy_data(ApprovalPolicy(tools=("a",)), {"zeta", "alpha"})
+    assert data == {
+        "tools": ["a"],
+        "destructive": False,
+        "when": False,
+        "allowed": ["alpha", "zeta"],
+    }
+    assert standing_allows(data) == ["alpha", "zeta"]
+    assert "allowed" not in (policy_data(ApprovalPolicy(), ()) or {})  # none: no key
+    assert standing_allows({"allowed": [1]}) == ["1"]  # read back as tool names
+    for absent in (None, {}, {"allowed": None}, {"tools": ["a"]}):
+        assert standing_allows(absent) == []
+    no_tools = session_policy("s", None, {"destructive": True})  # a stored policy without tools
+    assert no_tools is not None and no_tools.tools == () and no_tools.destructive
 
 
 def test_a_when_rule_is_remembered_and_required_then_kept() -> None:
