@@ -110,10 +110,10 @@ def lite(tmp_path: Path) -> Path:
 
 
 TERM = "length(replace(hex(zeroblob(990000 + a)), '0', '00'))"
-SLOW_ROW = "SELECT " + ", ".join([TERM] * 100) + " FROM t"
-"""One row of a hundred calls, each over two megabytes (about 2.2 s, 200 MB, on a quiet 2-core
-machine): no step of SQLite's program ends between them, so neither the progress handler nor
-``interrupt()`` is consulted."""
+SLOW_ROW = "SELECT " + ", ".join([TERM] * 250) + " FROM t"
+"""One row of 250 calls, each over two megabytes (about 5.5 s, 500 MB, on a quiet 2-core
+machine; a hundred once finished in 985 ms, under the 1 s limit): no step of SQLite's program
+ends between them, so neither the progress handler nor ``interrupt()`` is consulted."""
 
 
 @needs_fork
@@ -125,7 +125,7 @@ def test_sqlite_single_row_of_long_calls_is_stopped_at_the_deadline(lite: Path) 
             result = tool.execute("query_db", sql=SLOW_ROW)
         assert result.code == "timeout", result.error
         assert "1 s limit" in result.error.message
-        assert ref.elapsed < ref.bound(1.3), ref.elapsed  # read whole: 2.2 s on a quiet machine
+        assert ref.elapsed < ref.bound(1.3), ref.elapsed  # read whole: 5.5 s on a quiet machine
         assert tool.execute("query_db", sql="SELECT a FROM t").unwrap()["rows"] == [[1]]
     finally:
         tool.close()
