@@ -16,11 +16,13 @@ for what it holds.
 | kept apart | strict, plain, strict: each form its own; Chat never Responses | `..._apart` |
 | plain tools | the same list: the same dicts; one tool more: it is exported | `..._plain` |
 | recent lists | past the 8 lists remembered, the first list again: still right | `..._plain` |
+| built once | registry, executor, list: built, then served once; changed: none | `..._once` |
 
 Breaks tried (each made the named test fail, then was undone): `cached_export` keyed without
 ``key`` (one list for every form: ``..._apart``); `Catalog.memo` kept across versions (the
 registry's change unseen: ``..._change``); `cached_export` returning the kept list itself
-(``..._lookup``).
+(``..._lookup``); the ``built``/``reused`` counts as ``= 1``, ``-= 1`` or ``+= 2``
+(``..._once_then_served``).
 """
 
 from __future__ import annotations
@@ -128,3 +130,26 @@ def test_plain_tools_and_recent_lists(form: str) -> None:
     for i in range(12):  # more lists than are remembered
         assert [_name(e) for e in export([_make(f"other_{i}", "Another.")])] == [f"other_{i}"]
     assert sorted(map(_name, export(tools))) == ["one", "two"]
+
+
+@pytest.mark.parametrize("through", ["registry", "executor", "list"])
+def test_each_form_is_built_once_then_served(registry: Registry, through: str) -> None:
+    """Every form, exported twice, is built once and served once from the version's name map,
+    whatever the source; a change starts a new map with nothing built yet."""
+    from toolrig.providers import NameMap
+
+    tools = [registry.get("alpha"), registry.get("beta")]
+    source: Any = {"registry": registry, "executor": ToolExecutor(registry), "list": tools}[through]
+    names = NameMap.from_tools(source)
+    for export in (*FORMS.values(), *FORMS.values()):
+        export(source)
+    assert (names.built, names.reused) == (len(FORMS), len(FORMS))
+    assert len(names.exports) == len(FORMS)  # one entry per form and strictness
+    if through != "list":
+        registry.add(_make("gamma", "Third tool."))
+        renewed = NameMap.from_tools(source)
+        assert renewed is not names and (renewed.built, renewed.reused) == (0, 0)
+        to_anthropic_tools(source)
+        assert (renewed.built, names.built) == (1, len(FORMS))
+    if isinstance(source, ToolExecutor):
+        source.close()

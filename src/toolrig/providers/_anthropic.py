@@ -22,10 +22,11 @@ __all__ = ["format_anthropic_results", "parse_anthropic_calls", "to_anthropic_to
 def to_anthropic_tools(source: ToolSource) -> list[dict[str, Any]]:
     """``tools`` for the Messages API: ``{"name", "description", "input_schema"}`` per action
     (kept per catalogue version for a catalogue or an executor: copy a dict before editing it)."""
+    names = NameMap.from_tools(source)
 
     def build() -> list[dict[str, Any]]:
         tools = []
-        for entry in NameMap.from_tools(source):
+        for entry in names:
             tool: dict[str, Any] = {"name": entry.provider_name}
             if entry.description:
                 tool["description"] = entry.description
@@ -35,7 +36,7 @@ def to_anthropic_tools(source: ToolSource) -> list[dict[str, Any]]:
             tools.append(tool)
         return tools
 
-    return cached_export(source, "anthropic", build)
+    return cached_export(names, "anthropic", build)
 
 
 def _blocks(response: Any) -> list[Any]:
