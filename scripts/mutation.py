@@ -352,6 +352,11 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/console/test_console_guard.py",
     ),
     "src/toolrig/console/_live.py": ("tests/console/test_console_pages.py",),
+    "src/toolrig/console/_guard.py": (
+        "tests/console/test_guard_asgi_boundaries.py",
+        "tests/console/test_console_guard_boundaries.py",
+        "tests/console/test_console_guard.py",
+    ),
     # -- the CLI: by command (its tests run `python -m toolrig.cli.main` in a child process,
     # which coverage's per-test contexts cannot attribute; see docs/testing.md) ---------------
     **{f"src/toolrig/cli/{name}.py": _CLI_TESTS for name in _CLI_SHARED},
@@ -455,6 +460,27 @@ EQUIVALENT |= {
     "same",
     _SHELL + "x__git__mutmut_79": "an argument that starts with -O cannot start with --, "
     "whatever the second test compares",
+}
+_GUARD = "toolrig.console._guard.xǁConsoleGuardǁ"
+EQUIVALENT |= {
+    **dict.fromkeys(
+        (_GUARD + "__call____mutmut_15", _GUARD + "__call____mutmut_18"),
+        "Python's codec names are read in any case: 'LATIN-1' is 'latin-1'",
+    ),
+    _GUARD + "_refusal__mutmut_111": "Python's codec names are read in any case",
+    _GUARD + "__call____mutmut_47": "a refusal is a plain Starlette response, which never "
+    "reads the request (its __call__ only sends)",
+    _GUARD + "_refusal__mutmut_54": "a Host the pattern accepts always has a host name, so the "
+    "'' fallback is never taken",
+    _GUARD + "_refusal__mutmut_109": "parse_qs of a query without '=' is empty, as of b''",
+    _GUARD + "_refusal__mutmut_161": "an absent Authorization read as 'XXXX' does not start "
+    "with 'Bearer ' either: no bearer token",
+    **dict.fromkeys(
+        (_GUARD + f"_refusal__mutmut_{n}" for n in (166, 168, 171)),
+        "an absent Cookie read as None or 'XXXX' holds no console cookie either",
+    ),
+    _GUARD + "_refusal__mutmut_153": "a cookie's SameSite value is read in any case "
+    "(RFC 6265bis 5.4.7): STRICT is Strict",
 }
 _SQLITE = "toolrig.tools._sql_sqlite."
 EQUIVALENT |= {
