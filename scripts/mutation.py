@@ -71,13 +71,23 @@ _PIPELINE_TESTS = (
     "tests/tracing/test_tracing_pipeline.py",
 )
 
+# The CLI's tests run the command through tests/cli/cli_runner.py, in the test process under
+# mutation (IN_PROCESS_ENV). Not test_serve_takes_catalog_and_runs_only_the_listed_names: it
+# serves over stdio from a child process, which imports the unmutated package.
+_CLI_SOURCES = "tests/cli/test_cli_sources.py::test_"
 _CLI_TESTS = (
     "tests/cli/test_cli_option_boundaries.py",
     "tests/cli/test_cli_exit_codes.py",
-    "tests/cli/test_cli_sources.py",
+    _CLI_SOURCES + "list_show_call_and_schema_read_a_python_file",
+    _CLI_SOURCES + "a_module_is_a_catalogue_too",
+    _CLI_SOURCES + "broken_yaml_exits_2_in_every_command",
+    _CLI_SOURCES + "validate_reads_a_python_file_and_a_module",
     "tests/cli/test_cli_call.py",
     "tests/cli/test_cli_tools.py",
 )
+IN_PROCESS_ENV = {"TOOLRIG_TEST_CLI_IN_PROCESS": "1"}
+"""The environment of the CLI modules' mutation runs: ``toolrig()`` calls ``main`` in the test
+process, so the mutated package is the one that runs (the other tests run the real command)."""
 _CLI_SHARED = ("main", "_output", "_checks", "_catalog", "_python_tools", "_remote_opts")
 _CLI_COMMANDS = {
     "_agent_cmd": ("agent", "prompt"),
@@ -901,9 +911,15 @@ def _run_group(
         return out or "", True, None
 
 
+def _test_env(slug: str) -> dict[str, str]:
+    """The environment of the tests of the module named ``slug`` (see :data:`IN_PROCESS_ENV`)."""
+    extra = IN_PROCESS_ENV if slug.startswith("toolrig.cli.") else {}
+    return {**os.environ, "PYTHONHASHSEED": "0", **extra}
+
+
 def _mutmut(work: Path, *args: str, limit: float | None = None) -> tuple[str, bool]:
     command = ["nice", "-n", "10", sys.executable, "-m", "mutmut", *args]
-    return run_limited(command, cwd=work, env={**os.environ, "PYTHONHASHSEED": "0"}, limit=limit)
+    return run_limited(command, cwd=work, env=_test_env(work.name), limit=limit)
 
 
 def _statuses(work: Path) -> dict[str, str]:
@@ -952,7 +968,7 @@ def run_custom(module: str, work: Path, *, limit: float) -> tuple[dict[str, str]
     results: dict[str, str] = json.loads(store.read_text()) if store.exists() else {}
     tree = work / "custom" / "src"
     target = tree / module.removeprefix("src/")
-    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(tree)}
+    env = {**_test_env(_slug(module)), "PYTHONPATH": str(tree)}
     statuses: dict[str, str] = {}
     clean: float | None = None
     cut = False
