@@ -76,6 +76,7 @@ _PIPELINE_TESTS = (
 # serves over stdio from a child process, which imports the unmutated package.
 _CLI_SOURCES = "tests/cli/test_cli_sources.py::test_"
 _CLI_TESTS = (
+    "tests/cli/test_cli_main_boundaries.py",
     "tests/cli/test_cli_option_boundaries.py",
     "tests/cli/test_cli_exit_codes.py",
     _CLI_SOURCES + "list_show_call_and_schema_read_a_python_file",
@@ -93,7 +94,7 @@ _CLI_COMMANDS = {
     "_agent_cmd": ("agent", "prompt"),
     "_agent_resume": ("agent",),
     "_agent_script": ("agent", "prompt"),
-    "_call_cmd": ("call",),
+    "_call_cmd": ("call", "exit_codes", "option_boundaries"),
     "_completion_cmd": ("completion",),
     "_console_cmd": ("exit_codes",),
     "_demo": ("demo",),
@@ -836,6 +837,8 @@ def _mutmut_section(module: str) -> str:
         f"only_mutate = [{json.dumps(module)}]\n"
         f"pytest_add_cli_args_test_selection = [{tests}]\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-x", "-q"]\n'
+        # mutmut's own copy (mutants/) gets src and tests; the CLI's tests read examples/ too
+        f"also_copy = {json.dumps([n for n in COPIED if n not in ('src', 'tests')])}\n"
         "use_setproctitle = false\n"
         # Forked from a fresh server process: a test process that already ran async work holds
         # a background event-loop thread that a plain fork would not carry over (the child hangs).
