@@ -693,6 +693,13 @@ EQUIVALENT.update(
 
 EQUIVALENT.update(
     {
+        "toolrig.cli.main.x_parse_command__mutmut_19": "extra = None instead of []: only its "
+        "truth is read next, and both are false",
+    }
+)
+
+EQUIVALENT.update(
+    {
         "toolrig.distributed._ledger.xǁCallLedgerǁclaim__mutmut_29": "a marker that is not "
         "JSON read as '' instead of None: neither is a dict, so both answer 'lost'",
     }

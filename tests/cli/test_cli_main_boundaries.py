@@ -7,15 +7,16 @@ outcome becomes the exit code and what is printed, whatever the command.
 | interrupted | Ctrl-C in a command: exit 130, nothing printed | `..._130` |
 | reader gone | a broken pipe: exit 1, quiet, stdout then goes nowhere | `..._quietly` |
 | `call` pairs | a pair after an option is a pair; an unknown option first: exit 2 | `..._option` |
-| unknown option | any command (not only `call`): argparse's usage error, exit 2 | `..._option` |
+| unknown extra | an option or a word, any command but `call`: usage error, exit 2 | `..._command` |
 | no command | the help (usage `toolrig ... COMMAND`, exit codes) on stdout, exit 2 | `..._help` |
 | `--version` | `toolrig VERSION` on stdout, exit 0 | `..._version` |
 | completion | the script is built from the whole parser (every command) | `..._help` |
 
 Breaks tried (each made the named test fail, then was undone): the message printed as it is
 (``..._line``); ``KeyboardInterrupt`` returning 1 (``..._130``); the broken pipe's ``dup2``
-left out (``..._quietly``); extras after the pairs refused (``..._option``); the
-completion built without the root parser, the subcommands' metavar in lower case (``..._help``).
+left out (``..._quietly``); extras after the pairs refused (``..._option``); extras of
+``list`` taken as pairs (``..._command``); the completion built without the root parser, the
+subcommands' metavar in lower case (``..._help``).
 """
 
 from __future__ import annotations
@@ -95,11 +96,12 @@ def test_call_pairs_after_an_option(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "unrecognized arguments: --no-such b=40\n" in capsys.readouterr().err
 
 
-def test_an_unknown_option_of_any_command(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("extra", ["--no-such", "stray"])
+def test_an_unknown_option_of_any_command(capsys: pytest.CaptureFixture[str], extra: str) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["list", "--no-such"])
+        main(["list", extra])
     assert info.value.code == 2
-    assert capsys.readouterr().err.endswith("error: unrecognized arguments: --no-such\n")
+    assert capsys.readouterr().err.endswith(f"error: unrecognized arguments: {extra}\n")
 
 
 def test_no_command_prints_the_help(
