@@ -492,6 +492,15 @@ EQUIVALENT |= {
     ),
     _GUARD + "_refusal__mutmut_153": "a cookie's SameSite value is read in any case "
     "(RFC 6265bis 5.4.7): STRICT is Strict",
+    _GUARD + "_refusal__mutmut_198": "HTTP header names are read in any case",
+    _GUARD + "__init____mutmut_12": "the bind is lower-cased first, so it holds no 'X' to strip",
+    "toolrig.console._guard.custom__drop_element__6": "the bind is added to the names a Host "
+    "may have only when it is one of them already (Host is checked on the default binds only)",
+    "toolrig.console._guard.custom__drop_operand__12": "a Host the pattern accepts always has "
+    "a host name, so the '' fallback is never taken",
+    "toolrig.console._guard.custom__drop_operand__22": "same_token answers False for None itself",
+    "toolrig.console._guard.custom__drop_operand__24": "same_token answers False for None and "
+    "for '' (never the token) itself",
 }
 _SQLITE = "toolrig.tools._sql_sqlite."
 EQUIVALENT |= {

@@ -128,7 +128,7 @@ def test_other_scopes_pass_through(kind: str) -> None:
     async def receive() -> Message:
         return {}
 
-    async def send(message: Message) -> None:
+    async def send(message: Any) -> None:
         return None
 
     scope = {"type": kind, "headers": [(b"host", b"evil.example")]}
