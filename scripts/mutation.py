@@ -77,6 +77,7 @@ _PIPELINE_TESTS = (
 _CLI_SOURCES = "tests/cli/test_cli_sources.py::test_"
 _CLI_TESTS = (
     "tests/cli/test_cli_main_boundaries.py",
+    "tests/cli/test_cli_reference.py",
     "tests/cli/test_cli_option_boundaries.py",
     "tests/cli/test_cli_exit_codes.py",
     _CLI_SOURCES + "list_show_call_and_schema_read_a_python_file",
@@ -94,7 +95,7 @@ _CLI_COMMANDS = {
     "_agent_cmd": ("agent", "prompt"),
     "_agent_resume": ("agent",),
     "_agent_script": ("agent", "prompt"),
-    "_call_cmd": ("call", "exit_codes", "option_boundaries"),
+    "_call_cmd": ("call", "call_boundaries", "exit_codes", "option_boundaries"),
     "_completion_cmd": ("completion",),
     "_console_cmd": ("exit_codes",),
     "_demo": ("demo",),
@@ -372,12 +373,25 @@ MODULES: dict[str, tuple[str, ...]] = {
     # which coverage's per-test contexts cannot attribute; see docs/testing.md) ---------------
     **{f"src/toolrig/cli/{name}.py": _CLI_TESTS for name in _CLI_SHARED},
     **{
-        f"src/toolrig/cli/{name}.py": tuple(f"tests/cli/test_cli_{t}.py" for t in tests)
+        f"src/toolrig/cli/{name}.py": tuple(
+            f"tests/cli/test_cli_{t}.py" for t in (*tests, "reference")
+        )
         for name, tests in _CLI_COMMANDS.items()
     },
-    "src/toolrig/cli/_plan_cmd.py": ("tests/test_cli_plan.py", "tests/cli/test_cli_plan_edges.py"),
+    "src/toolrig/cli/_call_cmd.py": (
+        *(f"tests/cli/test_cli_{t}.py" for t in (*_CLI_COMMANDS["_call_cmd"], "reference")),
+        "tests/cli/test_cli_log.py::test_call_with_log_records_the_call_as_a_run_of_its_own",
+    ),
+    "src/toolrig/cli/_plan_cmd.py": (
+        "tests/test_cli_plan.py",
+        "tests/cli/test_cli_plan_edges.py",
+        "tests/cli/test_cli_reference.py",
+    ),
     "src/toolrig/cli/_demo_plan.py": ("tests/test_cli_plan.py", "tests/cli/test_cli_demo.py"),
-    "src/toolrig/cli/_search_cmd.py": ("tests/test_cli_search.py",),
+    "src/toolrig/cli/_search_cmd.py": (
+        "tests/test_cli_search.py",
+        "tests/cli/test_cli_reference.py",
+    ),
     # -- MCP: client and server (coverage per test; the modules it could not attribute, reached
     # from the SDK's threads or other processes, by the test file of their feature) ------------
     **{

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -141,5 +142,11 @@ def test_call_with_log_records_the_call_as_a_run_of_its_own(tmp_path: Path) -> N
         assert (refused.status, refused.error_code) == ("failed", "invalid_arguments")
         assert refused.error_hint and refused.sent_text and "Hint:" in refused.sent_text
         info = log.run_info(good.run_id)
-        assert info is not None and (info.kind, info.status) == ("cli", "succeeded")
-        assert good.run_id.startswith("cli-")
+        assert info is not None and (info.kind, info.name, info.status) == (
+            "cli",
+            "call",
+            "succeeded",
+        )
+        assert re.fullmatch(r"cli-[0-9a-f]{12}", good.run_id), good.run_id
+        failed = log.run_info(refused.run_id)
+        assert failed is not None and (failed.kind, failed.name) == ("cli", "call")

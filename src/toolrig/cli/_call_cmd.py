@@ -129,7 +129,7 @@ def print_result(result: ToolResult) -> None:
         body: Any = (
             Text(result.output)
             if isinstance(result.output, str)
-            else JSON(json.dumps(result.render("dict")["output"], ensure_ascii=False))
+            else JSON.from_data(result.render("dict")["output"])  # non-ASCII kept
         )
         title, style = f"[bold green]ok[/] {escape(name)}", "green"
     else:
