@@ -277,6 +277,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/storage/test_storage_requests.py",
         "tests/storage/test_log_boundaries.py",
         "tests/storage/test_log_runs.py",
+        "tests/runtime/test_runtime_result_budget.py",
+        "tests/agent/test_agent_result_budget.py",
     ),
     # -- plan resume ------------------------------------------------------------------------------
     "src/toolrig/runtime/_plan_run.py": (
@@ -727,6 +729,23 @@ EQUIVALENT.update(
     {
         "toolrig.cli.main.x_parse_command__mutmut_19": "extra = None instead of []: only its "
         "truth is read next, and both are false",
+    }
+)
+
+_CALL_CMD = "toolrig.cli._call_cmd.x_print_result__mutmut_"
+EQUIVALENT.update(
+    {
+        **dict.fromkeys(
+            (_CALL_CMD + "29", _CALL_CMD + "41"),
+            "rich reads a colour's name in any case: 'GREEN' is 'green', 'RED' is 'red'",
+        ),
+        **dict.fromkeys(
+            (_CALL_CMD + n for n in ("47", "55", "56")),
+            "rich aligns a panel's subtitle to the right unless it is 'left' or 'center': None, "
+            "'RIGHT' and 'XXrightXX' are all 'right'",
+        ),
+        "toolrig.cli._call_cmd.custom__drop_operand__5": "strict=False instead of None without "
+        "--strict: the command's executor has the default policy, whose strictness is False",
     }
 )
 

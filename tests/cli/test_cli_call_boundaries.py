@@ -1,4 +1,4 @@
-"""What ``toolrig call`` shows people, boundary by boundary (``print_result``).
+"""What ``toolrig call`` reads and shows people, boundary by boundary.
 
 The promise (docs/cli.md): without ``--json`` a result is a panel — green, titled ``ok NAME``,
 holding the output (text as it is, anything else as JSON with its characters kept), or red,
@@ -15,22 +15,33 @@ time and attempts under it. Markup in the output or the error is shown, never in
 | colour | green border and title for ok, red for a failure | `..._colour_...` |
 | no metadata | a result made by hand: ``?`` as the name, no footer | `..._no_metadata` |
 | no error info | a failed result without an error: titled ``error`` | `..._no_metadata` |
+| a pair | split at the first ``=``; JSON holding ``=``; an empty value | `..._first_equals_..` |
+| ``--args`` | not an object: the error names its JSON type | `..._name_what_they_are` |
+| a broker | ``--broker``, ``TOOLRIG_BROKER``: a queued tool runs on its queue | `..._its_queue` |
 
 Breaks tried (each made the named test fail, then was undone): the title aligned right
 (``..._title_...``); ``Text`` replaced by the JSON branch for text (``..._text_output_...``);
-both borders green (``..._colour_...``); ``ensure_ascii=True`` (``..._json_...``).
+both borders green (``..._colour_...``); ``ensure_ascii=True`` (``..._json_...``); ``rpartition``
+for ``partition`` (``..._first_equals_sign``); the broker not attached (``..._to_its_queue``).
 """
 
 from __future__ import annotations
 
+import json
 import re
+import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import ROOT, toolrig
 
 from toolrig import BaseTool, ToolExecutor, action, tool
-from toolrig.cli._call_cmd import print_result
+from toolrig.cli._call_cmd import parse_arguments, print_result
+from toolrig.cli._output import CliError
 from toolrig.core.result._result import ToolResult
+
+BROKER = "redis://127.0.0.1:6379/6"
 
 
 @tool
@@ -160,3 +171,48 @@ def test_a_hand_made_result_without_metadata(
     assert lines[0].startswith("╭─ ok ? ─") and re.fullmatch("╰─+╯", lines[-1])
     lines = _shown(capsys, monkeypatch, ToolResult(success=False))
     assert lines[0].startswith("╭─ error ? ─")
+
+
+# -- the arguments and the broker (``parse_arguments``, ``run_call``) ---------------------------
+
+
+def test_a_pair_splits_at_its_first_equals_sign() -> None:
+    assert parse_arguments(["query=a=b", "n:=1", "expr:=\"x=y\""], None) == {
+        "query": "a=b",
+        "n": 1,
+        "expr": "x=y",
+    }
+    assert parse_arguments(["text="], '{"text": "over", "k": 2}') == {"text": "", "k": 2}
+
+
+@pytest.mark.parametrize(("given", "kind"), [("[1]", "list"), ("3", "int"), ('"s"', "str")])
+def test_args_that_are_not_an_object_name_what_they_are(given: str, kind: str) -> None:
+    with pytest.raises(CliError, match=rf"^--args must be a JSON object, got {kind}$"):
+        parse_arguments([], given)
+
+
+@pytest.mark.parametrize("where", ["option", "environment"])
+def test_a_broker_sends_the_call_to_its_queue(where: str, tmp_path: Path) -> None:
+    """With ``--broker`` (or ``TOOLRIG_BROKER``) a tool that names a queue runs there; no worker
+    serves this queue, so the call times out saying so, its result marked remote."""
+    import redis
+
+    queue = f"nobody-{uuid.uuid4().hex[:8]}"
+    text = (ROOT / "examples/remote/keyword_extractor.yaml").read_text(encoding="utf-8")
+    (tmp_path / "keyword_extractor.yaml").write_text(
+        text.replace("runs_on: analysis", f"runs_on: {queue}"), encoding="utf-8"
+    )
+    call = ["call", "keyword_extractor", 'text_data:=["a b"]', "--catalog", str(tmp_path),
+            "--import-path", str(ROOT / "examples"), "--timeout", "1", "--json"]  # fmt: skip
+    try:
+        if where == "option":
+            done = toolrig(*call, "--broker", BROKER)
+        else:
+            done = toolrig(*call, TOOLRIG_BROKER=BROKER)
+    finally:
+        redis.Redis.from_url(BROKER).delete(queue)
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["error"]["code"] == "timeout"
+    assert f"no worker of queue '{queue}' answered" in result["error"]["message"]
+    assert result["metadata"]["extra"]["remote"]["queue"] == queue

@@ -85,9 +85,12 @@ def test_the_fast_path_is_as_fast_after_tracing_was_on_and_off(spans: Spans) -> 
             after.append(_per_call(toggled))
         assert len(spans.all()) == 1500
     ratio = min(after) / min(before)
-    assert ratio < 1.3, f"off after on: {min(after) * 1e6:.2f} µs vs {min(before) * 1e6:.2f} µs"
+    # A generous multiple: the traced path costs about 13 times the straight line here, so
+    # a toggled executor left on it is far past 2; CPU time under load on two shared cores
+    # still varies by up to 40 % between the two executors (cache, frequency), hence not 1.3.
+    assert ratio < 2, f"off after on: {min(after) * 1e6:.2f} µs vs {min(before) * 1e6:.2f} µs"
     # and the switch matters: the traced path does real work the straight line skips
-    assert traced > 1.5 * min(before), (traced, min(before))
+    assert traced > 4 * min(before), (traced, min(before))
 
 
 def test_without_opentelemetry_nothing_imports_it() -> None:
