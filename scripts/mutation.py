@@ -732,6 +732,42 @@ EQUIVALENT.update(
     }
 )
 
+_YAML = "toolrig.registry._yamlsrc."
+_YAML_FALLBACK = (
+    "a number fast path given up: PyYAML's own constructor, taken instead, gives the same value"
+)
+EQUIVALENT.update(
+    {
+        _YAML + "x__build__mutmut_10": "the cache of typed values never hit: each value is typed "
+        "again, the same",
+        **{
+            _YAML + f"x__build__mutmut_{n}": "unreachable: the composer makes only scalar, "
+            "sequence and mapping nodes, each handled above"
+            for n in range(70, 79)
+        },
+        _YAML + "x__refuse_aliases__mutmut_12": "libyaml gives every event a start mark",
+        _YAML + "x__refuse_aliases__mutmut_4": "PyYAML's default loader instead of libyaml's: "
+        "the same events, more slowly",
+        **{_YAML + f"x__scalar__mutmut_{n}": _YAML_FALLBACK for n in (32, 33, 34, 36, 38, 55)},
+        **{
+            _YAML + f"x__scalar__mutmut_{n}": "unreachable default: a plain scalar reaches the "
+            "implicit types only when its first character has some (checked in _build)"
+            for n in (5, 7)
+        },
+        **{
+            _YAML + f"xǁ_Typingǁresolve__mutmut_{n}": "a collection's implicit tag is only "
+            "checked to be one of seq and map; its value is built by its node's kind"
+            for n in (6, 7, 10)
+        },
+        _YAML + "custom__drop_operand__11": _YAML_FALLBACK,
+        _YAML + "custom__drop_operand__12": _YAML_FALLBACK,
+        _YAML + "custom__drop_operand__17": "an index looked up among a mapping's keys matches "
+        "none (keys are text): the same answer as the branch for a part of the wrong kind",
+        _YAML + "custom__drop_operand__18": "a key that is a collection has a list as its value, "
+        "never equal to the text looked up",
+    }
+)
+
 _CALL_CMD = "toolrig.cli._call_cmd.x_print_result__mutmut_"
 EQUIVALENT.update(
     {

@@ -10,6 +10,7 @@ of a plain scalar and each explicit tag, the refusals with their words and lines
 | refusals | an unknown tag, an unsupported type, an alias: words and line | ``test_refusals`` |
 | syntax | the problem, its context, its line | ``test_syntax_...`` |
 | locate | keys, indexes, past the end, a missing key, a part of the wrong kind | ``test_locate`` |
+| the typed-value cache | full at exactly its bound, never one past it | ``test_the_cache_...`` |
 """
 
 from __future__ import annotations
@@ -163,3 +164,17 @@ def test_an_unreadable_character_is_invalid_yaml_without_a_line() -> None:
         "expected a single document in the stream: but found another document",
         2,
     )
+
+
+def test_the_cache_of_typed_values_stays_within_its_bound() -> None:
+    """Typed plain scalars are remembered, up to ``_TYPED_PLAIN_MAX`` of them and never one
+    more, however many distinct ones a long-lived process reads; past it values are still
+    typed, just not kept."""
+    from toolrig.registry import _yamlsrc
+
+    limit = _yamlsrc._TYPED_PLAIN_MAX
+    numbers = [f"{n}" for n in range(10**6, 10**6 + limit + 50)]
+    parsed = parse_yaml("[" + ", ".join(numbers) + "]").data
+    assert parsed[-1] == 10**6 + limit + 49 and type(parsed[-1]) is int
+    assert len(_yamlsrc._typed_plain) == limit
+    assert value("1000001") == 1000001  # a remembered one reads the same
