@@ -415,14 +415,20 @@ MODULES: dict[str, tuple[str, ...]] = {
         for name, tests in _SEARCH.items()
     },
     # -- the YAML loader and the export cache ----------------------------------------------------
-    **dict.fromkeys(
-        ("src/toolrig/registry/_yamlsrc.py", "src/toolrig/registry/_loader.py"),
-        (
-            "tests/registry/test_yaml_boundaries.py",
-            "tests/registry/test_yaml_value_boundaries.py",
-            "tests/registry/test_registry_yaml.py",
-            "tests/registry/test_registry_yaml_bounds.py",
-        ),
+    "src/toolrig/registry/_yamlsrc.py": (
+        "tests/registry/test_yaml_boundaries.py",
+        "tests/registry/test_yaml_value_boundaries.py",
+        "tests/registry/test_registry_yaml.py",
+        "tests/registry/test_registry_yaml_bounds.py",
+    ),
+    # the loader by coverage: the definition, source and reload tests reach its error paths
+    "src/toolrig/registry/_loader.py": (
+        "tests/registry/test_loader_boundaries.py",
+        "tests/registry/test_registry_definitions.py",
+        "tests/registry/test_registry_sources.py",
+        "tests/registry/test_registry_reload_checks.py",
+        "tests/registry/test_registry_yaml.py",
+        "tests/registry/test_registry_yaml_bounds.py",
     ),
     "src/toolrig/providers/_export_cache.py": (
         "tests/providers/test_export_cache_boundaries.py",

@@ -101,7 +101,7 @@ def _validation_errors(
     tool = tool if isinstance(tool, str) else None
     out = []
     for e in exc.errors(include_url=False):
-        loc = tuple(_clean_loc(e["loc"]))
+        loc = tuple(_clean_loc(e["loc"], data))
         message = e["msg"]
         if e["type"] == "extra_forbidden":
             message = f"unknown key {loc[-1]!r}" if loc else "unknown key"
@@ -111,6 +111,36 @@ def _validation_errors(
     return out
 
 
-def _clean_loc(loc: tuple[str | int, ...]) -> list[str | int]:
-    """Drop pydantic's internal markers (validator names in unions, ``[key]`` parts)."""
-    return [p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))]
+def _clean_loc(loc: tuple[str | int, ...], data: Any) -> list[str | int]:
+    """The path of pydantic's ``loc`` in ``data``: the parts naming a member of a union (``int``,
+    ``literal['inherit']``) or a validator (``function-after[...]``) are dropped.
+
+    The path is followed in the data while it can be: a key present or an index in range is
+    kept whatever its text; text below a value that is not a mapping names a union member. Past
+    a key the data lacks (a missing or normalised field), only the markers are dropped.
+    """
+    out: list[str | int] = []
+    current, walking = data, True
+    for part in loc:
+        found, child = _step(current, part) if walking else (False, None)
+        if found:
+            current = child
+        elif isinstance(part, str) and (
+            "[" in part
+            or part.startswith("function-")
+            or (walking and not isinstance(current, dict))
+        ):
+            continue
+        else:
+            walking = False
+        out.append(part)
+    return out
+
+
+def _step(value: Any, part: str | int) -> tuple[bool, Any]:
+    """Whether ``part`` is in ``value`` (a key of a mapping, an index of a list), and what."""
+    if isinstance(value, dict) and part in value:
+        return True, value[part]
+    if isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+        return True, value[part]
+    return False, None
