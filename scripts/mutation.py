@@ -774,6 +774,33 @@ EQUIVALENT.update(
     }
 )
 
+_LOADER = "toolrig.registry._loader."
+_DATA_IS_NODE = "a document's data is a list exactly when its node is a sequence (built from it)"
+EQUIVALENT.update(
+    {
+        _LOADER + "x__clean_loc__mutmut_6": "stepping into the data after the walk stopped: "
+        "walking stays False, and then only the markers decide what is kept",
+        _LOADER + "x__clean_loc__mutmut_24": "walking = None instead of False: only its truth is "
+        "read",
+        _LOADER + "x__validation_errors__mutmut_12": "include_url adds a 'url' entry; the "
+        "message read is 'msg', the same either way",
+        **{
+            _LOADER + f"x__validation_errors__mutmut_{n}": "pydantic reports an extra or "
+            "missing key with its name: the loc of those errors is never empty"
+            for n in (31, 34, 35, 43)
+        },
+        _LOADER + "x_read_file__mutmut_4": "'UTF-8' and 'utf-8' name the same codec",
+        _LOADER + "x_read_text__mutmut_10": _DATA_IS_NODE,
+        _LOADER + "custom__drop_operand__3": _DATA_IS_NODE,
+        _LOADER + "custom__drop_operand__4": _DATA_IS_NODE,
+        **{
+            _LOADER + f"x_read_text__mutmut_{n}": "zip's strictness: a sequence's data and "
+            "nodes have the same length (one built from the other)"
+            for n in (15, 18, 19)
+        },
+    }
+)
+
 _CALL_CMD = "toolrig.cli._call_cmd.x_print_result__mutmut_"
 EQUIVALENT.update(
     {

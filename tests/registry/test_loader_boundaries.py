@@ -16,6 +16,10 @@ definition (its field, line, tool and words).
 | a union's field | the field itself, not ``field.int`` nor ``literal[...]`` | ``..._a_union_field_...`` |
 | a key like a marker | ``a[0]`` in the data is kept; a normalised part is kept | ``..._a_union_field_...`` |
 | a path | carried to every error and definition of the file | ``..._path_is_carried`` |
+| a list entry | not a mapping: its line, no field, no tool | ``..._names_no_tool`` |
+| the whole definition | a model check: no field, the mapping's line | ``..._has_no_field`` |
+| shared parameters | equal lists in one file share their parameters | ``..._share_their_parameters`` |
+| following the path | past a list's end, text below text, markers mid-path, a key like a marker | ``..._followed_in_the_data`` |
 
 Breaks tried (each made the named test fail, then was undone): ``.yml`` left out of the
 suffixes (``..._which_files_...``); the union member kept in the field (the old rule, which
@@ -129,3 +133,44 @@ def test_the_path_is_carried(tmp_path: Path) -> None:
     assert [p.path for p in parsed] == [path]
     assert errors and {e.path for e in errors} == {path}
     assert {(e.field, e.line) for e in errors} == {("bogus", 4), ("description", 3)}
+
+
+def test_a_list_entry_that_is_not_a_mapping_names_no_tool() -> None:
+    parsed, errors = read_text("- name: a\n  description: d\n- 5\n")
+    assert [p.definition.name for p in parsed] == ["a"]
+    assert [(e.field, e.line, e.tool) for e in errors] == [(None, 3, None)]
+
+
+def test_a_whole_definition_problem_has_no_field() -> None:
+    text = HEAD + "parameters: [{name: x, type: string}]\nactions: {r: {description: x}}\n"
+    _, errors = read_text(text)
+    assert [(e.field, e.line, e.tool) for e in errors] == [(None, 1, "a")]
+    assert "declares parameters and output_schema per action" in errors[0].message
+
+
+def test_equal_parameter_lists_share_their_parameters() -> None:
+    one = "  description: d\n  parameters: [{name: x, type: string}]\n"
+    parsed, _ = read_text(f"- name: a\n{one}- name: b\n{one}")
+    first, second = (p.definition.parameters for p in parsed)
+    assert first == second and first[0] is second[0]
+
+
+@pytest.mark.parametrize(
+    ("loc", "data", "expected"),
+    [
+        (("tags", 1, "x"), {"tags": ["a"]}, ["tags", 1, "x"]),  # past the end: all kept
+        (("tags", 0, "x"), {"tags": ["a"]}, ["tags", 0]),  # text below text: a union member
+        (("a", "list[int]", 0), {"a": {"k": 1}}, ["a", 0]),  # a marker, then more path
+        (("a", "function-plain", "k"), {"a": {"k": 1}}, ["a", "k"]),
+        (("v", "int"), {"v": "integer"}, ["v"]),  # a member's name inside the text: no key
+        (("v", 0, "int"), {"v": "abc"}, ["v", 0, "int"]),  # text is not a list
+        (("p", 0, "items", "function-after[x]", "type"), {"p": [{}]}, ["p", 0, "items", "type"]),
+        (("p", 0, "a[0]"), {"p": [{"a[0]": 1}]}, ["p", 0, "a[0]"]),  # a key, whatever its text
+    ],
+)
+def test_a_path_is_followed_in_the_data(
+    loc: tuple[str | int, ...], data: object, expected: list[str | int]
+) -> None:
+    from toolrig.registry._loader import _clean_loc
+
+    assert _clean_loc(loc, data) == expected
