@@ -177,7 +177,7 @@ def test_a_hand_made_result_without_metadata(
 
 
 def test_a_pair_splits_at_its_first_equals_sign() -> None:
-    assert parse_arguments(["query=a=b", "n:=1", "expr:=\"x=y\""], None) == {
+    assert parse_arguments(["query=a=b", "n:=1", 'expr:="x=y"'], None) == {
         "query": "a=b",
         "n": 1,
         "expr": "x=y",
