@@ -21,9 +21,8 @@ definition (its field, line, tool and words).
 | shared parameters | equal lists in one file share their parameters | ``..._share_their_parameters`` |
 | following the path | past a list's end, text below text, markers mid-path, a key like a marker | ``..._followed_in_the_data`` |
 
-Breaks tried (each made the named test fail, then was undone): ``.yml`` left out of the
-suffixes (``..._which_files_...``); the union member kept in the field (the old rule, which
-named ``max_result_chars.int``: ``..._a_union_field_...``).
+Break tried (it made the named test fail, then was undone): the union member kept in the
+field (the old rule, which named ``max_result_chars.int``: ``..._a_union_field_...``).
 """
 
 from __future__ import annotations
