@@ -99,7 +99,7 @@ _CLI_TESTS = (
 IN_PROCESS_ENV = {"TOOLRIG_TEST_CLI_IN_PROCESS": "1"}
 """The environment of the CLI modules' mutation runs: ``toolrig()`` calls ``main`` in the test
 process, so the mutated package is the one that runs (the other tests run the real command)."""
-_CLI_SHARED = ("main", "_output", "_checks", "_catalog", "_python_tools", "_remote_opts")
+_CLI_SHARED = ("main", "_checks", "_catalog", "_python_tools", "_remote_opts")
 _CLI_COMMANDS = {
     "_agent_cmd": ("agent", "prompt"),
     "_agent_resume": ("agent",),
@@ -383,6 +383,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # -- the CLI: by command (its tests run `python -m toolrig.cli.main` in a child process,
     # which coverage's per-test contexts cannot attribute; see docs/testing.md) ---------------
     **{f"src/toolrig/cli/{name}.py": _CLI_TESTS for name in _CLI_SHARED},
+    "src/toolrig/cli/_output.py": (*_CLI_TESTS, "tests/cli/test_cli_output_boundaries.py"),
     **{
         f"src/toolrig/cli/{name}.py": tuple(
             f"tests/cli/test_cli_{t}.py" for t in (*tests, "reference")

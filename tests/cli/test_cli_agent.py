@@ -145,7 +145,7 @@ def test_usage_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
     cases = {
         ("agent", "hi", "--script", script, "--session", "x"): "add --log",
         ("agent", "--script", script): "give a PROMPT",
-        ("agent", "hi", "--script", script, "--max-steps", "0"): "at least 1",
+        ("agent", "hi", "--script", script, "--max-steps", "0"): "must be at least 1, not 0",
         ("agent", "hi", "--script", script, "--allow", "call_1"): "add --session",
         ("agent", "hi", "--script", script, "--model", "gpt-4o"): "drop --model",
         ("agent", "hi", "--script", tmp_path / "missing.json"): "No such file",

@@ -8,6 +8,7 @@ outcome becomes the exit code and what is printed, whatever the command.
 | reader gone | a broken pipe: exit 1, quiet, stdout then goes nowhere | `..._quietly` |
 | `call` pairs | a pair after an option is a pair; an unknown option first: exit 2 | `..._option` |
 | unknown extra | an option or a word, any command but `call`: usage error, exit 2 | `..._command` |
+| usage errors | no such command, a bad value, an extra, a missing argument: one line | `..._line` |
 | no command | the help (usage `toolrig ... COMMAND`, exit codes) on stdout, exit 2 | `..._help` |
 | `--version` | `toolrig VERSION` on stdout, exit 0 | `..._version` |
 | completion | the script is built from the whole parser (every command) | `..._help` |
@@ -93,7 +94,9 @@ def test_call_pairs_after_an_option(tmp_path: Path, capsys: pytest.CaptureFixtur
     with pytest.raises(SystemExit) as info:
         main([*argv, "--no-such", "b=40"])
     assert info.value.code == 2
-    assert "unrecognized arguments: --no-such b=40\n" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "toolrig call: unrecognized arguments: --no-such b=40 (see toolrig call --help)\n"
+    )
 
 
 @pytest.mark.parametrize("extra", ["--no-such", "stray"])
@@ -101,7 +104,28 @@ def test_an_unknown_option_of_any_command(capsys: pytest.CaptureFixture[str], ex
     with pytest.raises(SystemExit) as info:
         main(["list", extra])
     assert info.value.code == 2
-    assert capsys.readouterr().err.endswith(f"error: unrecognized arguments: {extra}\n")
+    assert capsys.readouterr().err == (
+        f"toolrig list: unrecognized arguments: {extra} (see toolrig list --help)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["nosuch"], "toolrig: argument COMMAND: invalid choice: 'nosuch'"),
+        (["log", "query", "--limit", "0"], "toolrig log query: argument --limit: must be at"),
+        (["log", "tail", "--nope"], "toolrig log: unrecognized arguments: --nope (see toolrig"),
+        (["call"], "toolrig call: the following arguments are required: TOOL"),
+    ],
+)
+def test_a_usage_error_is_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], line: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(line) and err.count("\n") == 1, err
 
 
 def test_no_command_prints_the_help(

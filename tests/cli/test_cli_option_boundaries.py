@@ -22,6 +22,7 @@ pairs override; reading a log never creates one; ``search`` exits 1 when nothing
 | reading a log | `query`, `tail`, `summary` of no log: exit 2, no file created | `..._nothing` |
 | usage | an unknown option (argparse, exit 2); no command at all (help, exit 2) | `..._usage_...` |
 | search `-k` | 0 refused (exit 2); 1 gives one hit | `..._found` |
+| numbers | each command's count, port and seconds past its bound: exit 2, one line | `..._bound` |
 | search, no fit | exit 1, as a table and with `--json` (`[]`) | `..._found` |
 | search filters | `--type`, `--layer`, `--tag` once, twice (any); `--type` + tag | `..._library` |
 | search filters | a value no tool has: exit 1, `[]`; each as the library filters | `..._library` |
@@ -78,7 +79,10 @@ def tools_py(tmp_path: Path) -> str:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exited:  # argparse refused the command line: usage, then one line
+        code = exited.code if isinstance(exited.code, int) else 2
     seen = capsys.readouterr()
     return code, seen.out, seen.err
 
@@ -190,7 +194,11 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_search_k_and_nothing_found(capsys: pytest.CaptureFixture[str]) -> None:
     lexical = ["search", "--catalog", CATALOG, "--mode", "lexical"]
     code, _, err = run(capsys, *lexical, "-k", "0", "stock")
-    assert code == 2 and err.startswith("toolrig search: ")
+    assert code == 2
+    assert (
+        err
+        == "toolrig search: argument -k: must be at least 1, not 0 (see toolrig search --help)\n"
+    )
     code, out, _ = run(capsys, *lexical, "-k", "1", "--json", "stock of the kettle")
     assert code == 0 and len(json.loads(out)) == 1
     code, out, _ = run(capsys, *lexical, "zzyzx qwertyuiop")
@@ -227,3 +235,28 @@ def test_search_filters_are_the_library_s(
     assert code == (0 if wanted else 1)
     if "--tag" in options and len(filters.get("tags", [])) == 2:  # type: ignore[arg-type]
         assert len(wanted) > len(index.search(query, k=30, filters={"tags": ["inventory"]}))
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["console", "--port", "65536"], "--port: must be 0 to 65535, not 65536"),
+        (["serve", "--port", "-1"], "--port: must be 0 to 65535, not -1"),
+        (["serve", "--head-timeout", "nan"], "--head-timeout: must be a positive number"),
+        (["serve", "--max-connections", "0"], "--max-connections: must be at least 1, not 0"),
+        (["serve", "--workers", "0"], "--workers: must be at least 1, not 0"),
+        (["worker", "--concurrency", "0"], "--concurrency: must be at least 1, not 0"),
+        (["call", "add", "--timeout", "inf"], "--timeout: must be a positive number"),
+        (["call", "add", "--timeout", "0"], "--timeout: must be a positive number"),
+        (["agent", "hi", "--max-tool-calls", "0"], "--max-tool-calls: must be at least 1"),
+        (["agent", "hi", "--max-tokens", "-1"], "--max-tokens: must be at least 1, not -1"),
+        (["agent", "hi", "--max-steps", "two"], "--max-steps: 'two' is not a whole number"),
+    ],
+)
+def test_a_number_past_its_bound(
+    capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith(f"toolrig {argv[0]}: argument ") and err.count("\n") == 1, err
+    assert said in err

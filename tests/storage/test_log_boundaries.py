@@ -12,6 +12,7 @@ recorded.
 | absent values | a result without metadata; a failure keeps no output | ``..._metadata`` |
 | as given | times, attempts, cost (given over the result's), version | ``..._tool_result...`` |
 | queries | each filter alone and nothing else; ``since`` in, ``until`` out | ``..._filter...`` |
+| queries | ``action``; ``after_id`` finds a record written late that started early | ``..._filter...`` |
 | queries | order both ways; ``limit`` 0 and n; a negative one refused | ``..._each_filter...`` |
 | usage | succeeded only, or all but skipped; ``since``; calls only; actions | ``..._usage...`` |
 | connections | ``close`` and ``with`` close them; the next use reopens | ``..._close...`` |
@@ -198,14 +199,16 @@ def test_a_tool_result_is_recorded_as_given(log: ExecutionLog) -> None:
 def test_each_filter_finds_its_records_and_nothing_else(log: ExecutionLog) -> None:
     run, other = _run(), _run()
     rows = [
-        ("fetch", "succeeded", "s1", 100.0, run),
-        ("fetch", "failed", "s2", 200.0, run),
-        ("store", "success", "s1", 300.0, run),  # a legacy word, stored as succeeded
-        ("fetch", "skipped", None, 400.0, other),
+        ("fetch", "succeeded", "s1", 100.0, run, None),
+        ("fetch", "failed", "s2", 200.0, run, "head"),
+        ("store", "success", "s1", 300.0, run, None),  # a legacy word, stored as succeeded
+        ("fetch", "skipped", None, 50.0, other, "get"),  # written last, started first
     ]
     ids = [
-        log.add_result(tool, "tool", None, None, None, status, run_id=r, step_id=step, started_at=t)
-        for tool, status, step, t, r in rows
+        log.add_result(
+            tool, "tool", action, None, None, status, run_id=r, step_id=step, started_at=t
+        )
+        for tool, status, step, t, r, action in rows
     ]
 
     def found(**filters: Any) -> list[int]:
@@ -217,6 +220,10 @@ def test_each_filter_finds_its_records_and_nothing_else(log: ExecutionLog) -> No
     assert found(status="succeeded") == [ids[0], ids[2]] == found(status="success")
     assert found(status="skipped") == [ids[3]]
     assert found(step_id="s1") == [ids[0], ids[2]]
+    assert found(action="get") == [ids[3]] and found(tool="fetch", action="head") == [ids[1]]
+    assert found(tool="store", action="get") == []
+    assert found(after_id=ids[1]) == ids[2:] and found(after_id=ids[3]) == []
+    assert found(after_id=ids[0], since=100.0) == ids[1:3]  # the late writer started before
     assert found(since=200.0, until=400.0) == ids[1:3]
     assert found(run_id=run, tool="fetch", status="failed", step_id="s2") == [ids[1]]
     assert [r.id for r in log.query(run_id=run, newest_first=True)] == ids[2::-1]

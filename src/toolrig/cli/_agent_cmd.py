@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._agent_script import load_script
 from toolrig.cli._catalog import add_catalog_options
+from toolrig.cli._numbers import at_least
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, CliError, add_json_option
 
 if TYPE_CHECKING:
@@ -62,12 +63,15 @@ def add_agent_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     agent.add_argument(
         "--role", default="You complete the user's task with the tools.", help="its role"
     )
-    agent.add_argument("--max-steps", type=int, default=10, metavar="N", help="model turns")
+    agent.add_argument("--max-steps", type=at_least(1), default=10, metavar="N", help="model turns")
     agent.add_argument(
-        "--max-tool-calls", type=int, metavar="N", help="stop before the run passes N tool calls"
+        "--max-tool-calls",
+        type=at_least(1),
+        metavar="N",
+        help="stop before the run passes N tool calls",
     )
     agent.add_argument(
-        "--max-tokens", type=int, metavar="N", help="stop once the run has spent N tokens"
+        "--max-tokens", type=at_least(1), metavar="N", help="stop once the run has spent N tokens"
     )
     agent.add_argument(
         "--log", metavar="URL", help="execution log (SQLite path or postgresql:// URL)"
@@ -172,8 +176,6 @@ def run_agent(args: argparse.Namespace) -> int:
         raise CliError("--session keeps the conversation in an execution log: add --log")
     if args.prompt is None and not args.session:
         raise CliError("give a PROMPT, or --session to continue a stored conversation")
-    if args.max_steps < 1:
-        raise CliError("--max-steps must be at least 1")
     limits = _limits(args)
     chosen = decisions(args.allow, args.deny, args.edit, args.allow_for_session)
     if chosen and not args.session:
@@ -391,12 +393,6 @@ def _limits(args: argparse.Namespace) -> Any:
 
     if args.max_tool_calls is None and args.max_tokens is None:
         return None
-    for flag, value in (
-        ("--max-tool-calls", args.max_tool_calls),
-        ("--max-tokens", args.max_tokens),
-    ):
-        if value is not None and value < 1:
-            raise CliError(f"{flag} must be at least 1")
     return RunLimits(tool_calls=args.max_tool_calls, total_tokens=args.max_tokens)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._catalog import add_catalog_options
+from toolrig.cli._numbers import seconds
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, CliError, add_json_option
 from toolrig.cli._remote_opts import add_broker_options, attach_remote
 from toolrig.core.model._names import ActionRef
@@ -46,7 +47,7 @@ def add_call_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     call.add_argument(
         "--strict", action="store_true", help="refuse arguments that would need converting"
     )
-    call.add_argument("--timeout", type=float, metavar="SECONDS", help="override the time limit")
+    call.add_argument("--timeout", type=seconds, metavar="SECONDS", help="override the time limit")
     call.add_argument(
         "--log",
         metavar="URL",

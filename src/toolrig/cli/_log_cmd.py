@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolrig.cli._numbers import at_least, seconds
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
 from toolrig.core.model._names import ActionRef
 
@@ -29,6 +31,14 @@ __all__ = ["add_log_parser", "open_existing_log", "open_log_for_writing", "parse
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_COLOURS = {
+    "succeeded": "green",
+    "failed": "red",
+    "skipped": "yellow",
+    "denied": "magenta",
+    "answered": "blue",
+}
+"""The colour of each record status in the tables (every `RecordStatus` has one)."""
 
 
 def add_log_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,23 +51,25 @@ def add_log_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     actions = log.add_subparsers(dest="log_command", metavar="ACTION", required=True)
     query = actions.add_parser("query", help="records matching filters, oldest first")
-    query.add_argument("--tool", help="only this tool")
-    query.add_argument("--status", choices=["succeeded", "failed", "skipped"])
+    query.add_argument("--tool", help="only this tool, or this action (tool.action)")
+    query.add_argument(
+        "--status", help="only this status: succeeded, failed, skipped, denied or answered"
+    )
     query.add_argument(
         "--run", dest="run_id", metavar="RUN_ID", help="only this run (plan id, serve session)"
     )
     query.add_argument("--since", metavar="WHEN", help="30m, 2h, 7d, an ISO time or epoch")
-    query.add_argument("--limit", type=int, default=100, help="at most this many (100)")
+    query.add_argument("--limit", type=at_least(1), default=100, help="at most this many (100)")
     tail = actions.add_parser("tail", help="the newest records; --follow for new ones")
-    tail.add_argument("-n", type=int, default=20, dest="count", help="how many (20)")
+    tail.add_argument("-n", type=at_least(0), default=20, dest="count", help="how many (20)")
     tail.add_argument("--follow", "-f", action="store_true", help="keep printing new records")
-    tail.add_argument("--interval", type=float, default=1.0, help="seconds between polls (1)")
+    tail.add_argument("--interval", type=seconds, default=1.0, help="seconds between polls (1)")
     summary = actions.add_parser(
         "summary", help="calls, failures and time per tool; or one run as an LLM reads it"
     )
     summary.add_argument("run_id", nargs="?", metavar="RUN_ID", help="summarise this run")
     summary.add_argument("--since", metavar="WHEN", help="30m, 2h, 7d, an ISO time or epoch")
-    summary.add_argument("--max-chars", type=int, default=4000, help="for RUN_ID (4000)")
+    summary.add_argument("--max-chars", type=at_least(80), default=4000, help="for RUN_ID (4000)")
     for sub in (query, tail, summary):
         sub.add_argument(
             "--log", metavar="URL", help="SQLite path or postgresql:// URL (default $TOOLRIG_LOG)"
@@ -128,10 +140,18 @@ def open_log_for_writing(url: str) -> Iterator[ExecutionLog]:
 
 
 def _run_query(args: argparse.Namespace) -> int:
+    from toolrig.storage._record import status_of
+
+    ref = None if args.tool is None else ActionRef.parse(args.tool)
+    try:
+        status = None if args.status is None else status_of(args.status).value
+    except ValueError as exc:
+        raise CliError(f"--status: {exc}") from None
     with open_existing_log(args.log) as log:
         records = log.query(
-            tool=args.tool,
-            status=args.status,
+            tool=None if ref is None else ref.tool,
+            action=ref.action if ref is not None and ref.multi else None,
+            status=status,
             run_id=args.run_id,
             since=parse_since(args.since),
             limit=args.limit,
@@ -142,19 +162,22 @@ def _run_query(args: argparse.Namespace) -> int:
 
 def _run_tail(args: argparse.Namespace) -> int:
     with open_existing_log(args.log) as log:
-        records = list(reversed(log.query(limit=args.count, newest_first=True)))
+        newest = log.query(limit=max(args.count, 1), newest_first=True)
+        records = list(reversed(newest[: args.count]))
         _show(records, args.json, title=f"last {len(records)} records")
         if not args.follow:
             return EXIT_OK
-        seen = max((r.id or 0 for r in records), default=0)
-        since = max((r.started_at for r in records), default=time.time())
+        sys.stdout.flush()  # each batch is seen as it comes, even through a pipe
+        # by id, not by time: a record is written when its call ends, so a call that started
+        # before the last one shown can be written after it
+        seen = newest[0].id or 0 if newest else 0
         while True:  # until Ctrl-C (exit 130 from main)
             time.sleep(args.interval)
-            fresh = [r for r in log.query(since=since) if (r.id or 0) > seen]
+            fresh = log.query(after_id=seen)
             if fresh:
                 seen = max(r.id or 0 for r in fresh)
-                since = max(r.started_at for r in fresh)
                 _show(fresh, args.json, title=None)
+                sys.stdout.flush()
 
 
 def _run_summary(args: argparse.Namespace) -> int:
@@ -179,13 +202,12 @@ def _run_summary(args: argparse.Namespace) -> int:
     from rich.table import Column, Table
 
     from toolrig.cli._output import out_console
+    from toolrig.storage._record import RecordStatus
 
     table = Table(
         Column("tool", style="bold cyan"),
         Column("calls", justify="right"),
-        Column("succeeded", justify="right", style="green"),
-        Column("failed", justify="right", style="red"),
-        Column("skipped", justify="right"),
+        *(Column(s.value, justify="right", style=_COLOURS[s.value]) for s in RecordStatus),
         Column("mean ms", justify="right"),
         Column("max ms", justify="right"),
         "last error",
@@ -196,9 +218,7 @@ def _run_summary(args: argparse.Namespace) -> int:
         table.add_row(
             escape(row["tool"]),
             str(row["calls"]),
-            str(row["succeeded"]),
-            str(row["failed"]),
-            str(row["skipped"]),
+            *(str(row[s.value]) for s in RecordStatus),
             f"{row['mean_ms']:.1f}",
             f"{row['max_ms']:.1f}",
             escape(_short(row["last_error"] or "", 60)),
@@ -208,7 +228,10 @@ def _run_summary(args: argparse.Namespace) -> int:
 
 
 def _per_tool(records: list[ExecutionRecord]) -> list[dict[str, Any]]:
-    """Counts and times per tool (``tool.action`` for multi-action tools), busiest first."""
+    """Counts (of each status) and times per tool (``tool.action`` for multi-action tools),
+    busiest first."""
+    from toolrig.storage._record import RecordStatus
+
     by_tool: dict[str, list[ExecutionRecord]] = {}
     for record in records:
         by_tool.setdefault(_name(record), []).append(record)
@@ -220,9 +243,7 @@ def _per_tool(records: list[ExecutionRecord]) -> list[dict[str, Any]]:
             {
                 "tool": name,
                 "calls": len(group),
-                "succeeded": sum(r.status == "succeeded" for r in group),
-                "failed": sum(r.status == "failed" for r in group),
-                "skipped": sum(r.status == "skipped" for r in group),
+                **{s.value: sum(r.status == s for r in group) for s in RecordStatus},
                 "mean_ms": sum(durations) / len(durations),
                 "max_ms": max(durations),
                 "last_error": errors[-1].error_message if errors else None,
@@ -251,7 +272,6 @@ def _show(records: list[ExecutionRecord], as_json: bool, *, title: str | None) -
 
     from toolrig.cli._output import out_console
 
-    colours = {"succeeded": "green", "failed": "red", "skipped": "yellow"}
     table = Table(
         Column("id", justify="right", style="dim"),
         "time",
@@ -264,7 +284,7 @@ def _show(records: list[ExecutionRecord], as_json: bool, *, title: str | None) -
         title_justify="left",
     )
     for r in records:
-        colour = colours.get(r.status, "white")
+        colour = _COLOURS.get(r.status, "white")
         shown = f"[{r.error_code}] {r.error_message}" if r.error_message else _text(r.output)
         table.add_row(
             str(r.id),

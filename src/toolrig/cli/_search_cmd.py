@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from toolrig.cli._numbers import at_least
 from toolrig.cli._output import add_json_option
 
 __all__ = ["add_search_parser", "run_search_command"]
@@ -25,7 +26,7 @@ def add_search_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         help="YAML tool definitions (file or folder), or a Python file defining `tools`; "
         "repeatable",
     )
-    search.add_argument("-k", type=int, default=5, help="how many results (default 5)")
+    search.add_argument("-k", type=at_least(1), default=5, help="how many results (default 5)")
     search.add_argument("--type", help="only tools of this type")
     search.add_argument("--layer", help="only tools of this layer")
     search.add_argument(

@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._catalog import add_catalog_options
+from toolrig.cli._numbers import PORT, at_least, seconds
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
 from toolrig.cli._remote_opts import add_broker_options, attach_remote
 from toolrig.cli._serve_auth import add_auth_options, auth_from_args
@@ -47,7 +48,7 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     add_catalog_options(serve, demo_default=True)
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="HTTP port (0: any free port)")
+    serve.add_argument("--port", type=PORT, default=8000, help="HTTP port (0: any free port)")
     serve.add_argument("--path", default="/mcp", help="HTTP endpoint path (/mcp)")
     token = serve.add_mutually_exclusive_group()
     token.add_argument("--token", help="require 'Authorization: Bearer TOKEN' over HTTP")
@@ -75,14 +76,14 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     serve.add_argument(
         "--head-timeout",
-        type=float,
+        type=seconds,
         default=10.0,
         metavar="SECONDS",
         help="HTTP: close a connection whose request head has not arrived in time (10)",
     )
     serve.add_argument(
         "--max-connections",
-        type=int,
+        type=at_least(1),
         default=1000,
         metavar="N",
         help="HTTP: open connections at most; past it the oldest idle one is closed (1000)",
@@ -115,7 +116,7 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     serve.add_argument(
         "--workers",
-        type=int,
+        type=at_least(1),
         default=1,
         metavar="N",
         help="HTTP: serve from N processes sharing the port (implies --stateless)",
@@ -166,12 +167,6 @@ def run_serve(args: argparse.Namespace) -> int:
             raise CliError(f"${args.token_env} is empty or unset")
     if (args.stateless or args.workers != 1) and args.transport != "http":
         raise CliError("--stateless and --workers serve over HTTP: add --transport http")
-    if args.workers < 1:
-        raise CliError("--workers must be at least 1")
-    if not args.head_timeout > 0:
-        raise CliError("--head-timeout must be a positive number of seconds")
-    if args.max_connections < 1:
-        raise CliError("--max-connections must be at least 1")
     auth = auth_from_args(args, token)
     if args.workers > 1:
         from toolrig.cli._serve_workers import run_workers

@@ -7,6 +7,7 @@ import os
 import sys
 
 from toolrig.cli._catalog import load_registry
+from toolrig.cli._numbers import at_least
 from toolrig.cli._output import EXIT_OK, CliError
 
 __all__ = ["add_worker_parser", "run_worker"]
@@ -50,7 +51,7 @@ def add_worker_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     worker.add_argument(
         "--queues", help="comma-separated queues (default: the tools' runs_on queues)"
     )
-    worker.add_argument("--concurrency", type=int, default=1, help="calls at once (1)")
+    worker.add_argument("--concurrency", type=at_least(1), default=1, help="calls at once (1)")
     worker.add_argument(
         "--pool",
         choices=("prefork", "threads", "solo"),

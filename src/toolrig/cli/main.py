@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 __all__ = ["build_parser", "main", "parse_command"]
 
@@ -32,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     from toolrig.cli._validate_cmd import add_validate_parser
     from toolrig.cli._worker_cmd import add_worker_parser
 
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = _Parser(
         prog="toolrig",
         description="The tool layer for LLM agents. Exit codes: 0 ok, 1 a tool call, plan or "
         "check failed, 2 usage or input error.",
@@ -55,6 +56,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors are one line on stderr like every other error
+    (``toolrig log query: argument --limit: ...``), exit 2; every subcommand's parser is one
+    too (argparse makes subparsers of the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def parse_command(
     parser: argparse.ArgumentParser, argv: Sequence[str] | None
 ) -> argparse.Namespace:
@@ -65,7 +75,8 @@ def parse_command(
         args.pairs += extra
         extra = []
     if extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        prog = " ".join(filter(None, (parser.prog, getattr(args, "command", None))))
+        parser.exit(2, f"{prog}: unrecognized arguments: {' '.join(extra)} (see {prog} --help)\n")
     return args
 
 

@@ -363,25 +363,35 @@ class ExecutionLog(ABC):
         *,
         run_id: str | None = None,
         tool: str | None = None,
+        action: str | None = None,
         status: str | None = None,
         step_id: str | None = None,
         since: float | None = None,
         until: float | None = None,
+        after_id: int | None = None,
         limit: int | None = None,
         newest_first: bool = False,
     ) -> list[ExecutionRecord]:
-        """Records matching every filter given (times are epoch seconds of ``started_at``)."""
+        """Records matching every filter given (times are epoch seconds of ``started_at``).
+
+        ``after_id`` keeps the records written after the one with that id: a reader following
+        the log asks for them, since a record is written when its call ends and a call that
+        started earlier can end later."""
         clauses: list[str] = []
         params: list[Any] = []
         for column, value in (
             ("run_id", run_id),
             ("executor", tool),
+            ("action", action),
             ("status", None if status is None else status_of(status).value),
             ("step_id", step_id),
         ):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
+        if after_id is not None:
+            clauses.append("id > ?")
+            params.append(after_id)
         if since is not None:
             clauses.append("started_at >= ?")
             params.append(since)
