@@ -110,7 +110,7 @@ _CLI_COMMANDS = {
     "_demo": ("demo",),
     "_demo_agent": ("demo", "serve"),
     "_demo_tools": ("demo", "call"),
-    "_log_cmd": ("log",),
+    "_log_cmd": ("log", "log_boundaries"),
     "_schema_cmd": ("schema",),
     "_serve": ("serve",),
     "_serve_report": ("serve",),
@@ -384,6 +384,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     # which coverage's per-test contexts cannot attribute; see docs/testing.md) ---------------
     **{f"src/toolrig/cli/{name}.py": _CLI_TESTS for name in _CLI_SHARED},
     "src/toolrig/cli/_output.py": (*_CLI_TESTS, "tests/cli/test_cli_output_boundaries.py"),
+    "src/toolrig/cli/_numbers.py": (
+        "tests/cli/test_cli_option_boundaries.py",
+        "tests/cli/test_cli_main_boundaries.py",
+        "tests/cli/test_cli_log_boundaries.py",
+    ),
     **{
         f"src/toolrig/cli/{name}.py": tuple(
             f"tests/cli/test_cli_{t}.py" for t in (*tests, "reference")

@@ -12,7 +12,7 @@ recorded.
 | absent values | a result without metadata; a failure keeps no output | ``..._metadata`` |
 | as given | times, attempts, cost (given over the result's), version | ``..._tool_result...`` |
 | queries | each filter alone and nothing else; ``since`` in, ``until`` out | ``..._filter...`` |
-| queries | ``action``; ``after_id`` finds a record written late that started early | ``..._filter...`` |
+| queries | ``action``; ``after_id``: a record written late that started early | ``..._filter...`` |
 | queries | order both ways; ``limit`` 0 and n; a negative one refused | ``..._each_filter...`` |
 | usage | succeeded only, or all but skipped; ``since``; calls only; actions | ``..._usage...`` |
 | connections | ``close`` and ``with`` close them; the next use reopens | ``..._close...`` |
