@@ -385,6 +385,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{f"src/toolrig/cli/{name}.py": _CLI_TESTS for name in _CLI_SHARED},
     "src/toolrig/cli/_output.py": (*_CLI_TESTS, "tests/cli/test_cli_output_boundaries.py"),
     "src/toolrig/cli/_numbers.py": (
+        "tests/cli/test_cli_numbers.py",
         "tests/cli/test_cli_option_boundaries.py",
         "tests/cli/test_cli_main_boundaries.py",
         "tests/cli/test_cli_log_boundaries.py",

@@ -10,7 +10,7 @@ import argparse
 import sqlite3
 
 from toolrig.cli._catalog import add_catalog_options
-from toolrig.cli._numbers import PORT
+from toolrig.cli._numbers import port
 from toolrig.cli._output import EXIT_OK, CliError
 
 __all__ = ["add_console_parser", "run_console"]
@@ -32,7 +32,7 @@ def add_console_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     )
     add_catalog_options(console, demo_default=True)
     console.add_argument("--host", default="127.0.0.1", help="bind address (127.0.0.1)")
-    console.add_argument("--port", type=PORT, default=8765, help="port (8765; 0 picks a free one)")
+    console.add_argument("--port", type=port, default=8765, help="port (8765; 0 picks a free one)")
     console.add_argument("--token", metavar="T", help="required on every request when given")
     console.add_argument(
         "--read-only", action="store_true", help="look only: no decisions, no try-it calls"

@@ -11,7 +11,7 @@ import argparse
 import math
 from collections.abc import Callable
 
-__all__ = ["PORT", "at_least", "seconds"]
+__all__ = ["at_least", "port", "seconds"]
 
 
 def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
@@ -27,12 +27,12 @@ def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"must be {wanted}, not {value}")
         return value
 
-    whole.__name__ = "whole number"
     return whole
 
 
-PORT = at_least(0, 65535)
-"""A TCP port; 0 lets the system pick a free one."""
+def port(text: str) -> int:
+    """A TCP port, 0 to 65535; 0 lets the system pick a free one."""
+    return at_least(0, 65535)(text)
 
 
 def seconds(text: str) -> float:

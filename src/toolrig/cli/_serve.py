@@ -10,7 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from toolrig.cli._catalog import add_catalog_options
-from toolrig.cli._numbers import PORT, at_least, seconds
+from toolrig.cli._numbers import at_least, port, seconds
 from toolrig.cli._output import EXIT_OK, CliError, add_json_option
 from toolrig.cli._remote_opts import add_broker_options, attach_remote
 from toolrig.cli._serve_auth import add_auth_options, auth_from_args
@@ -48,7 +48,7 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     add_catalog_options(serve, demo_default=True)
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (127.0.0.1)")
-    serve.add_argument("--port", type=PORT, default=8000, help="HTTP port (0: any free port)")
+    serve.add_argument("--port", type=port, default=8000, help="HTTP port (0: any free port)")
     serve.add_argument("--path", default="/mcp", help="HTTP endpoint path (/mcp)")
     token = serve.add_mutually_exclusive_group()
     token.add_argument("--token", help="require 'Authorization: Bearer TOKEN' over HTTP")
