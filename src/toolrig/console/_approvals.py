@@ -50,25 +50,43 @@ class HeldCall:
     def arguments_json(self) -> str:
         return json.dumps(self.arguments, ensure_ascii=False, indent=2, default=str)
 
+    @property
+    def approved(self) -> bool:
+        """Whether the decision lets the call run (an approval or an edit), whether it is
+        recorded (its kind) or a run is carrying it out (the claim's word for it)."""
+        kind = None if self.decision is None else self.decision.get("kind")
+        return kind in _LETS_RUN
+
+
+_RUNS = ("allow", "allow_session", "edit")
+_LETS_RUN = frozenset(_RUNS) | {PAST[kind] for kind in _RUNS}
+"""The decision kinds that run the call, and the words a run's claim records them by."""
+
 
 def _table(log: ExecutionLog) -> str:
     return LogSessionStore(log).table
 
 
-def held_calls(log: ExecutionLog, *, limit: int = 200) -> list[HeldCall]:
-    """The calls held by stored sessions, newest first, each with its decision if one was
+def held_calls(
+    log: ExecutionLog, *, limit: int = 200, session_id: str | None = None
+) -> list[HeldCall]:
+    """The calls held by stored sessions (the newest ``limit`` sessions that hold some, or
+    only ``session_id``, however old), newest first, each with its decision if one was
     recorded (and not yet acted on)."""
+    where, params = "pending IS NOT NULL", list[str]()
+    if session_id is not None:  # the key: a session older than the newest ``limit`` too
+        where, params = f"session_id = {log.placeholder} AND {where}", [session_id]
     sql = (
         f"SELECT session_id, pending, updated_at FROM {_table(log)} "
-        f"WHERE pending IS NOT NULL ORDER BY updated_at DESC LIMIT {int(limit)}"
+        f"WHERE {where} ORDER BY updated_at DESC LIMIT {int(limit)}"
     )
     out: list[HeldCall] = []
-    for session_id, pending, updated in log._conn().execute(sql).fetchall():
+    for owner, pending, updated in log._conn().execute(sql, params).fetchall():
         data = json.loads(pending) if pending else None
         if not isinstance(data, dict):
             continue
         items = data.get("pending", [])
-        recorded = runs.stored_decisions(log, session_id, [item["id"] for item in items])
+        recorded = runs.stored_decisions(log, owner, [item["id"] for item in items])
         decided = {c: _shown(d) for c, d in recorded.items()}
         claim = data.get("claim")
         if isinstance(claim, dict):  # a run is deciding the turn now: show what it decided
@@ -78,7 +96,7 @@ def held_calls(log: ExecutionLog, *, limit: int = 200) -> list[HeldCall]:
         for item in items:
             out.append(
                 HeldCall(
-                    session_id=session_id,
+                    session_id=owner,
                     tool_call_id=item["id"],
                     name=item["name"],
                     tool=item["tool"],

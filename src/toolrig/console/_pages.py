@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import Any
+from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -18,7 +19,7 @@ from starlette.responses import RedirectResponse, Response, StreamingResponse
 
 from toolrig.agent._claim import AlreadyDecided
 from toolrig.agent._session_policy import standing_allows
-from toolrig.console._approvals import decide, held_calls
+from toolrig.console._approvals import HeldCall, decide, held_calls
 from toolrig.console._catalog_view import action_views, redact, search_catalog, secret_names
 from toolrig.console._charts import bars, meter
 from toolrig.console._guard import same_token
@@ -188,10 +189,8 @@ async def session(request: Request) -> Response:
     if state is None:
         return _refused(console, request, f"No stored session {session_id!r}.", 404)
     secrets = secret_names(console.catalog)
-    held = [
-        c for c in await run_in_threadpool(held_calls, console.log) if c.session_id == session_id
-    ]
-    held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
+    held = await run_in_threadpool(partial(held_calls, console.log, session_id=session_id))
+    held = [_masked(c, secrets.get(c.name)) for c in held]
     messages = [message_view(m, secrets) for m in state.messages]
     runs = await run_in_threadpool(session_runs, console.log, session_id)
     allowed = standing_allows(state.policy)
@@ -211,7 +210,7 @@ async def approvals(request: Request) -> Response:
     live = await run_in_threadpool(signature, console.log, "approvals")  # before the calls
     held = await run_in_threadpool(held_calls, console.log)
     secrets = secret_names(console.catalog)
-    held = [replace(c, arguments=redact(c.arguments, secrets.get(c.name))) for c in held]
+    held = [_masked(c, secrets.get(c.name)) for c in held]
     destructive = {}
     editable = {c.tool_call_id: not secrets.get(c.name) for c in held}  # masked: not editable
     for call in held:
@@ -231,6 +230,15 @@ async def approvals(request: Request) -> Response:
     )
 
 
+def _masked(call: HeldCall, hidden: set[str] | None) -> HeldCall:
+    """``call`` as a page shows it: the ``hidden`` (secret) parameters masked in its arguments
+    and in the arguments an edit decided on."""
+    decision = call.decision
+    if decision is not None and "arguments" in decision:
+        decision = {**decision, "arguments": redact(decision["arguments"], hidden)}
+    return replace(call, arguments=redact(call.arguments, hidden), decision=decision)
+
+
 async def decide_call(request: Request) -> Response:
     console = _console(request)
     form = await request.form()
@@ -246,7 +254,7 @@ async def decide_call(request: Request) -> Response:
         raw = _text(form.get("output")) or ""
         try:
             decision["output"] = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON (or nested past the parser): text
             decision["output"] = raw
     elif kind == "edit":
         refusal = _edited(console, form, decision)
@@ -263,7 +271,8 @@ async def decide_call(request: Request) -> Response:
         return console.page(request, "refused.html", status=409, message=str(exc))
     except ValueError as exc:
         return _refused(console, request, str(exc), 400)
-    return RedirectResponse(f"/approvals?notice={kind}:{call}", status_code=303)
+    notice = quote(f"{kind}:{call}", safe=":")  # a call id is the caller's text: `&`, `#`
+    return RedirectResponse(f"/approvals?notice={notice}", status_code=303)
 
 
 def _edited(console: Console, form: Any, decision: dict[str, Any]) -> str | None:
@@ -271,7 +280,7 @@ def _edited(console: Console, form: Any, decision: dict[str, Any]) -> str | None
     object (`decide` checks it against the held call's tool)."""
     try:
         arguments = json.loads(_text(form.get("arguments")) or "")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # nested past the parser: not JSON it reads
         return f"The edited arguments are not JSON: {exc}."
     if not isinstance(arguments, dict):
         return "The edited arguments must be a JSON object."
