@@ -808,6 +808,24 @@ EQUIVALENT.update(
     }
 )
 
+EQUIVALENT["toolrig.cli.main.x_parse_command__mutmut_30"] = (
+    'getattr(args, "command") without its default: the root parser always sets `command` '
+    "(None when no command is given)"
+)
+_OUTPUT = "toolrig.cli._output."
+EQUIVALENT.update(
+    {
+        **dict.fromkeys(
+            (_OUTPUT + "x_out_console__mutmut_1", _OUTPUT + "x_err_console__mutmut_2"),
+            "highlight=None for False: rich reads it for its truth, and None is false",
+        ),
+        _OUTPUT + "x_print_json__mutmut_4": "ensure_ascii=None for False: json reads it for its "
+        "truth, and None is false",
+        _OUTPUT + "custom__drop_operand__2": "print(file=None) writes to sys.stdout, as "
+        "`file or sys.stdout` does",
+    }
+)
+
 _CALL_CMD = "toolrig.cli._call_cmd.x_print_result__mutmut_"
 EQUIVALENT.update(
     {

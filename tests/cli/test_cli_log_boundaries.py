@@ -13,18 +13,28 @@ through the command on a SQLite log written record by record.
 | summary | a row per `tool.action`, busiest first, each status counted, mean, max | `..._summary` |
 | summary | the last error, cut at 60; the title counts records and tools | `..._summary` |
 | `tail -f` | `-n 0`: only later records; one started first, written later; a pipe | `..._follow` |
+| the heads | each column's head; numbers to the right; no output: an empty cell | `..._heads...` |
+| colours | each status its own colour, in the records and in the summary's counts | `..._colour` |
+| `--json` | query, tail and one run's records keep their characters (`café ✓`) | `..._characters` |
+| defaults | `tail`: the last 20; `query`: up to 100; a run: 4,000 characters | `..._defaults` |
+| filters | `--run`; `summary --since`; a run as JSON; no such run: one line | `..._everywhere` |
+| cut | a text of exactly 80 characters is kept whole | `..._whole` |
+| following | the last n, the id to follow from (empty log, n = 0, n past all) | `..._from` |
+| following | batch by batch, by id (one started first, written later), each once | `..._by_id` |
 
 Breaks tried (each made the named test fail, then was undone): ``--status`` passed on without
 ``status_of`` (``..._status``); the action dropped from ``--tool`` (``..._tool``); ``at_least(0)``
 for ``--limit`` (``..._numbers``); ``_short`` keeping the whitespace, cutting at ``limit``
 without the ``…`` (``..._table``); the ``denied`` count left out of ``_per_tool``, busiest
 last (``..._summary``); following by ``started_at`` as before (``..._follow``); ``seen``
-starting at 0 (``..._follow``).
+starting at 0 (``..._follow``); the status colours swapped, a number column left-aligned
+(``..._colour``, ``..._heads...``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -36,6 +46,7 @@ from typing import Any
 import pytest
 from cli_runner import ROOT, env, one_line_error, toolrig
 
+from toolrig.cli._log_cmd import last_records, records_after
 from toolrig.storage import RecordStatus, open_log
 
 
@@ -240,3 +251,104 @@ def test_follow(url: str) -> None:
         watchdog.cancel()
         proc.terminate()
         proc.wait(10)
+
+
+def _cells(stdout: str, head: str = "│") -> list[list[str]]:
+    """The cells of a table's lines starting with ``head``, as printed (padding kept)."""
+    return [line.split(head)[1:-1] for line in stdout.splitlines() if line.startswith(head)]
+
+
+def test_the_table_heads_and_alignment(url: str) -> None:
+    _add(url, "files", "succeeded", action="read", duration_ms=1.5, output=None)
+    _add(url, "files", "succeeded", action="read", duration_ms=1234.5, output=None)
+    done = toolrig("log", "query", "--log", url)
+    assert done.returncode == 0, done.stderr
+    (head,) = _cells(done.stdout, "┃")
+    assert [cell.strip() for cell in head] == [
+        "id", "time", "tool", "status", "ms", "run", "output or error",
+    ]  # fmt: skip
+    row, _ = _cells(done.stdout)
+    assert row[0] == "  1 " and row[4] == "    1.5 "  # numbers to the right
+    assert row[2].startswith(" files.read") and row[6] == " " * len(row[6])  # no output: ""
+    done = toolrig("log", "summary", "--log", url)
+    (row,) = _cells(done.stdout)
+    assert row[1] == "     2 "  # calls, to the right
+    assert all(cell.startswith("  ") for cell in row[2:8]), row  # the counts, the mean
+    assert row[7] == "   618.0 " and row[8] == " 1234.5 "
+
+
+def test_each_status_has_its_colour(url: str) -> None:
+    for status in RecordStatus:
+        _add(url, "t", status.value)
+    query = ("log", "query", "--log", url)
+    done = toolrig(*query, FORCE_COLOR="1", NO_COLOR="", TERM="xterm-256color")
+    assert done.returncode == 0, done.stderr
+    codes = {"succeeded": "32", "failed": "31", "skipped": "33", "denied": "35", "answered": "34"}
+    for word, code in codes.items():
+        assert f"\x1b[{code}m{word}\x1b[0m" in done.stdout, word
+    assert "\x1b[1;36mt" in done.stdout and "\x1b[2m" in done.stdout  # the tool, the id
+    done = toolrig("log", "summary", "--log", url, FORCE_COLOR="1", NO_COLOR="", TERM="xterm")
+    (row,) = [line for line in done.stdout.splitlines() if "\x1b[1;36mt" in line]
+    assert all(re.search(rf"\x1b\[{code}m *1\x1b\[0m", row) for code in codes.values()), row
+
+
+def test_json_lines_keep_their_characters(url: str) -> None:
+    _add(url, "t", "succeeded", output="café ✓")
+    for argv in (("query",), ("tail",), ("summary", "r1")):
+        done = toolrig("log", *argv, "--log", url, "--json")
+        assert done.returncode == 0, done.stderr
+        assert '"output": "café ✓"' in done.stdout, argv
+        assert json.loads(done.stdout)["output"] == "café ✓"
+
+
+def test_the_defaults(url: str) -> None:
+    for n in range(25):
+        _add(url, "t", "succeeded", output=n)
+    done = toolrig("log", "tail", "--log", url, "--json")
+    assert [json.loads(line)["output"] for line in done.stdout.splitlines()] == [*range(5, 25)]
+    done = toolrig("log", "query", "--log", url, "--json")
+    assert len(done.stdout.splitlines()) == 25  # under the default limit of 100
+    _add(url, "t", "succeeded", output="y" * 300, run_id="long")
+    for _ in range(30):
+        _add(url, "t", "succeeded", output="y" * 300, run_id="long")
+    done = toolrig("log", "summary", "long", "--log", url)
+    assert 3000 < len(done.stdout) <= 4001, len(done.stdout)  # the default --max-chars 4000
+
+
+def test_a_run_and_a_time_are_filters_everywhere(url: str) -> None:
+    now = time.time()
+    _add(url, "t", "succeeded", run_id="a", started_at=now - 7200)
+    mine = _add(url, "t", "failed", run_id="b", started_at=now, error_message="no")
+    assert _ids(toolrig("log", "query", "--log", url, "--run", "b", "--json")) == [mine]
+    done = toolrig("log", "summary", "--log", url, "--since", "1h", "--json")
+    assert [(row["calls"], row["failed"]) for row in json.loads(done.stdout)] == [(1, 1)]
+    done = toolrig("log", "summary", "b", "--log", url, "--json")
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == [mine]
+    done = toolrig("log", "summary", "nope", "--log", url)
+    assert done.returncode == 2 and "no run 'nope' in this log" in one_line_error(done, "log")
+
+
+def test_a_text_of_exactly_the_limit_is_kept_whole(url: str) -> None:
+    _add(url, "t", "succeeded", output="z" * 80)
+    (row,) = _rows(toolrig("log", "query", "--log", url).stdout)
+    assert row[6] == "z" * 80
+
+
+def test_last_records_and_the_id_to_follow_from(url: str) -> None:
+    with open_log(url) as log:
+        assert last_records(log, 0) == ([], 0) == last_records(log, 5)  # an empty log
+        ids = [_add(url, "t", "succeeded", output=n) for n in range(3)]
+        for count, shown in ((0, []), (1, ids[2:]), (2, ids[1:]), (9, ids)):
+            records, newest = last_records(log, count)
+            assert ([r.id for r in records], newest) == (shown, ids[2]), count
+
+
+def test_records_after_come_batch_by_batch_by_id(url: str) -> None:
+    first = _add(url, "t", "succeeded")
+    with open_log(url) as log:
+        batches = records_after(log, first, interval=0.01)
+        later = _add(url, "t", "succeeded", started_at=time.time())
+        early = _add(url, "t", "succeeded", started_at=time.time() - 60)  # started first
+        assert [r.id for r in next(batches)] == [later, early]
+        last = _add(url, "t", "succeeded")
+        assert [r.id for r in next(batches)] == [last]  # from the last batch on, once each

@@ -27,7 +27,14 @@ if TYPE_CHECKING:
     from toolrig.storage._log import ExecutionLog
     from toolrig.storage._record import ExecutionRecord
 
-__all__ = ["add_log_parser", "open_existing_log", "open_log_for_writing", "parse_since"]
+__all__ = [
+    "add_log_parser",
+    "last_records",
+    "open_existing_log",
+    "open_log_for_writing",
+    "parse_since",
+    "records_after",
+]
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -162,22 +169,37 @@ def _run_query(args: argparse.Namespace) -> int:
 
 def _run_tail(args: argparse.Namespace) -> int:
     with open_existing_log(args.log) as log:
-        newest = log.query(limit=max(args.count, 1), newest_first=True)
-        records = list(reversed(newest[: args.count]))
+        records, newest = last_records(log, args.count)
         _show(records, args.json, title=f"last {len(records)} records")
         if not args.follow:
             return EXIT_OK
         sys.stdout.flush()  # each batch is seen as it comes, even through a pipe
-        # by id, not by time: a record is written when its call ends, so a call that started
-        # before the last one shown can be written after it
-        seen = newest[0].id or 0 if newest else 0
-        while True:  # until Ctrl-C (exit 130 from main)
-            time.sleep(args.interval)
-            fresh = log.query(after_id=seen)
-            if fresh:
-                seen = max(r.id or 0 for r in fresh)
-                _show(fresh, args.json, title=None)
-                sys.stdout.flush()
+        for fresh in records_after(log, newest, interval=args.interval):  # until Ctrl-C (130)
+            _show(fresh, args.json, title=None)
+            sys.stdout.flush()
+    return EXIT_OK  # not reached: the batches end only with Ctrl-C
+
+
+def last_records(log: ExecutionLog, count: int) -> tuple[list[ExecutionRecord], int]:
+    """The newest ``count`` records, oldest first, and the id of the newest record of the log
+    (0 when it has none): the one to follow from, even when ``count`` is 0."""
+    newest = log.query(limit=max(count, 1), newest_first=True)
+    return list(reversed(newest[:count])), (newest[0].id or 0) if newest else 0
+
+
+def records_after(
+    log: ExecutionLog, after_id: int, *, interval: float
+) -> Iterator[list[ExecutionRecord]]:
+    """Each batch of records written after ``after_id``, looking every ``interval`` seconds.
+
+    By id, not by time: a record is written when its call ends, so a call that started before
+    the last one shown can be written after it."""
+    while True:
+        time.sleep(interval)
+        fresh = log.query(after_id=after_id)
+        if fresh:
+            after_id = max(r.id or 0 for r in fresh)
+            yield fresh
 
 
 def _run_summary(args: argparse.Namespace) -> int:
