@@ -812,6 +812,62 @@ EQUIVALENT["toolrig.cli.main.x_parse_command__mutmut_30"] = (
     'getattr(args, "command") without its default: the root parser always sets `command` '
     "(None when no command is given)"
 )
+_LOG_CMD = "toolrig.cli._log_cmd."
+EQUIVALENT.update(
+    {
+        **dict.fromkeys(
+            (_LOG_CMD + f"x__run_summary__mutmut_{n}" for n in (30, 81, 82)),
+            "a table title justified None, 'LEFT' or 'XXleftXX': rich prints it as 'left' "
+            "(checked on this table)",
+        ),
+        **dict.fromkeys(
+            (_LOG_CMD + f"x__show__mutmut_{n}" for n in (18, 70, 71)),
+            "a table title justified None, 'LEFT' or 'XXleftXX': rich prints it as 'left'",
+        ),
+        **dict.fromkeys(
+            (
+                _LOG_CMD + "x__run_summary__mutmut_46",
+                _LOG_CMD + "x__show__mutmut_39",
+                _LOG_CMD + "x__show__mutmut_49",
+            ),
+            "rich parses a style in any case: 'BOLD CYAN' is 'bold cyan', 'DIM' is 'dim'",
+        ),
+        _LOG_CMD + "x__show__mutmut_63": "overflow=None: the console's default, which is 'fold'",
+        **dict.fromkeys(
+            (_LOG_CMD + "x__show__mutmut_3", _LOG_CMD + "x__text__mutmut_6"),
+            "ensure_ascii=None for False: json reads it for its truth, and None is false",
+        ),
+        **dict.fromkeys(
+            (_LOG_CMD + f"x__show__mutmut_{n}" for n in (74, 76, 77, 78)),
+            "the colour of a status outside RecordStatus: every stored status went through "
+            "status_of, so the default is never used",
+        ),
+        **dict.fromkeys(
+            (_LOG_CMD + "x__text__mutmut_7", _LOG_CMD + "x__text__mutmut_10"),
+            "json's default=str: an output read back from the log is decoded JSON, so every "
+            "value is JSON already",
+        ),
+        _LOG_CMD + "x_last_records__mutmut_10": "limit=max(count, 2): the newest record and "
+        "the last `count` are the same with one more read",
+        **dict.fromkeys(
+            (
+                _LOG_CMD + "x_last_records__mutmut_18",
+                _LOG_CMD + "x_records_after__mutmut_8",
+                _LOG_CMD + "custom__drop_operand__7",
+                _LOG_CMD + "custom__drop_operand__9",
+            ),
+            "`id or 0` / `or 1` / without `or`: a record read back from the log always has its id",
+        ),
+        **dict.fromkeys(
+            (_LOG_CMD + f"x_add_log_parser__mutmut_{n}" for n in (23, 26, 27)),
+            "the subcommands' dest: nothing reads it, and argparse names a missing one by its "
+            "metavar, ACTION",
+        ),
+        _LOG_CMD + "custom__drop_operand__2": "`or os.environ.get('TOOLRIG_LOG')` left out: "
+        "default_log_path() reads $TOOLRIG_LOG first itself",
+    }
+)
+
 _OUTPUT = "toolrig.cli._output."
 EQUIVALENT.update(
     {

@@ -16,9 +16,12 @@ through the command on a SQLite log written record by record.
 | the heads | each column's head; numbers to the right; no output: an empty cell | `..._heads...` |
 | colours | each status its own colour, in the records and in the summary's counts | `..._colour` |
 | `--json` | query, tail and one run's records keep their characters (`café ✓`) | `..._characters` |
-| defaults | `tail`: the last 20; `query`: up to 100; a run: 4,000 characters | `..._defaults` |
+| defaults | `tail`: the last 20; `query`: the first 100; a run: 4,000 characters | `..._defaults` |
 | filters | `--run`; `summary --since`; a run as JSON; no such run: one line | `..._everywhere` |
 | cut | a text of exactly 80 characters is kept whole | `..._whole` |
+| narrow | a terminal too narrow for the output: folded over lines, never cut | `..._folds...` |
+| usage | `log` without `query`, `tail` or `summary`: one line, exit 2 | `..._usage_error` |
+| the log | no `--log` nor `$TOOLRIG_LOG`: the user data folder's file | `..._folder` |
 | following | the last n, the id to follow from (empty log, n = 0, n past all) | `..._from` |
 | following | batch by batch, by id (one started first, written later), each once | `..._by_id` |
 
@@ -126,12 +129,14 @@ def test_numbers(url: str, argv: list[str], line: str) -> None:
 
 
 def test_numbers_at_their_least(url: str) -> None:
-    first = _add(url, "t", "succeeded", output="x")
-    _add(url, "t", "failed", error_message="boom")
+    first = _add(url, "t", "succeeded", output="x" * 300)
+    _add(url, "t", "failed", error_message="boom " * 60)
     assert _ids(toolrig("log", "query", "--log", url, "--limit", "1", "--json")) == [first]
     assert _ids(toolrig("log", "tail", "--log", url, "-n", "0", "--json")) == []
     done = toolrig("log", "summary", "r1", "--log", url, "--max-chars", "80")
-    assert done.returncode == 0 and len(done.stdout.rstrip("\n")) <= 80, done.stdout
+    assert done.returncode == 0 and 40 < len(done.stdout.rstrip("\n")) <= 80, done.stdout
+    done = toolrig("log", "summary", "r1", "--log", url)
+    assert len(done.stdout) > 300  # the default, 4,000, leaves more
 
 
 def test_since(url: str) -> None:
@@ -215,7 +220,8 @@ def test_summary(url: str) -> None:
     ]
     table = _rows(done.stdout)
     assert table[0] == ["files.read", "3", "1", "1", "0", "1", "0", "20.0", "30.0", "failed!"]
-    assert table[2][-1] == "x" * 59 + "…"
+    assert _cells(done.stdout)[1][8] == "    3.0 "  # max ms, to the right
+    assert table[2][-1] == "x" * 59 + "…" and table[1][-1] == ""  # none: an empty cell
 
 
 def _follow(url: str, *argv: str) -> subprocess.Popen[str]:
@@ -302,12 +308,13 @@ def test_json_lines_keep_their_characters(url: str) -> None:
 
 
 def test_the_defaults(url: str) -> None:
-    for n in range(25):
-        _add(url, "t", "succeeded", output=n)
+    with open_log(url) as log:
+        for n in range(105):
+            log.add_result("t", "tool", None, {}, n, "succeeded", run_id="r1")
     done = toolrig("log", "tail", "--log", url, "--json")
-    assert [json.loads(line)["output"] for line in done.stdout.splitlines()] == [*range(5, 25)]
+    assert [json.loads(line)["output"] for line in done.stdout.splitlines()] == [*range(85, 105)]
     done = toolrig("log", "query", "--log", url, "--json")
-    assert len(done.stdout.splitlines()) == 25  # under the default limit of 100
+    assert [json.loads(line)["output"] for line in done.stdout.splitlines()] == [*range(100)]
     _add(url, "t", "succeeded", output="y" * 300, run_id="long")
     for _ in range(30):
         _add(url, "t", "succeeded", output="y" * 300, run_id="long")
@@ -352,3 +359,28 @@ def test_records_after_come_batch_by_batch_by_id(url: str) -> None:
         assert [r.id for r in next(batches)] == [later, early]
         last = _add(url, "t", "succeeded")
         assert [r.id for r in next(batches)] == [last]  # from the last batch on, once each
+
+
+def test_log_without_an_action_is_a_usage_error() -> None:
+    done = toolrig("log")
+    assert done.returncode == 2
+    assert "the following arguments are required: ACTION" in one_line_error(done, "log")
+
+
+def test_a_narrow_terminal_folds_the_output(url: str) -> None:
+    _add(url, "t", "succeeded", output="q" * 70)
+    done = toolrig("log", "query", "--log", url, COLUMNS="90")
+    assert done.returncode == 0, done.stderr
+    folded = "".join(row[6] for row in _rows(done.stdout))
+    assert folded == "q" * 70 and "…" not in done.stdout  # folded over lines, not cut
+
+
+def test_without_log_or_toolrig_log_the_user_data_folder(tmp_path: Path) -> None:
+    done = toolrig("log", "tail", XDG_DATA_HOME=str(tmp_path), TOOLRIG_LOG="")
+    assert done.returncode == 2
+    expected = f"no execution log at '{tmp_path / 'toolrig' / 'executions.sqlite3'}'"
+    assert expected in one_line_error(done, "log")
+    url = str(tmp_path / "toolrig" / "executions.sqlite3")
+    _add(url, "t", "succeeded")
+    done = toolrig("log", "query", "--json", XDG_DATA_HOME=str(tmp_path), TOOLRIG_LOG="")
+    assert len(_ids(done)) == 1
