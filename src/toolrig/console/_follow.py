@@ -1,23 +1,28 @@
 """The middleware that keeps pages off a log that cannot be read: while the log file is
-deleted, or cannot be read, every page is the one-line message `LogWatch` gives (status 503)
-instead of stale data or a traceback; a page whose queries fail on a file that broke since
-the last check gets the same line."""
+deleted, or cannot be read, or its database does not answer, every page is the one-line
+message `LogWatch` gives (status 503) instead of stale data or a traceback; a page whose
+queries fail since the last check (a file that broke, a PostgreSQL server restarted or gone, a
+connection it closed, a lock timeout) gets the same kind of line. A form sent meanwhile is
+told that nothing was done, on a page that does not reload itself (it would send the form
+again); a decision that fails while it is written says so itself (see ``decide_call``)."""
 
 from __future__ import annotations
-
-import sqlite3
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolrig.console._state import Console
-from toolrig.console._watch import unreadable
+from toolrig.console._watch import cannot_read
+from toolrig.storage._unavailable import database_errors
 
 __all__ = ["FollowLog"]
 
 _OPEN = ("/static/", "/events")
 """Paths served whatever the log's state (the event stream reports it itself)."""
+
+_READS = ("GET", "HEAD")
+"""Methods that only show: any other was sent to change something, and is told it did not."""
 
 
 class FollowLog:
@@ -35,7 +40,10 @@ class FollowLog:
         if pulse is None:  # a look at the database is due: off the event loop
             pulse = await run_in_threadpool(console.watch.check)
         if pulse.problem is not None:
-            await self._message(console, scope, receive, send, pulse.problem)
+            text = pulse.problem
+            if scope["method"] not in _READS:  # stopped before its route: nothing was done
+                text += " Nothing was done: try again once it is back."
+            await self._message(console, scope, receive, send, text)
             return
         started = False
 
@@ -46,14 +54,16 @@ class FollowLog:
 
         try:
             await self.app(scope, receive, sending)
-        except sqlite3.DatabaseError as exc:  # the file broke after the check
+        except database_errors() as exc:  # the file broke, or the server went, after the check
             if started:
                 raise
-            where = console.watch.path or "of the console"
-            await self._message(console, scope, receive, send, unreadable(where, exc))
+            await self._message(console, scope, receive, send, cannot_read(console.log, exc))
 
     async def _message(
         self, console: Console, scope: Scope, receive: Receive, send: Send, text: str
     ) -> None:
-        response = console.page(Request(scope, receive), "unavailable.html", 503, message=text)
+        # a page reloads itself once the log is back; a form's answer must not (it would send
+        # the form again): it says the request was not done
+        page = "unavailable.html" if scope["method"] in _READS else "refused.html"
+        response = console.page(Request(scope, receive), page, 503, message=text)
         await response(scope, receive, send)

@@ -30,9 +30,11 @@ from toolrig.console._runs import STATUSES, RunFilters, runs_page
 from toolrig.console._session_view import message_view
 from toolrig.console._state import Console
 from toolrig.console._tryit import arguments_from_form, fields_of
+from toolrig.console._watch import not_written
 from toolrig.core.context._recording import recording
 from toolrig.storage._runs import RunStatus, session_runs
 from toolrig.storage._sessions import LogSessionStore
+from toolrig.storage._unavailable import database_errors
 
 __all__ = [
     "approvals",
@@ -271,6 +273,9 @@ async def decide_call(request: Request) -> Response:
         return console.page(request, "refused.html", status=409, message=str(exc))
     except ValueError as exc:
         return _refused(console, request, str(exc), 400)
+    except database_errors() as exc:  # locked, gone, timed out: each statement its own commit
+        text = not_written("The decision", console.log, exc)  # no self-reload: not sent again
+        return _refused(console, request, text, 503)
     notice = quote(f"{kind}:{call}", safe=":")  # a call id is the caller's text: `&`, `#`
     return RedirectResponse(f"/approvals?notice={notice}", status_code=303)
 

@@ -24,8 +24,9 @@ from typing import Any, Final
 
 from toolrig.storage import SQLiteExecutionLog
 from toolrig.storage._log import ExecutionLog
+from toolrig.storage._unavailable import log_name
 
-__all__ = ["LogWatch", "Pulse"]
+__all__ = ["LogWatch", "Pulse", "cannot_read", "not_written", "unreadable"]
 
 _EVERY: Final = 0.25
 """Seconds the database's answer is reused for while the file stays the same (every page
@@ -121,7 +122,7 @@ class LogWatch:
         try:
             row = self.log._conn().execute(f"SELECT MAX(id) FROM {self.log.table}").fetchone()
         except Exception as exc:
-            return Pulse(f"The log cannot be read: {_first_line(exc)}", "")
+            return Pulse(cannot_read(self.log, exc), "")
         return Pulse(None, str(row[0] or 0))
 
     def _stat(self) -> tuple[int, int, int] | None:
@@ -163,6 +164,23 @@ class LogWatch:
 def unreadable(path: Any, exc: BaseException) -> str:
     """The one line that says a log file cannot be read, and why."""
     return f"The log file {path} cannot be read ({_first_line(exc)}); waiting for a readable one."
+
+
+def cannot_read(log: ExecutionLog, exc: BaseException) -> str:
+    """The one line that says ``log`` cannot be read, and why: a file's as `unreadable`
+    says it, a database by its address (never its password)."""
+    if isinstance(log, SQLiteExecutionLog) and str(log.path) != ":memory:":
+        return unreadable(log.path, exc)
+    return f"The {log_name(log)} cannot be read ({_first_line(exc)}); waiting for it to answer."
+
+
+def not_written(what: str, log: ExecutionLog, exc: BaseException) -> str:
+    """The one line that says ``what`` (``The decision``) could not be written to ``log``,
+    why, and that nothing of it was recorded."""
+    return (
+        f"{what} could not be written to the {log_name(log)}: {_first_line(exc)}; "
+        "nothing was recorded, try again."
+    )
 
 
 def _first_line(exc: BaseException) -> str:
