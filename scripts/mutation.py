@@ -348,7 +348,6 @@ MODULES: dict[str, tuple[str, ...]] = {
             f"src/toolrig/console/{name}.py"
             for name in (
                 "_app",
-                "_approvals",
                 "_catalog_view",
                 "_charts",
                 "_follow",
@@ -375,6 +374,11 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/console/test_console_guard.py",
     ),
     "src/toolrig/console/_live.py": ("tests/console/test_console_pages.py",),
+    "src/toolrig/console/_approvals.py": (
+        "tests/console/test_approvals_boundaries.py",
+        "tests/console/test_console_pages.py",
+        "tests/console/test_console_edit.py",
+    ),
     "src/toolrig/console/_guard.py": (
         "tests/console/test_guard_asgi_boundaries.py",
         "tests/console/test_console_guard_boundaries.py",
