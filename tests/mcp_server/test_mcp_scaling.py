@@ -354,7 +354,9 @@ def test_workers_need_http() -> None:
     from toolrig.cli.main import main
 
     assert main(["serve", "--demo", "--workers", "2"]) == 2
-    assert main(["serve", "--demo", "--transport", "http", "--workers", "0"]) == 2
+    with pytest.raises(SystemExit) as refused:  # a count below 1: refused while parsing
+        main(["serve", "--demo", "--transport", "http", "--workers", "0"])
+    assert refused.value.code == 2
 
 
 def test_workers_refuse_a_port_in_use() -> None:
