@@ -231,6 +231,7 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:AllowForSessio
              'toolrig.storage._open:open_log',
              'toolrig.storage._record:ExecutionRecord',
              'toolrig.storage._record:RecordStatus',
+             'toolrig.storage._record:status_of',
              'toolrig.storage._requests:RequestLog',
              'toolrig.storage._runs:DecisionTaken',
              'toolrig.storage._runs:RunInfo',
@@ -252,5 +253,7 @@ FACES: dict[str, list[str]] = {'agent': ['toolrig.agent._approval:AllowForSessio
              'toolrig.storage._turn_input:redact',
              'toolrig.storage._turn_input:schema_hash',
              'toolrig.storage._turn_input:secret_parameters',
-             'toolrig.storage._turn_input:turn_input'],
+             'toolrig.storage._turn_input:turn_input',
+             'toolrig.storage._unavailable:database_errors',
+             'toolrig.storage._unavailable:log_name'],
  'testing': ['toolrig.testing._turn:assistant_message']}
