@@ -199,15 +199,15 @@ async def session(
 
 
 @asynccontextmanager
-async def serving(server: Any) -> AsyncIterator[str]:
-    """``server`` (a ``ToolServer``) over streamable HTTP on a free port in this event loop;
-    yields its URL, and closes the server afterwards."""
+async def serving(server: Any, token: str | None = None) -> AsyncIterator[str]:
+    """``server`` (a ``ToolServer``) over streamable HTTP on a free port in this event loop,
+    asking for ``token`` when given; yields its URL, and closes the server afterwards."""
     import contextlib
 
     from toolrig.mcp import serve_http
 
     ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    task = asyncio.create_task(serve_http(server, port=0, on_ready=ready.set_result))
+    task = asyncio.create_task(serve_http(server, port=0, token=token, on_ready=ready.set_result))
     try:
         yield await asyncio.wait_for(ready, WAIT)
     finally:

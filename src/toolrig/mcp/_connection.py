@@ -17,12 +17,12 @@ import sys
 import threading
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp_types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import IncomingMessage
-from mcp.client.streamable_http import streamable_http_client
+from mcp.client.streamable_http import MCP_SESSION_ID, streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
@@ -31,6 +31,9 @@ from toolrig.core.model._errors import ToolError
 from toolrig.mcp._client_callbacks import ClientCallbacks
 from toolrig.mcp._params import Protocol, ServerParams
 from toolrig.mcp._task_client import task_claims
+
+if TYPE_CHECKING:
+    import httpx2  # the MCP SDK's HTTP client, whose responses the hook reads
 
 __all__ = ["Connection", "first_error"]
 
@@ -135,21 +138,38 @@ class Connection:
             if stop is not None:
                 stop.set()
 
-    def _transport(self) -> AbstractAsyncContextManager[Any]:
+    def holds(self, session: ClientSession) -> bool:
+        """Whether ``session`` is still the open one (not lost nor dropped since)."""
+        return self._session is session
+
+    def _transport(self, stop: asyncio.Event) -> AbstractAsyncContextManager[Any]:
+        """The transport of the session that ``stop`` ends."""
         if self._stdio is not None:
             return stdio_client(self._stdio, errlog=sys.stderr)
         assert self._url is not None
-        return streamable_http_client(
-            self._url,
-            http_client=create_mcp_http_client(headers=self._headers or None, auth=self._auth),
-        )
+        client = create_mcp_http_client(headers=self._headers or None, auth=self._auth)
+
+        async def on_response(response: httpx2.Response) -> None:
+            # A 404 to a request naming the session: the server no longer knows it (it was
+            # restarted, or ended the session). The MCP spec has the client start a new one.
+            if response.status_code == 404 and MCP_SESSION_ID in response.request.headers:
+                self._lost(stop)
+
+        client.event_hooks["response"].append(on_response)
+        return streamable_http_client(self._url, http_client=client)
+
+    def _lost(self, stop: asyncio.Event) -> None:
+        """Forget the session ``stop`` ends, if still held, and end it."""
+        if self._stop is stop:
+            self._session, self._stop = None, None
+        stop.set()
 
     async def _hold(self, ready: asyncio.Future[ClientSession], stop: asyncio.Event) -> None:
         """Own the transport and session for their whole life (their context managers must
         be entered and left by one task)."""
         try:
             async with AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
+                read, write = await stack.enter_async_context(self._transport(stop))
                 session = await stack.enter_async_context(
                     ClientSession(
                         read,

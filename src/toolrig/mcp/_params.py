@@ -104,9 +104,13 @@ class ServerParams:
 
     @property
     def http_headers(self) -> dict[str, str]:
-        """Streamable HTTP: ``headers`` with the ``token`` added as a bearer token."""
+        """Streamable HTTP: ``headers`` with the ``token`` added as a bearer token (replacing
+        an ``Authorization`` header however ``headers`` spells its name: HTTP names are
+        case-insensitive, and both would reach the server, the wrong one maybe first)."""
         headers = dict(self.headers or {})
         if self.token is not None:
+            for name in [n for n in headers if n.lower() == "authorization"]:
+                del headers[name]
             headers["Authorization"] = f"Bearer {self.token}"
         return headers
 

@@ -29,6 +29,7 @@ from toolrig.mcp._connection import Connection, first_error
 from toolrig.mcp._input_loop import call_answering
 from toolrig.mcp._params import ServerKeywords, ServerParams
 from toolrig.mcp._remote import build_remote_tool, local_name, validate_prefix
+from toolrig.providers._mcp_format import ERROR_META_KEY
 from toolrig.registry._catalog import Catalog
 
 __all__ = ["MCPToolSource", "add_mcp_server", "add_mcp_server_async"]
@@ -151,6 +152,7 @@ class MCPToolSource:
         session = await self._connection.session()
         tools: list[mcp_types.Tool] = []
         cursor: str | None = None
+        seen: set[str] = set()  # a cursor given twice would make the list endless
         try:
             while True:
                 params = None if cursor is None else mcp_types.PaginatedRequestParams(cursor=cursor)
@@ -159,6 +161,13 @@ class MCPToolSource:
                 cursor = page.next_cursor
                 if not cursor:
                     return tools
+                if cursor in seen:
+                    raise ToolError(
+                        f"the MCP server {self.label} gave the cursor {cursor!r} of its tool "
+                        f"list twice (after {len(seen) + 1} pages): its list never ends",
+                        code=ErrorCode.EXECUTION_ERROR,
+                    )
+                seen.add(cursor)
         except MCPError as exc:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 self._connection.drop(session)
@@ -261,19 +270,20 @@ class MCPToolSource:
 
         try:
             if session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-                return await session.call_tool(remote_name, arguments, progress_callback=progress)
-            return await call_answering(
-                session,
-                remote_name,
-                arguments,
-                progress=progress,
-                max_rounds=self.params.max_input_rounds,
-                timeout=self.params.input_timeout,
-                label=self.label,
-            )
+                result = await session.call_tool(remote_name, arguments, progress_callback=progress)
+            else:
+                result = await call_answering(
+                    session,
+                    remote_name,
+                    arguments,
+                    progress=progress,
+                    max_rounds=self.params.max_input_rounds,
+                    timeout=self.params.input_timeout,
+                    label=self.label,
+                )
         except MCPError as exc:
-            if exc.code == mcp_types.CONNECTION_CLOSED:
-                self._connection.drop(session)
+            if exc.code == mcp_types.CONNECTION_CLOSED or not self._connection.holds(session):
+                self._connection.drop(session)  # lost, or no longer known to the server
                 raise self._unavailable(exc) from None
             if exc.code == mcp_types.INVALID_PARAMS and _names_no_tool(exc.message):
                 self._refresh_in_background()
@@ -288,6 +298,14 @@ class MCPToolSource:
         except (OSError, RuntimeError) as exc:
             self._connection.drop(session)
             raise self._unavailable(exc) from None
+        if _answers_no_tool(result, remote_name):  # the SDK's MCPServer says so in the result
+            self._refresh_in_background()
+            raise ToolError(
+                f"the MCP server {self.label} no longer has the tool `{remote_name}`: "
+                f"Unknown tool: {remote_name}",
+                code=ErrorCode.NOT_FOUND,
+            )
+        return result
 
     def _unavailable(self, exc: BaseException) -> ToolError:
         cause = first_error(exc)
@@ -302,9 +320,19 @@ class MCPToolSource:
 
 def _names_no_tool(message: str) -> bool:
     """Whether an invalid-params error says the tool does not exist (toolrig servers answer
-    "Tool 'x' not found", others "Unknown tool: x")."""
+    "Tool 'x' not found", others "Unknown tool: x"), rather than something the arguments
+    name ("Issue 42 not found")."""
     lowered = message.lower()
-    return "unknown tool" in lowered or "not found" in lowered
+    return "unknown tool" in lowered or ("tool" in lowered and "not found" in lowered)
+
+
+def _answers_no_tool(result: mcp_types.CallToolResult, remote_name: str) -> bool:
+    """Whether ``result`` is the error the ``mcp`` SDK's ``MCPServer`` answers for a tool it
+    does not have: ``isError`` with the one text ``Unknown tool: <name>`` (no toolrig error)."""
+    if not result.is_error or ERROR_META_KEY in (result.meta or {}):
+        return False
+    texts = [b.text for b in result.content if isinstance(b, mcp_types.TextContent)]
+    return len(texts) == len(result.content) and "".join(texts) == f"Unknown tool: {remote_name}"
 
 
 def add_mcp_server(
