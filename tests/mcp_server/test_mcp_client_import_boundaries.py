@@ -283,6 +283,7 @@ def test_a_server_that_dies_mid_call_then_a_closed_source(tmp_path: Path) -> Non
         source.close(remove_tools=False)
         closed = executor.execute_sync("e__multi", {})
         assert not closed.success and closed.code == "execution_error", closed
+        assert closed.error is not None and "was closed" in closed.error.message, closed
 
 
 def test_a_timeout_cancels_the_remote_call_over_stdio(tmp_path: Path) -> None:

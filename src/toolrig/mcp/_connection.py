@@ -12,6 +12,7 @@ tool list through ``on_tools_changed``.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import sys
 import threading
@@ -99,14 +100,22 @@ class Connection:
             raise RuntimeError(
                 f"blocking call to the MCP server {self.label} from its own loop; await instead"
             )
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        return self._submit(coro).result()
 
     async def call(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the connection's loop and await its result from any loop;
         cancelling the caller (a timeout, say) cancels ``coro`` as well."""
         if asyncio.get_running_loop() is self._loop:
             return await coro
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop))
+        return await asyncio.wrap_future(self._submit(coro))
+
+    def _submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """``coro`` scheduled on the connection's loop; once that loop is closed, the
+        error that says so (``coro`` closed unrun, not left to warn that it never ran)."""
+        if self._loop.is_closed():
+            coro.close()
+            raise ToolError(f"the MCP server {self.label} was closed")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
     # -- the session (runs on our loop) ------------------------------------------------------
     async def session(self) -> ClientSession:
