@@ -34,6 +34,13 @@ held calls however old it is; masked arguments stay masked in an edit too.
 | past one page | the oldest: its session page names its held call; decide: 303 | `..._one_page` |
 | the notice | call ids `c&x#y`, `50%25`, `a b`, `é?=1`: "Recorded: allow:ID" | `..._notice_*` |
 | secrets | a held password and an edit's new one (code, a crafted form): masked | `..._secrets_*` |
+| the card | each kind, ± a reason, ± an author: all it holds shown, no other part | `..._card_*` |
+| the refusal | a second decision names the first: `denied by alice`, `denied` | `..._second_*` |
+| odd rows | a turn stored as a list, `null`, no calls; a call with no arguments | `..._reads_*` |
+| approved | each kind: runs the call or not; `by` defaults to `console` | `..._approved_*` |
+| from code | no kind, `Allow`, an edit of none or `[...]`, refused by a catalog | `..._not_a_*` |
+| nothing held | a session with no turn, one never stored: refused, none written | `..._nothing` |
+| not yet | no state or turn, `{}`, no calls, undecided: `None`; claimed: raises | `..._until_*` |
 
 ("both": SQLite and PostgreSQL.)
 
@@ -46,6 +53,8 @@ claimed with an approval (``approved``, ``approved for the session``, ``edited``
 as a failure, the style asking for the decision kinds only. An edit's arguments were shown
 unmasked, so a secret parameter given in an edit (a crafted form, or ``decide()`` from code)
 was in the inbox in clear, read-only consoles included; they are masked like the held call's.
+A decided card said only the kind and the reason: who decided, when, and an answer's output
+were recorded but shown nowhere; the card shows them now.
 The redirect after a decision put the call id in its query unquoted: an id with ``&``, ``#``
 or ``%25`` came back as another id in the notice (``c``, ``50%``); it is quoted now.
 
@@ -79,9 +88,9 @@ import httpx
 import pytest
 from console_tools import tools
 
-from toolrig.agent import Agent, ApprovalPolicy, Deny
-from toolrig.agent._claim import PAST
-from toolrig.console import app, stored_decisions
+from toolrig.agent import Agent, Answer, ApprovalPolicy, Deny
+from toolrig.agent._claim import PAST, AlreadyDecided
+from toolrig.console import app, stored_decisions, wait_for_decisions
 from toolrig.console._approvals import decide, held_calls
 from toolrig.runtime import ToolExecutor
 from toolrig.storage import LogSessionStore, SQLiteExecutionLog, open_log
@@ -246,6 +255,62 @@ async def test_the_form(log: SQLiteExecutionLog, name: str) -> None:
     for key, value in stored.items():
         assert getattr(decided["c1"], key) == value, key
     assert cards(page) == [("form", "c1", fields["kind"])]
+
+
+# -- what a decided card shows ----------------------------------------------------------------
+SHOWN: dict[str, tuple[dict[str, Any], str, str | None, str | None]] = {
+    # kind: (the decision from code; the card's line after the kind; its answer; its edit)
+    "allow": ({}, "", None, None),
+    "allow_session": ({"reason": "trusted"}, " — trusted", None, None),
+    "deny": ({"reason": "logs stay"}, " — logs stay", None, None),
+    "answer": ({"output": {"rows": 0}, "reason": "dry run"}, " — dry run", '"rows": 0', None),
+    "answer-text": ({"output": "not now"}, "", "not now", None),
+    "edit": ({"arguments": {"name": "tmp"}}, "", None, '"name": "tmp"'),
+}
+
+
+@pytest.mark.parametrize("by", ["alice", ""])
+@pytest.mark.parametrize("name", SHOWN)
+async def test_a_decided_card_shows_the_decision_its_author_and_time(
+    log: SQLiteExecutionLog, name: str, by: str
+) -> None:
+    """Each kind, with and without a reason, by someone or by no one named: the card says
+    what was decided, why, by whom and when, an answer's output and an edit's arguments, and
+    nothing of the other kinds."""
+    kind = name.split("-")[0]
+    decision, line, answer, edit = SHOWN[name]
+    hold(log, "shown")
+    decide(log, "shown", "c1", {"kind": kind, **decision}, by=by)
+    (held,) = held_calls(log)
+    assert held.decision is not None and held.decision["kind"] == kind
+    async with client(log) as http:
+        page = (await http.get("/approvals")).text
+    author = f' · by <span class="decided-by">{by}</span>' if by else ""
+    pattern = (
+        f"Decided: {re.escape(html.escape(kind + line))}{re.escape(author)} · "
+        f'<time datetime="[^"]+">[^<]+ UTC</time> · waiting for the agent to resume</p>'
+    )
+    assert re.search(pattern, page), page[page.find("Decided") :][:300]
+    assert ('class="decided-by"' in page) == bool(by)
+    if answer is None:
+        assert "<h3>Answer</h3>" not in page and 'class="answered"' not in page
+    else:
+        shown = re.search(r'<pre class="answered">(.*?)</pre>', page, re.S)
+        assert shown is not None and answer in html.unescape(shown.group(1))
+    assert ('class="edited"' in page) == (edit is not None)
+    if edit is not None:
+        assert edit in html.unescape(page)
+
+
+@pytest.mark.parametrize("by", ["alice", ""])
+def test_a_second_decision_names_the_first_and_its_author(log: SQLiteExecutionLog, by: str) -> None:
+    hold(log, "detail")
+    decide(log, "detail", "c1", {"kind": "deny", "reason": "no"}, by=by)
+    with pytest.raises(AlreadyDecided) as refused:
+        decide(log, "detail", "c1", {"kind": "allow"})
+    assert refused.value.claimed_by is None and refused.value.call_ids == ["c1"]
+    expected = "(denied by alice)" if by else "(denied)"
+    assert expected in str(refused.value), str(refused.value)
 
 
 async def test_a_file_in_place_of_any_field_is_never_a_500(log: SQLiteExecutionLog) -> None:
@@ -463,3 +528,97 @@ async def test_secrets_stay_masked_in_an_edit(log: SQLiteExecutionLog, door: str
     for page in pages:
         assert "hunter2" not in page and "n3w-s3cret" not in page
     assert 'class="edited"' in pages[0] and "bob" in pages[0]
+
+
+# -- from code: absent and odd values ---------------------------------------------------------
+def _set_pending(log: ExecutionLog, session: str, raw: str | None) -> None:
+    """Write a session's stored pending turn as-is (what an older or a hand-edited row holds)."""
+    table, mark = LogSessionStore(log).table, log.placeholder
+    sql = f"UPDATE {table} SET pending = {mark} WHERE session_id = {mark}"
+    log._conn().execute(sql, [raw, session])
+
+
+def test_held_calls_reads_what_each_session_holds_and_skips_what_it_cannot(
+    log: SQLiteExecutionLog,
+) -> None:
+    for session in ("list", "null", "no-turn", "bare", "good"):  # saved in this order
+        hold(log, session)
+    _set_pending(log, "list", '[{"id": "c1"}]')  # not an object: nothing to show
+    _set_pending(log, "null", "null")
+    _set_pending(log, "no-turn", '{"reason": "approval"}')  # an object without its calls
+    bare = [{"id": "b1", "name": "drop_table", "tool": "drop_table"}]  # no arguments at all
+    _set_pending(log, "bare", json.dumps({"pending": bare}))
+    held = held_calls(log)
+    assert [(c.session_id, c.tool_call_id) for c in held] == [("good", "c1"), ("bare", "b1")]
+    assert held[0].arguments == {"name": "logs"} and held[1].arguments == {}
+    assert held[1].arguments_json == "{}" and held[1].decision is None
+    assert not held[1].approved
+    assert [c.session_id for c in held_calls(log, limit=1)] == ["good"]
+    assert [c.session_id for c in held_calls(log, limit=1, session_id="bare")] == ["bare"]
+    assert held_calls(log, session_id="list") == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_approved_is_what_lets_the_call_run(log: SQLiteExecutionLog, kind: str) -> None:
+    hold(log, "approved")
+    decide(log, "approved", "c1", {"kind": kind, **FIRST_FIELDS_CODE[kind]})
+    (held,) = held_calls(log)
+    assert held.approved is (kind in ("allow", "allow_session", "edit"))
+    assert held.decision is not None and held.decision["by"] == "console"  # the default
+
+
+FIRST_FIELDS_CODE: dict[str, dict[str, Any]] = {
+    **FIRST_FIELDS,
+    "answer": {"output": 42},
+    "edit": {"arguments": {"name": "tmp"}},
+}
+
+
+def test_decide_refuses_what_is_not_a_decision(log: SQLiteExecutionLog) -> None:
+    hold(log, "odd")
+    catalog = ToolExecutor(TOOLS).catalog
+    for decision, says in (
+        ({}, "not 'None'"),
+        ({"kind": "Allow"}, "not 'Allow'"),
+        ({"kind": "edit"}, "as a JSON object"),
+        ({"kind": "edit", "arguments": [["name", "x"]]}, "as a JSON object"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(says)):
+            decide(log, "odd", "c1", decision, catalog=catalog)
+    with pytest.raises(ValueError, match="The edited arguments were refused"):
+        decide(log, "odd", "c1", {"kind": "edit", "arguments": {"name": 5}}, catalog=catalog)
+    assert recorded(log, "odd") == {}
+    decide(log, "odd", "c1", {"kind": "edit", "arguments": {"name": 5}})  # no catalog: taken
+    stored = recorded(log, "odd")["c1"]
+    assert stored.output == {"arguments": {"name": 5}, "proposed": {"name": "logs"}}
+
+
+def test_decide_refuses_a_session_that_holds_nothing(log: SQLiteExecutionLog) -> None:
+    agent = _agent(log, ["nothing to do"])
+    assert agent.run("hello", session_id="idle").stop_reason != "approval"
+    state = LogSessionStore(log).load("idle")
+    assert state is not None and state.pending is None  # stored, holding no turn
+    for session in ("idle", "never-stored"):
+        with pytest.raises(AlreadyDecided) as refused:
+            decide(log, session, "c1", {"kind": "allow"})
+        assert refused.value.claimed_by is None
+    assert recorded(log, "idle") == {}
+
+
+def test_stored_decisions_is_none_until_a_held_turn_is_decided(log: SQLiteExecutionLog) -> None:
+    store = LogSessionStore(log)
+    assert stored_decisions(log, None) is None
+    hold(log, "turn")
+    state = store.load("turn")
+    assert state is not None and state.pending is not None
+    assert stored_decisions(log, replace(state, pending=None)) is None
+    assert stored_decisions(log, replace(state, pending={})) is None
+    assert stored_decisions(log, replace(state, pending={"pending": []})) is None  # no calls
+    assert stored_decisions(log, state) is None
+    decide(log, "turn", "c1", {"kind": "answer", "output": 7})
+    assert stored_decisions(log, state) == {"c1": Answer(output=7)}
+    assert wait_for_decisions(log, "turn", timeout=5) == {"c1": Answer(output=7)}
+    claim = {"run_id": "run-x", "at": 0.0, "decisions": {"c1": "answered"}}
+    store.save(replace(state, pending={**state.pending, "claim": claim}))
+    with pytest.raises(LookupError, match="already being resumed"):
+        wait_for_decisions(log, "turn", timeout=5)
