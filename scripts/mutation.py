@@ -121,12 +121,18 @@ _CLI_COMMANDS = {
     "_worker_cmd": ("serve", "exit_codes"),
 }
 
-_MCP_CLIENT = ("client", "client_interaction", "options", "client_edges")
+_MCP_CLIENT = (
+    "client",
+    "client_interaction",
+    "options",
+    "client_edges",
+    "client_import_boundaries",
+)
 _MCP_SERVER = ("server_unit", "protocol_features", "client_interaction")
 _MCP = {
     "_client_callbacks": ("client", "client_interaction", "options"),
     "_connection": _MCP_CLIENT,
-    "_remote": (*_MCP_CLIENT, "import_boundaries"),
+    "_remote": ("remote_boundaries", *_MCP_CLIENT, "import_boundaries"),
     "_source": (*_MCP_CLIENT, "import_boundaries"),
     "_params": ("client", "client_interaction", "options"),
     "_oauth": ("client_interaction",),
@@ -156,8 +162,9 @@ _SEARCH = {
     "_filters": ("filters_boundaries", "filter_boundaries", "index", "registry"),
     "_follow": ("registry", "accurate", "registry_method"),
     "_fusion": ("index", "parts", "usage"),
-    "_hits": ("index", "parts", "usage"),
-    "_index": ("index", "parts", "usage"),
+    # the grouped search's "still k tools" and one-hit-per-tool rows are in filter_boundaries
+    "_hits": ("index", "parts", "usage", "filter_boundaries"),
+    "_index": ("index", "parts", "usage", "filter_boundaries"),
     "_learned": ("index", "parts", "learned"),
     "_meta_tools": ("meta",),
     "_packaged": ("accurate",),
