@@ -134,7 +134,7 @@ _MCP = {
     "_connection": _MCP_CLIENT,
     "_remote": ("remote_boundaries", *_MCP_CLIENT, "import_boundaries"),
     "_source": (*_MCP_CLIENT, "import_boundaries"),
-    "_params": ("client", "client_interaction", "options"),
+    "_params": ("params_boundaries", "client", "client_interaction", "options"),
     "_oauth": ("client_interaction",),
     "_client_hooks": ("client_interaction", "client_edges"),
     "_event_store": _MCP_SERVER,

@@ -8,6 +8,7 @@ instead of each repeating a dozen keywords. Those still take the keywords
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypedDict
@@ -83,8 +84,13 @@ class ServerParams:
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
             raise ValueError("give exactly one of `command` (stdio) or `url` (streamable HTTP)")
-        if self.command is not None and not isinstance(self.command, str) and not self.command:
-            raise ValueError("`command` must name a program")
+        if self.command is not None and not _names_program(self.command):
+            raise ValueError("`command` must name a program: a non-empty string first")
+        if self.token is not None and (not self.token.strip() or not self.token.isprintable()):
+            raise ValueError(
+                "`token` must be the server's bearer token: not empty, one line of printable "
+                "characters (leave it out to send none)"
+            )
         if self.auth is not None and self.url is None:
             raise ValueError("`auth` applies to streamable HTTP: give `url`")
         if self.protocol not in ("handshake", "auto", "2026-07-28"):
@@ -93,6 +99,18 @@ class ServerParams:
             )
         if self.max_input_rounds < 1:
             raise ValueError("`max_input_rounds` must be at least 1")
+        if isinstance(self.max_retries, bool) or self.max_retries < 0:
+            raise ValueError(f"`max_retries` must be 0 or more, not {self.max_retries!r}")
+        if not _positive(self.connect_timeout):
+            raise ValueError(
+                "`connect_timeout` must be a number of seconds above 0, "
+                f"not {self.connect_timeout!r}"
+            )
+        if self.input_timeout is not None and not _positive(self.input_timeout):
+            raise ValueError(
+                "`input_timeout` must be a number of seconds above 0 or None (no limit), "
+                f"not {self.input_timeout!r}"
+            )
 
     @property
     def argv(self) -> list[str]:
@@ -118,6 +136,20 @@ class ServerParams:
     def label(self) -> str:
         """The server as messages name it: its command line or its URL."""
         return " ".join(self.argv) if self.url is None else self.url
+
+
+def _names_program(command: str | Sequence[str]) -> bool:
+    program = command if isinstance(command, str) else next(iter(command), None)
+    return isinstance(program, str) and bool(program.strip())
+
+
+def _positive(seconds: float) -> bool:
+    return (
+        isinstance(seconds, (int, float))
+        and not isinstance(seconds, bool)
+        and math.isfinite(seconds)
+        and seconds > 0
+    )
 
 
 class ServerKeywords(TypedDict, total=False):
