@@ -130,7 +130,12 @@ _MCP_CLIENT = (
 )
 _MCP_SERVER = ("server_unit", "protocol_features", "client_interaction")
 _MCP = {
-    "_client_callbacks": ("client", "client_interaction", "options"),
+    "_client_callbacks": (
+        "client_callbacks_boundaries",
+        "client",
+        "client_interaction",
+        "url_elicitation",
+    ),
     "_connection": _MCP_CLIENT,
     "_remote": ("remote_boundaries", *_MCP_CLIENT, "import_boundaries"),
     "_source": (*_MCP_CLIENT, "import_boundaries"),
