@@ -939,6 +939,25 @@ EQUIVALENT.update(
     }
 )
 
+_REMOTE = "toolrig.mcp._remote.x_"
+EQUIVALENT.update(
+    {
+        **dict.fromkeys(
+            (_REMOTE + f"_icons__mutmut_{n}" for n in (5, 7, 9)),
+            "an icon dumped by field name (mime_type) instead of its alias: ToolIcon takes both",
+        ),
+        **dict.fromkeys(
+            (_REMOTE + f"build_remote_tool__mutmut_{n}" for n in (31, 41)),
+            "Tool(name=None) or no name: Tool names the tool after its function, named `name` "
+            "just before",
+        ),
+        **dict.fromkeys(
+            (_REMOTE + f"_error_of__mutmut_{n}" for n in (33, 35)),
+            "a missing 'retryable' read as None instead of False: bool() of either is False",
+        ),
+    }
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Score:

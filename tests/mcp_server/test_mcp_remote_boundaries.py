@@ -84,7 +84,10 @@ def test_a_valid_prefix_is_kept(prefix: str) -> None:
 def test_an_invalid_prefix_is_refused(prefix: str) -> None:
     with pytest.raises(ValueError, match=r"^invalid MCP server prefix ") as refused:
         validate_prefix(prefix)
-    assert str(refused.value).startswith(f"invalid MCP server prefix {prefix!r}: use 1-40")
+    assert str(refused.value) == (
+        f"invalid MCP server prefix {prefix!r}: use 1-40 letters, digits, '_' or '-', "
+        "starting with a letter or '_'"
+    )
 
 
 def test_local_name() -> None:
@@ -167,6 +170,16 @@ def test_options_and_the_call_are_carried(wrapped: bool) -> None:
     assert (name, arguments) == ("get.user", {"n": 4}) and isinstance(ctx, ToolContext)
 
 
+def test_a_failed_call_names_the_remote_tool() -> None:
+    async def call(name: str, arguments: dict[str, Any], ctx: Any) -> mcp_types.CallToolResult:
+        return result(is_error=True)
+
+    tool = build_remote_tool(remote(), name="srv__get_user", call=call, source="srv")
+    answer = ToolExecutor([tool]).execute_sync("srv__get_user", {"n": 1})
+    assert not answer.success and answer.error is not None
+    assert answer.error.message == "the remote tool `get.user` failed without a message"
+
+
 def test_defaults_are_unset() -> None:
     tool = built(remote())
     assert tool.max_retries == 0 and tool.icons == () and tool.annotations == ToolAnnotations()
@@ -180,11 +193,15 @@ def test_defaults_are_unset() -> None:
         ("Own", None, "Own"),
         ("Own", "Hinted", "Own"),
         (None, None, None),
+        ("", None, None),
+        ("", "Hinted", "Hinted"),
     ],
 )
 def test_the_title(title: str | None, hints_title: str | None, expected: str | None) -> None:
     tool = built(remote(title=title, annotations=mcp_types.ToolAnnotations(title=hints_title)))
     assert tool.annotations == ToolAnnotations(title=expected)
+    bare = built(remote(title=title))  # no hints at all
+    assert bare.annotations == ToolAnnotations(title=title or None)
 
 
 def test_no_title_and_no_hints_is_no_annotations() -> None:
@@ -244,13 +261,35 @@ def test_the_icons() -> None:
 )
 def test_the_output(answer: mcp_types.CallToolResult, wrapped: bool, expected: Any) -> None:
     assert output_of(answer, "get.user", wrapped=wrapped) == expected
+    if not wrapped:  # not wrapped unless told
+        assert output_of(answer, "get.user") == expected
+
+
+def test_a_block_of_another_kind_is_its_data() -> None:
+    """A kind toolrig has no type for (here a sampling tool-use block, should a server send
+    one) comes back as its JSON, under its wire names, without its unset fields."""
+    other = mcp_types.ToolUseContent(
+        type="tool_use", id="u1", name="lookup", input={"pair": (1, 2)}, _meta={"k": 1}
+    )
+    blocks: list[Any] = [text("see"), other]
+    answer = mcp_types.CallToolResult.model_construct(content=blocks)
+    assert output_of(answer, "get.user") == [
+        TextContent(text="see"),
+        {
+            "type": "tool_use",
+            "id": "u1",
+            "name": "lookup",
+            "input": {"pair": [1, 2]},
+            "_meta": {"k": 1},
+        },
+    ]
 
 
 def test_blocks_stay_typed() -> None:
     blocks = [
         text("caption"),
-        mcp_types.ImageContent(type="image", data="aW1n", mime_type="image/png"),
-        mcp_types.AudioContent(type="audio", data="YXVk", mime_type="audio/wav"),
+        mcp_types.ImageContent(type="image", data="aW1n", mime_type="image/webp"),
+        mcp_types.AudioContent(type="audio", data="YXVk", mime_type="audio/ogg"),
         mcp_types.EmbeddedResource(
             type="resource",
             resource=mcp_types.TextResourceContents(
@@ -282,8 +321,8 @@ def test_blocks_stay_typed() -> None:
     octet = "application/octet-stream"
     assert output_of(result(*blocks), "get.user") == [
         TextContent(text="caption"),
-        Image(data="aW1n", mime_type="image/png"),
-        Audio(data="YXVk", mime_type="audio/wav"),
+        Image(data="aW1n", mime_type="image/webp"),
+        Audio(data="YXVk", mime_type="audio/ogg"),
         EmbeddedResource(uri="file:///a.txt", mime_type="text/plain", text="hello"),
         EmbeddedResource(uri="file:///b", mime_type=octet, text="untyped"),
         EmbeddedResource(uri="file:///c.bin", mime_type="application/zip", blob="Ymxi"),
