@@ -386,6 +386,11 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/console/test_console_guard.py",
     ),
     "src/toolrig/console/_live.py": ("tests/console/test_console_pages.py",),
+    "src/toolrig/console/_tryit.py": (
+        "tests/console/test_tryit_boundaries.py",
+        "tests/console/test_console_guard.py",
+        "tests/console/test_console_pages.py",
+    ),
     "src/toolrig/console/_approvals.py": (
         "tests/console/test_approvals_boundaries.py",
         "tests/console/test_console_pages.py",

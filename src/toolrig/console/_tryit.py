@@ -28,6 +28,9 @@ class Field:
     description: str
     default: str
     choices: tuple[str, ...] = ()
+    """An enum's members as the form shows them (JSON text for those not strings)."""
+    values: tuple[Any, ...] = ()
+    """An enum's members as declared, in the order of ``choices``."""
     secret: bool = False
 
 
@@ -45,11 +48,8 @@ def fields_of(parameters: Mapping[str, Any]) -> list[Field]:
         schema = schema if isinstance(schema, Mapping) else {}
         kind = _kind(schema)
         default = schema.get("default")
-        shown = (
-            ""
-            if default is None
-            else (default if isinstance(default, str) else json.dumps(default))
-        )
+        shown = "" if default is None else _label(default)
+        members = tuple(schema.get("enum", ())) if kind == "enum" else ()
         out.append(
             Field(
                 name=name,
@@ -57,11 +57,17 @@ def fields_of(parameters: Mapping[str, Any]) -> list[Field]:
                 required=name in required,
                 description=str(schema.get("description", "")),
                 default="" if is_secret(schema) else shown,
-                choices=tuple(str(c) for c in schema.get("enum", ())) if kind == "enum" else (),
+                choices=tuple(_label(m) for m in members),
+                values=members,
                 secret=is_secret(schema),
             )
         )
     return out
+
+
+def _label(value: Any) -> str:
+    """A value as a form field holds it: a string as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _kind(schema: Mapping[str, Any]) -> str:
@@ -75,7 +81,8 @@ def _kind(schema: Mapping[str, Any]) -> str:
 
 
 def arguments_from_form(fields: list[Field], form: Mapping[str, str]) -> dict[str, Any]:
-    """The call's arguments from the submitted form (empty fields are left out)."""
+    """The call's arguments from the submitted form (empty fields are left out; a checkbox
+    is sent unticked as ``off``, so it is ``False`` rather than its default)."""
     args: dict[str, Any] = {}
     for field in fields:
         raw = form.get(field.name)
@@ -84,6 +91,10 @@ def arguments_from_form(fields: list[Field], form: Mapping[str, str]) -> dict[st
                 args[field.name] = raw in ("on", "true", "1")
             continue
         if raw is None or raw == "":
+            continue
+        if field.kind == "enum":  # the member as declared (2, not "2"); else as typed
+            chosen = field.choices.index(raw) if raw in field.choices else None
+            args[field.name] = raw if chosen is None else field.values[chosen]
             continue
         args[field.name] = _value(field.kind, raw)
     return args
@@ -97,6 +108,6 @@ def _value(kind: str, raw: str) -> Any:
             return float(raw)
         if kind == "json":
             return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # also JSON nested deeper than the parser goes
         return raw  # the pipeline's validation says what is wrong, as it would to a model
     return raw
