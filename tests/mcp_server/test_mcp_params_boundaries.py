@@ -11,7 +11,7 @@ the repr.
 | promise | boundary | test |
 |---|---|---|
 | one server | neither; both; a command; a URL | `test_one_of_command_or_url` |
-| a program | `""`, `"  "`, `[]`, `[""]`, `[5]`: refused; `"srv"`, `["srv"]`: kept | `..._program` |
+| a program | `""`, blanks, `[]`, `[5]`, spaces around: refused; a path with one: kept | `..._a_*` |
 | OAuth | `auth` with a command: refused; with a URL: kept | `..._oauth_*` |
 | protocol | each era kept; `"2025-06-18"`, `""`, `"AUTO"`: refused | `..._protocol` |
 | rounds | 0, -1: refused; 1: kept | `..._in_range` |
@@ -45,27 +45,37 @@ URL = "http://127.0.0.1:1/mcp"
 def test_one_of_command_or_url() -> None:
     nothing: dict[str, Any] = {}
     for fields in (nothing, {"command": "srv", "url": URL}):
-        with pytest.raises(ValueError, match=r"give exactly one of `command` \(stdio\) or `url`"):
+        with pytest.raises(
+            ValueError, match=r"give exactly one of `command` \(stdio\) or `url`"
+        ) as e:
             ServerParams(**fields)
+        assert str(e.value) == "give exactly one of `command` (stdio) or `url` (streamable HTTP)"
     assert ServerParams(command="srv").url is None
     assert ServerParams(url=URL).command is None
 
 
-@pytest.mark.parametrize("command", ["", "  ", [], [""], [" ", "x"], [5]])
+@pytest.mark.parametrize(
+    "command", ["", "  ", [], [""], [" ", "x"], [5], "srv ", " srv", ["srv\n"], "python -m srv "]
+)
 def test_a_command_names_a_program(command: Any) -> None:
-    with pytest.raises(ValueError, match="`command` must name a program"):
+    with pytest.raises(ValueError, match="`command` must name a program") as refused:
         ServerParams(command=command)
+    assert str(refused.value) == (
+        "`command` must name a program: a non-empty string first, without spaces around it "
+        "(its arguments go in a list, or in `args`)"
+    )
 
 
-@pytest.mark.parametrize("command", ["srv", ["srv"], ("srv", "-v")])
+@pytest.mark.parametrize("command", ["srv", ["srv"], ("srv", "-v"), "/opt/my tools/srv"])
 def test_a_command_that_names_a_program_is_kept(command: Any) -> None:
     assert ServerParams(command=command).command == command
 
 
 def test_oauth_is_for_http_only() -> None:
     flow = object()
-    with pytest.raises(ValueError, match="`auth` applies to streamable HTTP"):
+    with pytest.raises(ValueError, match="`auth` applies to streamable HTTP") as refused:
         ServerParams(command="srv", auth=flow)
+    assert str(refused.value) == "`auth` applies to streamable HTTP: give `url`"
     assert ServerParams(url=URL, auth=flow).auth is flow
 
 
@@ -167,8 +177,12 @@ def test_the_headers(
 
 @pytest.mark.parametrize("token", ["", "   ", "t0k\r\nX-Evil: 1", "t0k\n", "t\x00k"])
 def test_a_token_that_is_no_token_is_refused(token: str) -> None:
-    with pytest.raises(ValueError, match="`token` must be the server's bearer token"):
+    with pytest.raises(ValueError, match="`token` must be the server's bearer token") as refused:
         ServerParams(url=URL, token=token)
+    assert str(refused.value) == (
+        "`token` must be the server's bearer token: not empty, one line of printable characters "
+        "(leave it out to send none)"
+    )
 
 
 def test_secrets_stay_out_of_the_repr() -> None:

@@ -85,7 +85,10 @@ class ServerParams:
         if (self.command is None) == (self.url is None):
             raise ValueError("give exactly one of `command` (stdio) or `url` (streamable HTTP)")
         if self.command is not None and not _names_program(self.command):
-            raise ValueError("`command` must name a program: a non-empty string first")
+            raise ValueError(
+                "`command` must name a program: a non-empty string first, without spaces "
+                "around it (its arguments go in a list, or in `args`)"
+            )
         if self.token is not None and (not self.token.strip() or not self.token.isprintable()):
             raise ValueError(
                 "`token` must be the server's bearer token: not empty, one line of printable "
@@ -139,8 +142,10 @@ class ServerParams:
 
 
 def _names_program(command: str | Sequence[str]) -> bool:
+    """Whether ``command`` starts with a program's name: not blank, and without the spaces
+    around it that no program's path has (a command line given as one string, say)."""
     program = command if isinstance(command, str) else next(iter(command), None)
-    return isinstance(program, str) and bool(program.strip())
+    return isinstance(program, str) and bool(program) and program == program.strip()
 
 
 def _positive(seconds: float) -> bool:
