@@ -73,6 +73,24 @@ def _psycopg() -> Any:
     return psycopg
 
 
+def _store_nul_as_written(conn: Any) -> None:
+    """Send every text parameter of ``conn`` with NUL as U+FFFD, as `storable_text` writes it:
+    PostgreSQL text cannot hold NUL, so a key read back with one (a run id in a URL, a task id
+    from a client) finds what was written under it, instead of failing the statement."""
+    from psycopg.types.string import StrBinaryDumper, StrDumperUnknown
+
+    class Text(StrDumperUnknown):
+        def dump(self, obj: str) -> Any:
+            return super().dump(obj.replace("\x00", "\ufffd") if "\x00" in obj else obj)
+
+    class Binary(StrBinaryDumper):
+        def dump(self, obj: str) -> Any:
+            return super().dump(obj.replace("\x00", "\ufffd") if "\x00" in obj else obj)
+
+    conn.adapters.register_dumper(str, Text)
+    conn.adapters.register_dumper(str, Binary)
+
+
 class PostgresExecutionLog(ExecutionLog):
     """Execution log in a PostgreSQL database (table ``toolrig_executions``)."""
 
@@ -89,9 +107,11 @@ class PostgresExecutionLog(ExecutionLog):
         self._migrate()
 
     def _connect(self) -> Any:
-        return self._psycopg.connect(
+        conn = self._psycopg.connect(
             self.dsn, autocommit=True, connect_timeout=int(self._connect_timeout)
         )
+        _store_nul_as_written(conn)
+        return conn
 
     def _migrate(self) -> None:
         conn = self._conn()

@@ -173,7 +173,7 @@ def finish_run(
 def run_info(log: _Database, run_id: str) -> RunInfo | None:
     """The run row of ``run_id``, if one was written (loose calls have none)."""
     found = runs_info(log, [run_id])
-    return found.get(run_id)
+    return found.get(storable_text(run_id) or run_id)  # keyed as written: NUL as U+FFFD
 
 
 def runs_info(log: _Database, run_ids: list[str]) -> dict[str, RunInfo]:

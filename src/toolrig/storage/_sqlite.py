@@ -78,6 +78,19 @@ def default_log_path() -> Path:
     return user_data_path("toolrig", appauthor=False) / "executions.sqlite3"
 
 
+class _Connection(sqlite3.Connection):
+    """A connection that sends text parameters with NUL as U+FFFD, as `storable_text` writes
+    them (and as the PostgreSQL log sends them), so a key read back with NUL finds what was
+    written under it, the same on both backends."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        if isinstance(parameters, (list, tuple)) and any(
+            type(p) is str and "\x00" in p for p in parameters
+        ):
+            parameters = [p.replace("\x00", "\ufffd") if type(p) is str else p for p in parameters]
+        return super().execute(sql, parameters)
+
+
 class SQLiteExecutionLog(ExecutionLog):
     """Execution log in a SQLite file (created with its folders when missing)."""
 
@@ -126,7 +139,11 @@ class SQLiteExecutionLog(ExecutionLog):
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
-            self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
+            self.path,
+            timeout=self._busy_timeout,
+            isolation_level=None,
+            check_same_thread=False,
+            factory=_Connection,
         )
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={self._synchronous}")
