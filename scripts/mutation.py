@@ -963,6 +963,20 @@ EQUIVALENT.update(
     }
 )
 
+_CALLBACKS = "toolrig.mcp._client_callbacks."
+EQUIVALENT.update(
+    {
+        _CALLBACKS + "xǁClientCallbacksǁsample__mutmut_42": "TextContent without its type: "
+        "the type of a text block defaults to 'text'",
+        _CALLBACKS + "custom__drop_operand__13": "a form request not checked to be one: URL "
+        "requests are answered just before, and the SDK's elicitation params are one or the other",
+        _CALLBACKS + "custom__drop_operand__2": "a URL without a host read as None instead of '': "
+        "`not host` refuses both",
+        _CALLBACKS + "custom__drop_operand__5": "a password without a user: urlsplit gives a user "
+        "('' at least) whenever the address has an '@', so the user check refuses it first",
+    }
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Score:

@@ -21,11 +21,12 @@ never fails the session.
 | defaults | none given; falsy answers kept; `default: null`; odd properties | `..._defaults_*` |
 | sampling | no sampler: refused; text, blocks, an image; prompt, budget passed | `..._sampling` |
 | logging | each level; a level MCP lacks: `info`; the server's logger or its name | `..._log_*` |
-| a failing hook | the log hook raising: nothing escapes | `..._log_*` |
+| a failing hook | the log hook raising: nothing escapes; a debug line, its error | `..._log_a*` |
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -270,8 +271,14 @@ async def test_log_lines_reach_the_log_hook(level: str, logger: str | None) -> N
     assert lines == [(expected_level, {"n": 1}, logger or "mcp:my srv")]
 
 
-async def test_log_a_failing_hook_never_fails_the_session() -> None:
+async def test_log_a_failing_hook_never_fails_the_session(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     def broken(level: str, data: Any, name: str) -> None:
         raise RuntimeError("sink gone")
 
-    await ClientCallbacks(Hooks(log=broken), "srv").log(log_line("error"))
+    with caplog.at_level(logging.DEBUG, logger="toolrig.mcp"):
+        await ClientCallbacks(Hooks(log=broken), "srv").log(log_line("error"))
+    (told,) = [r for r in caplog.records if r.name == "toolrig.mcp"]
+    assert (told.levelno, told.getMessage()) == (logging.DEBUG, "a log hook failed")
+    assert told.exc_info is not None and str(told.exc_info[1]) == "sink gone"
