@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_runner import CATALOG, EXAMPLES, PLAN, one_line_error, toolrig
 
 GOOD = """\
@@ -106,3 +107,28 @@ def test_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     done = toolrig("validate", tmp_path / "nope.yaml")
     assert done.returncode == 2
     assert "no such file or folder" in one_line_error(done, "validate")
+
+
+def _deep(depth: int) -> str:
+    return (
+        "steps:\n  - id: a\n    tool: echo\n    params: {text: " + "[" * depth + "]" * depth + "}\n"
+    )
+
+
+LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{n}: &{n} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+    for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
+
+@pytest.mark.parametrize("name", ["deep", "laughs"])
+def test_a_hostile_file_is_one_problem_not_a_traceback(tmp_path: Path, name: str) -> None:
+    """A file 100,000 levels deep, or of aliases that expand to 387 million strings, is told
+    apart from a plan without expanding it (it was read with ``yaml.safe_load``: a traceback,
+    or memory without bound)."""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(_deep(100_000) if name == "deep" else LAUGHS, encoding="utf-8")
+    done = toolrig("validate", str(path))
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said
+    assert "Traceback" not in said and f"{path}:" in said and "1 problem" in said

@@ -68,12 +68,12 @@ def is_plan_file(path: Path) -> bool:
     """True for a plan: a file whose data is ``{steps: [...]}`` or a list of steps (mappings
     with a ``tool``); a definition file holds one tool mapping or a list of them (each with a
     ``name``)."""
-    import yaml
+    from toolrig.registry._yamlsrc import YamlSyntaxError, parse_yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return False
+        data = parse_yaml(path.read_text(encoding="utf-8")).data
+    except (OSError, UnicodeDecodeError, YamlSyntaxError):
+        return False  # not a plan: read as definitions, whose problems are reported
     if isinstance(data, dict):
         return "steps" in data
     return (

@@ -180,13 +180,15 @@ class Plan:
 
     @classmethod
     def from_yaml(cls, text: str, *, plan_id: str | None = None) -> Plan:
-        """From YAML text."""
-        import yaml
+        """From YAML text, read as definitions are (no aliases, nesting bounded: see
+        ``registry._yamlsrc``)."""
+        from toolrig.registry._yamlsrc import YamlSyntaxError, parse_yaml
 
         try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise PlanError([f"not valid YAML: {exc}"]) from None
+            data = parse_yaml(text).data
+        except YamlSyntaxError as exc:
+            where = f"line {exc.line}: " if exc.line is not None else ""
+            raise PlanError([f"not valid YAML: {where}{exc.message}"]) from None
         return cls.from_data(data, plan_id=plan_id)
 
     @classmethod

@@ -79,6 +79,8 @@ def parse_document(text: str, where: str, folder: Path | None = None) -> dict[st
         doc = json.loads(text) if text.lstrip().startswith("{") else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:
         raise ToolDefinitionError(where, f"not JSON or YAML: {exc}") from None
+    except RecursionError:
+        raise ToolDefinitionError(where, "nested deeper than a document can be read") from None
     if not isinstance(doc, dict) or not str(doc.get("openapi", "")).startswith("3."):
         raise ToolDefinitionError(where, "not an OpenAPI 3.x document (no `openapi: 3.x` key)")
     outside = [ref for ref in _refs_in(doc) if not _local(ref, folder)]
