@@ -159,6 +159,7 @@ def test_usage_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
 def test_a_script_that_is_not_turns_is_refused(tmp_path: Path) -> None:
     for content, expected in (
         ("{not json", "is not JSON"),
+        ("[" * 20_000 + "]" * 20_000, "is not JSON: JSON text nested too deeply"),
         ("[]", "non-empty JSON list"),
         ('[{"txt": "typo"}]', "turn 1 must be text or an object"),
         ('[{"calls": [["add"], "x"]}]', "'calls' must be a list"),

@@ -26,6 +26,7 @@ from toolrig.cli._agent_script import load_script
 from toolrig.cli._catalog import add_catalog_options
 from toolrig.cli._numbers import at_least
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, CliError, add_json_option
+from toolrig.core.schema._json_data import loads_json
 
 if TYPE_CHECKING:
     from toolrig.agent._approval import Decision
@@ -151,8 +152,8 @@ def decisions(
     for item in edit:
         call_id, sep, text = item.partition("=")
         try:
-            arguments = json.loads(text) if sep else None
-        except ValueError as exc:
+            arguments = loads_json(text) if sep else None
+        except ValueError as exc:  # also NaN, and nesting past the decoder
             raise CliError(f"--edit {call_id}: the arguments are not JSON ({exc})") from None
         if not call_id or not isinstance(arguments, dict):
             raise CliError(f"--edit takes CALL_ID=JSON with a JSON object, not {item!r}")

@@ -7,13 +7,13 @@ same text, in order) are skipped, and the run goes on from the first turn not ye
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from toolrig.agent._client import LLMClient
 from toolrig.cli._output import CliError
+from toolrig.core.schema._json_data import loads_json
 from toolrig.testing import ModelRequest, ModelTurn, ScriptedModel
 from toolrig.testing._turn import assistant_message
 
@@ -55,8 +55,8 @@ def _shape(message: dict[str, Any]) -> tuple[Any, ...]:
     for call in message.get("tool_calls") or []:
         function = call.get("function", {})
         try:
-            arguments = json.loads(function.get("arguments") or "{}")
-        except json.JSONDecodeError:
+            arguments = loads_json(function.get("arguments") or "{}")
+        except ValueError:
             arguments = function.get("arguments")
         calls.append((re.sub(r"[^A-Za-z0-9]", "", str(function.get("name"))), arguments))
     return ((message.get("content") or "").strip(), calls)
@@ -68,10 +68,10 @@ def load_script(path: str) -> LLMClient:
     from toolrig.testing import ModelTurn
 
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = loads_json(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise CliError(f"--script {path}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # not JSON, not UTF-8, or nested past the decoder
         raise CliError(f"--script {path} is not JSON: {exc}") from None
     if not isinstance(data, list) or not data:
         raise CliError(f"--script {path} must hold a non-empty JSON list of turns")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ from toolrig.cli._numbers import seconds
 from toolrig.cli._output import EXIT_FAILED, EXIT_OK, CliError, add_json_option
 from toolrig.cli._remote_opts import add_broker_options, attach_remote
 from toolrig.core.model._names import ActionRef
+from toolrig.core.schema._json_data import loads_json
 
 if TYPE_CHECKING:
     from toolrig.core.result._result import ToolResult
@@ -66,8 +66,8 @@ def parse_arguments(pairs: Sequence[str], given: str | None) -> dict[str, Any]:
     arguments: dict[str, Any] = {}
     if given is not None:
         try:
-            loaded = json.loads(given)
-        except json.JSONDecodeError as exc:
+            loaded = loads_json(given)
+        except ValueError as exc:  # also NaN, and nesting past the decoder
             raise CliError(f"--args is not JSON: {exc}") from None
         if not isinstance(loaded, dict):
             raise CliError(f"--args must be a JSON object, got {type(loaded).__name__}")
@@ -79,12 +79,19 @@ def parse_arguments(pairs: Sequence[str], given: str | None) -> dict[str, Any]:
         if key.endswith(":"):
             key = key[:-1]
             try:
-                arguments[key] = json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise CliError(f"argument {key!r}: {value!r} is not JSON ({exc})") from None
+                arguments[key] = loads_json(value)
+            except ValueError as exc:
+                raise CliError(f"argument {key!r}: {_quoted(value)} is not JSON ({exc})") from None
         else:
             arguments[key] = value
     return arguments
+
+
+def _quoted(value: str, limit: int = 60) -> str:
+    """``value`` as an error quotes it: whole when short, else its start and its length."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}... ({len(value):,} characters)"
 
 
 def run_call(args: argparse.Namespace) -> int:
