@@ -977,6 +977,47 @@ EQUIVALENT.update(
     }
 )
 
+_APPROVALS = "toolrig.console._approvals."
+EQUIVALENT.update(
+    {
+        **dict.fromkeys(
+            (_APPROVALS + f"x__detail__mutmut_{n}" for n in (3, 4, 5)),
+            "a stored decision's kind read with no default: decide() stores only the kinds of "
+            "PAST, so the default is never taken",
+        ),
+        **dict.fromkeys(
+            (_APPROVALS + f"x_decide__mutmut_{n}" for n in (105, 112)),
+            "decided_at None or left out: insert_decision writes time.time() for it",
+        ),
+        **dict.fromkeys(
+            (
+                *(_APPROVALS + f"x_decide__mutmut_{n}" for n in (125, 128)),
+                *(_APPROVALS + f"x_held_calls__mutmut_{n}" for n in (32, 35)),
+                *(_APPROVALS + f"x_stored_decisions__mutmut_{n}" for n in (20, 23)),
+            ),
+            "the session's decisions read for all its calls instead of those named: each is "
+            "then looked up by the ids wanted, and a call id is never used twice in a session",
+        ),
+        _APPROVALS + "x_decide__mutmut_130": "the detail of a refused insert read from a "
+        "decision that is always there: ON CONFLICT DO NOTHING refuses only a recorded one",
+        **dict.fromkeys(
+            (
+                _APPROVALS + "x_decide__mutmut_24",
+                _APPROVALS + "custom__drop_operand__9",
+                _APPROVALS + "custom__drop_operand__10",
+            ),
+            "no state or no pending turn left to the last test: the call is then not among "
+            "the (no) items either, and the same AlreadyDecided is raised",
+        ),
+        **dict.fromkeys(
+            (_APPROVALS + f"x_held_calls__mutmut_{n}" for n in (4, 5)),
+            "SQL keywords in another case: SQL reads them in any",
+        ),
+        _APPROVALS + "custom__drop_operand__12": "stored_decisions without `state is None or`: "
+        "pending is None for no state, and `not pending` returns None just after",
+    }
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Score:

@@ -41,6 +41,9 @@ held calls however old it is; masked arguments stay masked in an edit too.
 | from code | no kind, `Allow`, an edit of none or `[...]`, refused by a catalog | `..._not_a_*` |
 | nothing held | a session with no turn, one never stored: refused, none written | `..._nothing` |
 | not yet | no state or turn, `{}`, no calls, undecided: `None`; claimed: raises | `..._until_*` |
+| waiting | decided meanwhile: returned; not in time: `TimeoutError`, its words | `..._until_*` |
+| nothing to wait for | never stored, no turn, no calls: `LookupError` at once | `..._nothing` |
+| a legacy edit | recorded without its arguments object: shown without them | `..._legacy*` |
 
 ("both": SQLite and PostgreSQL.)
 
@@ -53,6 +56,8 @@ claimed with an approval (``approved``, ``approved for the session``, ``edited``
 as a failure, the style asking for the decision kinds only. An edit's arguments were shown
 unmasked, so a secret parameter given in an edit (a crafted form, or ``decide()`` from code)
 was in the inbox in clear, read-only consoles included; they are masked like the held call's.
+Waiting for the decisions of a session whose stored turn holds no calls (an object
+without them) waited out its whole timeout; it is a `LookupError` at once, as for no turn.
 A decided card said only the kind and the reason: who decided, when, and an answer's output
 were recorded but shown nowhere; the card shows them now.
 The redirect after a decision put the call id in its query unquoted: an id with ``&``, ``#``
@@ -78,6 +83,7 @@ import importlib
 import json
 import re
 import sqlite3
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -310,7 +316,9 @@ def test_a_second_decision_names_the_first_and_its_author(log: SQLiteExecutionLo
         decide(log, "detail", "c1", {"kind": "allow"})
     assert refused.value.claimed_by is None and refused.value.call_ids == ["c1"]
     expected = "(denied by alice)" if by else "(denied)"
-    assert expected in str(refused.value), str(refused.value)
+    assert str(refused.value).startswith(
+        f"call(s) c1 of session 'detail' were already decided {expected}; nothing ran"
+    ), str(refused.value)
 
 
 async def test_a_file_in_place_of_any_field_is_never_a_500(log: SQLiteExecutionLog) -> None:
@@ -427,6 +435,8 @@ async def test_a_claimed_turn_shows_its_decision_and_refuses_another(
         for other in KINDS:
             refused = await send(http, "claimed", "c1", kind=other, **FIRST_FIELDS[other])
             assert refused.status_code == 409 and "run-gone" in refused.text
+            told = "call(s) c1 of session &#39;claimed&#39; were already decided by run"
+            assert told in refused.text
     assert recorded(log, "claimed") == {}
 
 
@@ -541,21 +551,44 @@ def _set_pending(log: ExecutionLog, session: str, raw: str | None) -> None:
 def test_held_calls_reads_what_each_session_holds_and_skips_what_it_cannot(
     log: SQLiteExecutionLog,
 ) -> None:
-    for session in ("list", "null", "no-turn", "bare", "good"):  # saved in this order
-        hold(log, session)
+    """The odd rows are the newest, so a skip that stopped the listing would lose the rest."""
+    for session in ("good", "bare", "claimed", "no-turn", "empty", "null", "list"):
+        hold(log, session)  # saved in this order: "list" is the newest
     _set_pending(log, "list", '[{"id": "c1"}]')  # not an object: nothing to show
     _set_pending(log, "null", "null")
+    _set_pending(log, "empty", "")
     _set_pending(log, "no-turn", '{"reason": "approval"}')  # an object without its calls
     bare = [{"id": "b1", "name": "drop_table", "tool": "drop_table"}]  # no arguments at all
     _set_pending(log, "bare", json.dumps({"pending": bare}))
+    claimed = {"pending": bare, "claim": {"run_id": "run-z"}}  # a claim that names no decision
+    _set_pending(log, "claimed", json.dumps(claimed))
     held = held_calls(log)
-    assert [(c.session_id, c.tool_call_id) for c in held] == [("good", "c1"), ("bare", "b1")]
-    assert held[0].arguments == {"name": "logs"} and held[1].arguments == {}
+    assert [(c.session_id, c.tool_call_id) for c in held] == [
+        ("claimed", "b1"),
+        ("bare", "b1"),
+        ("good", "c1"),
+    ]
+    assert held[2].arguments == {"name": "logs"} and held[1].arguments == {}
     assert held[1].arguments_json == "{}" and held[1].decision is None
-    assert not held[1].approved
-    assert [c.session_id for c in held_calls(log, limit=1)] == ["good"]
-    assert [c.session_id for c in held_calls(log, limit=1, session_id="bare")] == ["bare"]
+    assert held[0].decision is None and not held[1].approved
+    assert [c.session_id for c in held_calls(log, limit=5)] == ["claimed"]
+    assert held_calls(log, limit=4) == []  # the newest four rows hold nothing readable
+    assert [c.session_id for c in held_calls(log, limit=1, session_id="good")] == ["good"]
     assert held_calls(log, session_id="list") == []
+
+
+def test_a_legacy_edit_without_its_arguments_is_shown_without_them(
+    log: SQLiteExecutionLog,
+) -> None:
+    """A decision row written by another version (an edit whose output is not an object)."""
+    hold(log, "legacy")
+    odd = runs.StoredDecision(
+        session_id="legacy", tool_call_id="c1", kind="edit", reason=None, output="tmp"
+    )
+    assert runs.insert_decision(log, odd)
+    (held,) = held_calls(log)
+    assert held.decision is not None and held.decision["kind"] == "edit"
+    assert "arguments" not in held.decision and held.approved
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -577,14 +610,17 @@ FIRST_FIELDS_CODE: dict[str, dict[str, Any]] = {
 def test_decide_refuses_what_is_not_a_decision(log: SQLiteExecutionLog) -> None:
     hold(log, "odd")
     catalog = ToolExecutor(TOOLS).catalog
+    kinds = "a decision is one of allow, allow_session, deny, answer, edit, not"
+    edit = "an edit gives the call's arguments as a JSON object"
     for decision, says in (
-        ({}, "not 'None'"),
-        ({"kind": "Allow"}, "not 'Allow'"),
-        ({"kind": "edit"}, "as a JSON object"),
-        ({"kind": "edit", "arguments": [["name", "x"]]}, "as a JSON object"),
+        ({}, f"{kinds} 'None'"),
+        ({"kind": "Allow"}, f"{kinds} 'Allow'"),
+        ({"kind": "edit"}, edit),
+        ({"kind": "edit", "arguments": [["name", "x"]]}, edit),
     ):
-        with pytest.raises(ValueError, match=re.escape(says)):
+        with pytest.raises(ValueError, match=re.escape(says)) as refused:
             decide(log, "odd", "c1", decision, catalog=catalog)
+        assert str(refused.value) == says
     with pytest.raises(ValueError, match="The edited arguments were refused"):
         decide(log, "odd", "c1", {"kind": "edit", "arguments": {"name": 5}}, catalog=catalog)
     assert recorded(log, "odd") == {}
@@ -598,11 +634,21 @@ def test_decide_refuses_a_session_that_holds_nothing(log: SQLiteExecutionLog) ->
     assert agent.run("hello", session_id="idle").stop_reason != "approval"
     state = LogSessionStore(log).load("idle")
     assert state is not None and state.pending is None  # stored, holding no turn
-    for session in ("idle", "never-stored"):
+    hold(log, "no-turn")
+    _set_pending(log, "no-turn", '{"reason": "approval"}')  # an object without its calls
+    for session in ("idle", "never-stored", "no-turn"):
         with pytest.raises(AlreadyDecided) as refused:
             decide(log, session, "c1", {"kind": "allow"})
-        assert refused.value.claimed_by is None
-    assert recorded(log, "idle") == {}
+        assert refused.value.claimed_by is None and refused.value.call_ids == ["c1"]
+        assert str(refused.value).startswith(f"call(s) c1 of session {session!r} were already")
+    assert recorded(log, "idle") == {} and recorded(log, "no-turn") == {}
+    for session in ("idle", "never-stored", "no-turn"):
+        with pytest.raises(LookupError) as nothing:
+            wait_for_decisions(log, session, timeout=5)
+        assert str(nothing.value) == (
+            f"session {session!r} holds no calls awaiting a decision (never stored, or already "
+            "being resumed by another run)"
+        )
 
 
 def test_stored_decisions_is_none_until_a_held_turn_is_decided(log: SQLiteExecutionLog) -> None:
@@ -614,8 +660,17 @@ def test_stored_decisions_is_none_until_a_held_turn_is_decided(log: SQLiteExecut
     assert stored_decisions(log, replace(state, pending=None)) is None
     assert stored_decisions(log, replace(state, pending={})) is None
     assert stored_decisions(log, replace(state, pending={"pending": []})) is None  # no calls
+    assert stored_decisions(log, replace(state, pending={"reason": "approval"})) is None
     assert stored_decisions(log, state) is None
-    decide(log, "turn", "c1", {"kind": "answer", "output": 7})
+    with pytest.raises(TimeoutError) as late:
+        wait_for_decisions(log, "turn", timeout=0.05, poll=0.01)
+    assert str(late.value) == "no decision on session 'turn' in 0.05 s"
+    later = threading.Timer(0.3, decide, (log, "turn", "c1", {"kind": "answer", "output": 7}))
+    later.start()  # decided while the wait goes on
+    try:
+        assert wait_for_decisions(log, "turn", timeout=60, poll=0.02) == {"c1": Answer(output=7)}
+    finally:
+        later.join()
     assert stored_decisions(log, state) == {"c1": Answer(output=7)}
     assert wait_for_decisions(log, "turn", timeout=5) == {"c1": Answer(output=7)}
     claim = {"run_id": "run-x", "at": 0.0, "decisions": {"c1": "answered"}}

@@ -202,7 +202,8 @@ def wait_for_decisions(
     deadline = time.monotonic() + timeout
     while True:
         state = store.load(session_id)
-        if state is None or not state.pending or "claim" in state.pending:
+        pending = None if state is None else state.pending
+        if not pending or not pending.get("pending") or "claim" in pending:
             raise LookupError(
                 f"session {session_id!r} holds no calls awaiting a decision "
                 "(never stored, or already being resumed by another run)"
