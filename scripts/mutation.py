@@ -386,6 +386,16 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/console/test_console_guard.py",
     ),
     "src/toolrig/console/_live.py": ("tests/console/test_console_pages.py",),
+    **dict.fromkeys(
+        ("src/toolrig/console/_pages.py", "src/toolrig/console/_catalog_view.py"),
+        (
+            "tests/console/test_catalog_search_boundaries.py",
+            "tests/console/test_tryit_boundaries.py",
+            "tests/console/test_console_guard.py",
+            "tests/console/test_console_guard_boundaries.py",
+            "tests/console/test_console_pages.py",
+        ),
+    ),
     "src/toolrig/console/_tryit.py": (
         "tests/console/test_tryit_boundaries.py",
         "tests/console/test_console_guard.py",

@@ -303,7 +303,10 @@ async def catalog(request: Request) -> Response:
     query = request.query_params.get("q", "").strip()
     views = action_views(console.catalog)
     if query:
-        order = search_catalog(console.catalog, query)
+        try:
+            order = search_catalog(console.catalog, query)
+        except ValueError as exc:  # a query search refuses (too long): say so, not a 500
+            return _refused(console, request, f"Cannot search the catalogue: {exc}.", 400)
         by_name = {v.name: v for v in views}
         views = [by_name[n] for n in order if n in by_name]
     changes = list(reversed(console.changes))
