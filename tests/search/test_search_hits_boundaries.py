@@ -23,6 +23,9 @@ order is the scores'; after ``picks`` picks the rest follow by their lowered sco
 | picks | one pick, then the rest by lowered scores (not re-picked) | `..._picks` |
 | stable rest | equal lowered scores keep their order | `..._picks` |
 | with spread | `top_hits` diversifies its candidates, `k` picks when not grouped | `..._spread` |
+| the lead | weight 1 and a lead of 0.15: not moved; equal scores: a lead of 1 | `..._the_lead_*` |
+| many ties | 40 scores of 5 values: ties in slot order (past numpy's small sort) | `..._many_*` |
+| not finite | an infinite or NaN score: shown as 0 | `..._not_finite_*` |
 """
 
 from __future__ import annotations
@@ -189,3 +192,33 @@ def test_top_hits_diversifies_its_candidates_with_k_picks() -> None:
     moved = top_hits(total, docs, 3, "action", (lambda order: vectors[order], 5.0, 0.8))
     assert names(moved) == ["users.list", "mail.send", "users.list_groups"]
     assert [h.score for h in moved] == [1.0, 0.6, 0.95]  # moved, its own score kept
+
+
+def test_the_lead_scales_how_far_a_near_duplicate_moves() -> None:
+    """The push is the weight times the lead (the best score less the mean): at weight 1 the
+    lead of 0.15 moves the near-duplicate by 0.14, not below 0.6; equal scores (a lead of 0)
+    count as a lead of 1, so they are still spread."""
+    docs = [doc("users", "list"), doc("users", "list_groups"), doc("mail", "send")]
+    vectors = unit([1.0, 0.0], [0.99, 0.141], [0.0, 1.0])
+    how = (lambda order: vectors[order], 1.0, 0.8)
+    kept = top_hits(np.array([1.0, 0.95, 0.6]), docs, 3, "action", how)
+    assert names(kept) == ["users.list", "users.list_groups", "mail.send"]
+    level = top_hits(np.array([0.5, 0.5, 0.5]), docs, 3, "action", how)
+    assert names(level) == ["users.list", "mail.send", "users.list_groups"]
+    assert [h.score for h in level] == [0.5, 0.5, 0.5]
+
+
+def test_many_equal_scores_keep_their_slot_order() -> None:
+    """Past 16 candidates numpy's default sort is no longer stable: among 40 scores of five
+    values, each tie stays in slot order."""
+    docs: list[ActionDocument | None] = [doc(f"t{i:02}") for i in range(40)]
+    scores = [(i * 7) % 5 / 10 for i in range(40)]
+    total = np.array(scores)
+    expected = sorted(range(40), key=lambda i: -scores[i])  # Python's sort is stable
+    hits = top_hits(total, docs, 40, "action")
+    assert names(hits) == [f"t{i:02}.run" for i in expected]
+
+
+def test_a_score_that_is_not_finite_is_shown_as_zero() -> None:
+    hits = hits_of([doc("a"), doc("b")], [(0, float("inf")), (1, float("nan"))], 2, "action")
+    assert [(h.name, h.score) for h in hits] == [("a.run", 0.0), ("b.run", 0.0)]
