@@ -1031,29 +1031,17 @@ EQUIVALENT.update(
 _HITS = "toolrig.search._hits."
 EQUIVALENT.update(
     {
-        **dict.fromkeys(
-            (
-                *(_HITS + f"x_top_hits__mutmut_{n}" for n in (9, 10, 11, 12, 13, 14, 16, 17)),
-                *(_HITS + f"x_top_hits__mutmut_{n}" for n in (49, 50, 52, 55, 104, 112)),
-                _HITS + "custom__drop_operand__5",
-            ),
-            "the candidate window without a spread only bounds the partial sort: fewer than k "
-            "hits widen it (at last to every slot), and argpartition keeps the largest, so the "
-            "hits are the same (equal scores inside a partial window were never in slot order)",
-        ),
-        **dict.fromkeys(
-            (_HITS + f"x_top_hits__mutmut_{n}" for n in (41,)),
-            "numpy reads the sort kind in any case: 'STABLE' is 'stable'",
-        ),
+        _HITS + "x_top_hits__mutmut_41": "numpy reads the sort kind in any case: 'STABLE' is "
+        "'stable'",
         **dict.fromkeys(
             (_HITS + f"x_top_hits__mutmut_{n}" for n in (61, 62)),
             "two candidates or one: diversifying them cannot change their order (the best "
             "is picked first, the other follows)",
         ),
         **dict.fromkeys(
-            (_HITS + f"x_top_hits__mutmut_{n}" for n in (78, 85, 87, 89, 90, 91)),
-            "every candidate picked one by one instead of the first k: hits_of keeps the first "
-            "k of an action search, which are the same k picks",
+            (_HITS + f"x_top_hits__mutmut_{n}" for n in (78, 85, 87, 90, 91)),
+            "every candidate picked one by one instead of the first k (a grouped search's "
+            "picks unchanged): hits_of keeps the first k of an action search, the same k picks",
         ),
     }
 )

@@ -26,6 +26,7 @@ order is the scores'; after ``picks`` picks the rest follow by their lowered sco
 | the lead | weight 1 and a lead of 0.15: not moved; equal scores: a lead of 1 | `..._the_lead_*` |
 | many ties | 40 scores of 5 values: ties in slot order (past numpy's small sort) | `..._many_*` |
 | not finite | an infinite or NaN score: shown as 0 | `..._not_finite_*` |
+| the window | k = 2: a distinct 16th (24th by tool) comes up, a 17th (25th) not | `..._window_*` |
 """
 
 from __future__ import annotations
@@ -222,3 +223,22 @@ def test_many_equal_scores_keep_their_slot_order() -> None:
 def test_a_score_that_is_not_finite_is_shown_as_zero() -> None:
     hits = hits_of([doc("a"), doc("b")], [(0, float("inf")), (1, float("nan"))], 2, "action")
     assert [(h.name, h.score) for h in hits] == [("a.run", 0.0), ("b.run", 0.0)]
+
+
+@pytest.mark.parametrize(("group", "window"), [("action", 16), ("tool", 24)])
+@pytest.mark.parametrize("inside", [True, False])
+def test_the_diversified_window_is_the_best_3k_plus_10_or_4k_plus_16(
+    group: str, window: int, inside: bool
+) -> None:
+    """With k = 2 the best 16 candidates are diversified (24 grouped by tool): the rest of a
+    window of near-duplicates of the best is pushed down, and a distinct candidate comes up
+    second if it is among them, not if it is just past them."""
+    count = window + 1
+    distinct = window - 1 if inside else window  # its slot: the last inside, or the first out
+    docs: list[ActionDocument | None] = [doc(f"t{i:02}") for i in range(count)]
+    total = np.array([1.0 - i / 100 for i in range(count)])
+    rows = [[0.0, 1.0] if i == distinct else [1.0, 0.02 * (i % 3)] for i in range(count)]
+    vectors = unit(*rows)
+    hits = top_hits(total, docs, 2, group, (lambda order: vectors[order], 5.0, 0.5))
+    second = f"t{distinct:02}" if inside else "t01"
+    assert [h.tool for h in hits] == ["t00", second]
