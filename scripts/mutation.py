@@ -1046,6 +1046,32 @@ EQUIVALENT.update(
     }
 )
 
+_DIVERSIFY = "toolrig.search._diversify."
+EQUIVALENT.update(
+    {
+        **dict.fromkeys(
+            (_DIVERSIFY + f"x_diversify__mutmut_{n}" for n in (3, 4)),
+            "two candidates returned as they came: diversifying two cannot reorder them (the "
+            "best is picked first)",
+        ),
+        _DIVERSIFY + "custom__drop_operand__1": "one candidate (or none) diversified: it is "
+        "picked, and the order is the same",
+        _DIVERSIFY + "x_diversify__mutmut_5": "weight 0 diversified: its scale is 0, so every "
+        "pick is the best score left, the scores' own order",
+        **dict.fromkeys(
+            (_DIVERSIFY + f"x_diversify__mutmut_{n}" for n in (11, 13)),
+            "the penalties in float64 instead of float32: the same order (the scores and "
+            "similarities are float32)",
+        ),
+        **dict.fromkeys(
+            (_DIVERSIFY + f"x_diversify__mutmut_{n}" for n in (16, 18, 53)),
+            "the mask of candidates left as floats (1.0, then 0.0) or set with None (False in a "
+            "bool array): np.where and flatnonzero read them the same",
+        ),
+        _DIVERSIFY + "x_diversify__mutmut_77": "numpy reads the sort kind in any case",
+    }
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Score:

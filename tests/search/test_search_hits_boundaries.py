@@ -21,6 +21,9 @@ order is the scores'; after ``picks`` picks the rest follow by their lowered sco
 | below threshold | similarity under it, at it: not moved | `..._near_*` |
 | closest counts | two taken neighbours: the larger excess, not their sum | `..._closest_*` |
 | picks | one pick, then the rest by lowered scores (not re-picked) | `..._picks` |
+| negative | a weight below 0: nothing pulled up | `..._negative_*` |
+| the scale | weight 2 × lead 0.5 is a push of 1 (not 4) | `..._weight_times_*` |
+| the rest | lowered after one pick; 40 ties of 5 values in slot order | `..._the_rest_*` |
 | stable rest | equal lowered scores keep their order | `..._picks` |
 | with spread | `top_hits` diversifies its candidates, `k` picks when not grouped | `..._spread` |
 | the lead | weight 1 and a lead of 0.15: not moved; equal scores: a lead of 1 | `..._the_lead_*` |
@@ -181,6 +184,44 @@ def test_after_the_picks_the_rest_follow_by_their_lowered_scores() -> None:
     level = np.array([0.5, 0.5, 0.5, 0.5], dtype=np.float32)
     apart = unit([1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1])
     assert diversify(order, level, apart, picks=0, **args) == [1, 2, 3, 4]  # stable
+
+
+def test_a_negative_weight_moves_nothing_up() -> None:
+    """A weight below 0 is no spread at all: it would otherwise pull near-duplicates up."""
+    order = np.array([1, 2, 3])
+    scores = np.array([1.0, 0.95, 0.9], dtype=np.float32)
+    vectors = unit([1.0, 0.0], [0.0, 1.0], [0.99, 0.141])  # 3 is a near-duplicate of 1
+    for weight in (-1.0, -0.001):
+        kept = diversify(order, scores, vectors, weight=weight, lead=1.0, threshold=0.8)
+        assert kept == [1, 2, 3]
+
+
+def test_the_push_is_the_weight_times_the_lead() -> None:
+    """Weight 2 and lead 0.5 push by 1 per unit of excess (as weight 1, lead 1), so a
+    near-duplicate 0.05 over the threshold (0.25 lower) stays above a distinct 0.5; pushed by
+    4 (a quotient) it would fall below."""
+    order = np.array([1, 2, 3])
+    scores = np.array([1.0, 0.95, 0.5], dtype=np.float32)
+    vectors = unit([1.0, 0.0], [0.85, float(np.sqrt(1 - 0.85**2))], [0.0, 1.0])
+    args: dict[str, Any] = {"threshold": 0.8}
+    assert diversify(order, scores, vectors, weight=2.0, lead=0.5, **args) == [1, 2, 3]
+    assert diversify(order, scores, vectors, weight=8.0, lead=0.5, **args) == [1, 3, 2]
+
+
+def test_the_rest_follows_its_lowered_scores_in_slot_order() -> None:
+    """After one pick the rest is sorted by its scores less its push: a near-duplicate of
+    the pick falls below a distinct lower one; among 40 of five values, ties keep their
+    order (past numpy's stable small sort)."""
+    order = np.array([1, 2, 3])
+    scores = np.array([1.0, 0.9, 0.8], dtype=np.float32)
+    vectors = unit([1.0, 0.0], [0.99, 0.141], [0.0, 1.0])
+    args: dict[str, Any] = {"weight": 1.0, "lead": 1.0, "threshold": 0.8}
+    assert diversify(order, scores, vectors, picks=1, **args) == [1, 3, 2]
+    many = np.arange(100, 140)
+    level = np.array([(i * 7) % 5 / 10 for i in range(40)], dtype=np.float32)
+    apart = np.eye(40, dtype=np.float32)  # nothing alike: no push at all
+    expected = [100 + i for i in sorted(range(40), key=lambda i: -float(level[i]))]
+    assert diversify(many, level, apart, picks=0, **args) == expected
 
 
 def test_top_hits_diversifies_its_candidates_with_k_picks() -> None:
