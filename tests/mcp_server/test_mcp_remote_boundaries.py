@@ -271,7 +271,8 @@ def test_a_block_of_another_kind_is_its_data() -> None:
     other = mcp_types.ToolUseContent(
         type="tool_use", id="u1", name="lookup", input={"pair": (1, 2)}, _meta={"k": 1}
     )
-    blocks: list[Any] = [text("see"), other]
+    bare = mcp_types.ToolUseContent(type="tool_use", id="u2", name="lookup", input={})
+    blocks: list[Any] = [text("see"), other, bare]
     answer = mcp_types.CallToolResult.model_construct(content=blocks)
     assert output_of(answer, "get.user") == [
         TextContent(text="see"),
@@ -282,6 +283,7 @@ def test_a_block_of_another_kind_is_its_data() -> None:
             "input": {"pair": [1, 2]},
             "_meta": {"k": 1},
         },
+        {"type": "tool_use", "id": "u2", "name": "lookup", "input": {}},  # no "_meta": None
     ]
 
 
