@@ -18,6 +18,8 @@ default never shown nor sent back.
 | not its type | `12x` integer, `nan`, `inf` number, `{x` JSON: refused as typed | `..._not_its_*` |
 | too deep | JSON nested 100,000 deep: refused by the pipeline, not a 500 | `..._not_its_type` |
 | empty | an empty field: left out, the default applies | `..._empty_*` |
+| read as typed | each kind from its text; `on`, `true`, `1` ticked, all else not | `..._read_as_*` |
+| no properties | no `properties` or `required`: no fields, or none required | `..._without_*` |
 | secrets | a password field, its default not filled in; not typed back | `..._secret_*` |
 
 Found by this table and fixed: an enum of integers could not be called (the form sent
@@ -40,7 +42,7 @@ from pydantic import Field as Spec
 
 from toolrig import ToolExecutor, tool
 from toolrig.console import app
-from toolrig.console._tryit import Field, fields_of
+from toolrig.console._tryit import Field, arguments_from_form, fields_of
 from toolrig.storage import SQLiteExecutionLog
 
 seen: list[dict[str, Any]] = []
@@ -141,6 +143,53 @@ def test_the_fields() -> None:
         Field(name="i", kind="string", required=False, description="", default="", secret=True),
         Field(name="j", kind="json", required=False, description="", default=""),
     ]
+
+
+def test_a_schema_without_properties_or_required_has_fields_or_none() -> None:
+    assert fields_of({"type": "object"}) == []
+    assert fields_of({"type": "object", "properties": None}) == []
+    (only,) = fields_of({"type": "object", "properties": {"a": {"type": "integer"}}})
+    assert (only.name, only.kind, only.required) == ("a", "integer", False)
+
+
+FORM_FIELDS = fields_of(
+    {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer"},
+            "x": {"type": "number"},
+            "j": {"type": "object"},
+            "s": {"type": "string"},
+            "b": {"type": "boolean"},
+        },
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        (
+            {"n": "5", "x": "2.5", "j": '{"k": [1]}', "s": "5"},
+            {"n": 5, "x": 2.5, "j": {"k": [1]}, "s": "5"},
+        ),
+        ({"b": "on"}, {"b": True}),
+        ({"b": "true"}, {"b": True}),
+        ({"b": "1"}, {"b": True}),
+        ({"b": "off"}, {"b": False}),
+        ({"b": "TRUE"}, {"b": False}),
+        ({"n": "5.0", "x": "two", "j": "[1"}, {"n": "5.0", "x": "two", "j": "[1"}),
+        ({"n": "", "s": ""}, {}),
+    ],
+)
+def test_each_typed_value_is_read_as_its_type(
+    form: dict[str, str], expected: dict[str, Any]
+) -> None:
+    """What the form holds, as the call's arguments: typed by the field's kind, or as typed
+    when it does not read as that kind (the pipeline then says what is wrong)."""
+    arguments = arguments_from_form(FORM_FIELDS, form)
+    assert arguments == expected
+    assert {k: type(v) for k, v in arguments.items()} == {k: type(v) for k, v in expected.items()}
 
 
 @pytest.mark.parametrize(("typed", "sent"), [("1", 1), ("3", 3)])
