@@ -1072,6 +1072,19 @@ EQUIVALENT.update(
     }
 )
 
+_TRYIT = "toolrig.console._tryit.x_fields_of__mutmut_"
+EQUIVALENT.update(
+    {
+        _TRYIT + "31": "an enum's members read for every field: only an enum's schema has an "
+        "`enum`, so the others' are ()",
+        **dict.fromkeys(
+            (_TRYIT + "34", _TRYIT + "36"),
+            "the default of a missing `enum` in an enum field: the field is an enum because "
+            "its schema has one",
+        ),
+    }
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Score:

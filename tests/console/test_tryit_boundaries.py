@@ -18,7 +18,7 @@ default never shown nor sent back.
 | not its type | `12x` integer, `nan`, `inf` number, `{x` JSON: refused as typed | `..._not_its_*` |
 | too deep | JSON nested 100,000 deep: refused by the pipeline, not a 500 | `..._not_its_type` |
 | empty | an empty field: left out, the default applies | `..._empty_*` |
-| read as typed | each kind from its text; `on`, `true`, `1` ticked, all else not | `..._read_as_*` |
+| read as typed | each kind from its text; `on`, `true`, `1` ticked, else not | `..._read_as_*` |
 | no properties | no `properties` or `required`: no fields, or none required | `..._without_*` |
 | secrets | a password field, its default not filled in; not typed back | `..._secret_*` |
 
