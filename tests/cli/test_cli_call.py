@@ -38,24 +38,12 @@ def test_a_tool_error_keeps_its_code_and_hint_in_json() -> None:
     assert error["code"] == "not_found" and error["message"] == "no note 7"
 
 
-DEEP = "[" * 20_000 + "]" * 20_000
-"""JSON nested past the decoder's recursion (it raised ``RecursionError``: a traceback)."""
-
-
 def test_unreadable_arguments_exit_2_before_any_call() -> None:
     for args, expected in (
         (["--args", "{a: 1}"], "--args is not JSON"),
         (["--args", "[1]"], "--args must be a JSON object"),
         (["a:=two"], "argument 'a': 'two' is not JSON"),
         (["justtext"], "write key=value or key:=JSON"),
-        (["a:=NaN"], "argument 'a': 'NaN' is not JSON (NaN is not JSON)"),
-        (["--args", '{"a": Infinity}'], "--args is not JSON: Infinity is not JSON"),
-        (["--args", DEEP], "--args is not JSON: JSON text nested too deeply"),
-        (
-            [f"a:={DEEP}"],
-            "argument 'a': '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
-        ),
-        ([f"a:={DEEP}"], "... (40,000 characters) is not JSON (JSON text nested too deeply)"),
     ):
         done = toolrig("call", "add", *args)
         assert done.returncode == 2, args

@@ -17,6 +17,7 @@ time and attempts under it. Markup in the output or the error is shown, never in
 | no error info | a failed result without an error: titled ``error`` | `..._no_metadata` |
 | a pair | split at the first ``=``; JSON holding ``=``; an empty value | `..._first_equals_..` |
 | ``--args`` | not an object: the error names its JSON type | `..._name_what_they_are` |
+| not JSON | `NaN`, `Infinity`, 20,000 deep (pair, `--args`): exit 2, quoted short | `..._json*` |
 | a broker | ``--broker``, ``TOOLRIG_BROKER``: a queued tool runs on its queue | `..._its_queue` |
 
 Breaks tried (each made the named test fail, then was undone): the title aligned right
@@ -189,6 +190,39 @@ def test_a_pair_splits_at_its_first_equals_sign() -> None:
 def test_args_that_are_not_an_object_name_what_they_are(given: str, kind: str) -> None:
     with pytest.raises(CliError, match=rf"^--args must be a JSON object, got {kind}$"):
         parse_arguments([], given)
+
+
+DEEP = "[" * 20_000 + "]" * 20_000
+"""JSON nested past the decoder's recursion (it raised ``RecursionError``: a traceback)."""
+
+
+@pytest.mark.parametrize(
+    ("pairs", "given", "says"),
+    [
+        (["a:=NaN"], None, "argument 'a': 'NaN' is not JSON (NaN is not JSON)"),
+        ([], '{"a": Infinity}', "--args is not JSON: Infinity is not JSON"),
+        ([], DEEP, "--args is not JSON: JSON text nested too deeply"),
+        (
+            [f"a:={DEEP}"],
+            None,
+            f"argument 'a': {'[' * 60!r}... (40,000 characters) is not JSON (JSON text nested "
+            "too deeply)",
+        ),
+        (["a:=" + "x" * 60], None, f"argument 'a': {'x' * 60!r} is not JSON"),
+    ],
+)
+def test_json_that_is_not_json_is_refused_and_quoted_short(
+    pairs: list[str], given: str | None, says: str
+) -> None:
+    with pytest.raises(CliError) as refused:
+        parse_arguments(pairs, given)
+    assert str(refused.value).startswith(says), str(refused.value)[:300]
+
+
+def test_deep_json_on_the_command_line_exits_2() -> None:
+    done = toolrig("call", "add", f"a:={DEEP}")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "JSON text nested too deeply" in done.stderr
 
 
 @pytest.mark.parametrize("where", ["option", "environment"])
