@@ -1223,6 +1223,7 @@ def _prepare(module: str, *, fresh: bool) -> Path:
     if fresh:
         shutil.rmtree(work / "mutants", ignore_errors=True)
     work.mkdir(parents=True, exist_ok=True)
+    _forget_stale_coverage(module, work)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
     for name in COPIED:
         source = ROOT / name
@@ -1233,6 +1234,26 @@ def _prepare(module: str, *, fresh: bool) -> Path:
     pyproject = (ROOT / "pyproject.toml").read_text()
     (work / "pyproject.toml").write_text(pyproject + _mutmut_section(module))
     return work
+
+
+def _tests_hash(module: str) -> str:
+    digest = hashlib.sha256()
+    for name in MODULES[module]:
+        path = ROOT / name.partition("::")[0]
+        digest.update(name.encode())
+        digest.update(path.read_bytes() if path.exists() else b"<missing>")
+    return digest.hexdigest()
+
+
+def _forget_stale_coverage(module: str, work: Path) -> None:
+    """Drop mutmut's record of which test reaches which function when the tests changed since
+    it was taken: mutmut traces only tests it has not seen by name, so a test whose body now
+    reaches another function would never be run against that function's mutants."""
+    seen = work / "tests.sha256"
+    now = _tests_hash(module)
+    if not seen.exists() or seen.read_text() != now:
+        (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+        seen.write_text(now)
 
 
 def run_limited(
