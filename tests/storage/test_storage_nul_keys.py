@@ -8,7 +8,7 @@ statement (the console answered "the log database cannot be read" and reloaded f
 
 | promise | boundary | test |
 |---|---|---|
-| read back | a run with NUL in its id: its records, run row, a filter (both) | `..._read_back` |
+| read back | NUL or a lone surrogate in a run id: records, run row, a filter | `..._read_back` |
 | never fails | ids with NUL never written: nothing found (both) | `..._read_back` |
 | the console | `/runs/ID`, `/sessions/ID`, `/results/ID`, `?tool=`: no 503 | `..._any_other` |
 """
@@ -43,6 +43,9 @@ def test_what_was_written_under_a_nul_key_is_read_back(log: ExecutionLog) -> Non
     (record,) = log.get_run(RUN)
     assert record.run_id == "run-a\ufffdb" and record.output == "x\x00y"
     assert [r.id for r in log.query(run_id=RUN)] == [record.id]
+    with log.run("run-\ud800", kind="cli"):  # a lone surrogate: stored as U+FFFD too
+        assert ToolExecutor([echo]).execute_sync("echo", {"text": "z"}).success
+    assert [r.run_id for r in log.get_run("run-\ud800")] == ["run-\ufffd"]
     info = log.run_info(RUN)
     assert info is not None and info.status == "succeeded"
     assert log.query(run_id="never\x00written") == [] and log.run_info("no\x00run") is None

@@ -47,14 +47,19 @@ def load_json(text: Any) -> Any:
     return json.loads(text)
 
 
+def as_written(text: str) -> str:
+    """``text`` as every backend stores it: NUL and lone surrogates as U+FFFD (also how a key
+    is sent to be looked up, so it finds what was written under it)."""
+    if text.isascii() and "\x00" not in text:
+        return text
+    return _UNSTORABLE.sub("\ufffd", text)
+
+
 def storable_text(value: Any) -> str | None:
     """``value`` as text every backend stores (``None`` stays ``None``)."""
     if value is None:
         return None
-    text = str.__str__(value) if isinstance(value, str) else safe_repr(value)
-    if text.isascii() and "\x00" not in text:
-        return text
-    return _UNSTORABLE.sub("\ufffd", text)
+    return as_written(str.__str__(value) if isinstance(value, str) else safe_repr(value))
 
 
 def storable_number(value: Any) -> float | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolrig.storage._encode import as_written
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._results import POSTGRES_MIGRATION as RESULTS_POSTGRES
 from toolrig.storage._runs import POSTGRES_MIGRATION as RUNS_POSTGRES
@@ -74,18 +75,19 @@ def _psycopg() -> Any:
 
 
 def _store_nul_as_written(conn: Any) -> None:
-    """Send every text parameter of ``conn`` with NUL as U+FFFD, as `storable_text` writes it:
-    PostgreSQL text cannot hold NUL, so a key read back with one (a run id in a URL, a task id
-    from a client) finds what was written under it, instead of failing the statement."""
+    """Send every text parameter of ``conn`` as `as_written` stores it (NUL and lone surrogates
+    as U+FFFD): PostgreSQL text cannot hold NUL, so a key read back with one (a run id in a
+    URL, a task id from a client) finds what was written under it, instead of failing the
+    statement."""
     from psycopg.types.string import StrBinaryDumper, StrDumperUnknown
 
     class Text(StrDumperUnknown):
         def dump(self, obj: str) -> Any:
-            return super().dump(obj.replace("\x00", "\ufffd") if "\x00" in obj else obj)
+            return super().dump(as_written(obj))
 
     class Binary(StrBinaryDumper):
         def dump(self, obj: str) -> Any:
-            return super().dump(obj.replace("\x00", "\ufffd") if "\x00" in obj else obj)
+            return super().dump(as_written(obj))
 
     conn.adapters.register_dumper(str, Text)
     conn.adapters.register_dumper(str, Binary)

@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from toolrig.storage._encode import as_written
 from toolrig.storage._log import ExecutionLog
 from toolrig.storage._results import SQLITE_MIGRATION as RESULTS_SQLITE
 from toolrig.storage._runs import SQLITE_MIGRATION as RUNS_SQLITE
@@ -79,15 +80,15 @@ def default_log_path() -> Path:
 
 
 class _Connection(sqlite3.Connection):
-    """A connection that sends text parameters with NUL as U+FFFD, as `storable_text` writes
-    them (and as the PostgreSQL log sends them), so a key read back with NUL finds what was
-    written under it, the same on both backends."""
+    """A connection that sends text parameters as `as_written` stores them (NUL and lone
+    surrogates as U+FFFD, as the PostgreSQL log sends them too), so a key read back with one
+    finds what was written under it, the same on both backends."""
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         if isinstance(parameters, (list, tuple)) and any(
-            type(p) is str and "\x00" in p for p in parameters
+            type(p) is str and (not p.isascii() or "\x00" in p) for p in parameters
         ):
-            parameters = [p.replace("\x00", "\ufffd") if type(p) is str else p for p in parameters]
+            parameters = [as_written(p) if type(p) is str else p for p in parameters]
         return super().execute(sql, parameters)
 
 
