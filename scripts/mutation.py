@@ -1126,11 +1126,7 @@ def _slug(module: str) -> str:
 def _fingerprint(module: str) -> str:
     """Hash of what decides a module's score: its code, its test files and selection, and its
     equivalent mutants (not the rest of this script, so adding a module changes no other's)."""
-    digest = hashlib.sha256()
-    for name in (module, *MODULES[module]):
-        path = ROOT / name.partition("::")[0]
-        digest.update(name.encode())
-        digest.update(path.read_bytes() if path.exists() else b"<missing>")
+    digest = _files_digest((module, *MODULES[module]))
     prefix = _slug(module) + "."
     for name in sorted(n for n in EQUIVALENT if n.startswith(prefix)):
         digest.update(f"{name}: {EQUIVALENT[name]}".encode())
@@ -1236,13 +1232,18 @@ def _prepare(module: str, *, fresh: bool) -> Path:
     return work
 
 
-def _tests_hash(module: str) -> str:
+def _files_digest(names: Sequence[str]) -> hashlib._Hash:
+    """A SHA-256 over each named file (a test selection's file part) and its name."""
     digest = hashlib.sha256()
-    for name in MODULES[module]:
+    for name in names:
         path = ROOT / name.partition("::")[0]
         digest.update(name.encode())
         digest.update(path.read_bytes() if path.exists() else b"<missing>")
-    return digest.hexdigest()
+    return digest
+
+
+def _tests_hash(module: str) -> str:
+    return _files_digest(MODULES[module]).hexdigest()
 
 
 def _forget_stale_coverage(module: str, work: Path) -> None:
